@@ -1,0 +1,13 @@
+export { ConfigError, type ConfigProblem } from './errors';
+export { parseConfig, type ConfigSchema, type Env, type ParseConfigOptions } from './parse';
+export {
+  CliConfig,
+  IngressConfig,
+  KNOWN_SETTINGS,
+  LOG_LEVELS,
+  MODEL_PROVIDERS,
+  TRACE_EXPORTERS,
+  WorkerConfig,
+  queuePrefix,
+} from './schemas';
+export { isSecretName } from './redact';

@@ -1,0 +1,72 @@
+import type { z } from 'zod';
+import { ConfigError, type ConfigProblem } from './errors';
+import { expectationOf } from './fields';
+import { showValue } from './redact';
+import { KNOWN_SETTINGS } from './schemas';
+import { closestName } from './suggest';
+
+/** The environment as Node gives it. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** A config schema: a zod object whose keys are environment variable names. */
+export type ConfigSchema = z.ZodObject;
+
+/** Options for {@link parseConfig}. */
+export interface ParseConfigOptions {
+  /**
+   * `HUB_*` names that are valid even though this schema does not read them (the settings of
+   * the hub's other processes). Defaults to every name in every hub schema, so one .env can
+   * serve ingress, worker and CLI, while a typo that no process reads is still an error.
+   */
+  readonly alsoKnown?: Iterable<string>;
+}
+
+const HUB_PREFIX = 'HUB_';
+
+/**
+ * Parses `env` through `schema` once, at boot. Throws a {@link ConfigError} naming every bad
+ * variable (what was expected, what was given; secrets redacted) and every unknown `HUB_*`
+ * variable (with a did-you-mean), so a typo in a setting is never silently ignored.
+ */
+export function parseConfig<S extends ConfigSchema>(
+  schema: S,
+  env: Env = process.env,
+  options: ParseConfigOptions = {},
+): z.output<S> {
+  const result = schema.safeParse(env);
+  const problems = result.success ? [] : invalidValues(schema, env, result.error);
+  problems.push(...unknownSettings(schema, env, options.alsoKnown ?? KNOWN_SETTINGS));
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return result.data;
+}
+
+function invalidValues(schema: ConfigSchema, env: Env, error: z.ZodError): ConfigProblem[] {
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const seen = new Set<string>();
+  const problems: ConfigProblem[] = [];
+  for (const issue of error.issues) {
+    const name = String(issue.path[0] ?? '(root)');
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const field = shape[name];
+    const expected = field === undefined ? undefined : expectationOf(field);
+    // zod's own message is the fallback for fields built without an expectation; it never
+    // contains the input value, so it is safe for secrets too.
+    const what = expected === undefined ? issue.message : `expected ${expected}`;
+    problems.push({ kind: 'invalid', name, message: `${what}, got ${showValue(name, env[name])}` });
+  }
+  return problems;
+}
+
+function unknownSettings(schema: ConfigSchema, env: Env, alsoKnown: Iterable<string>): ConfigProblem[] {
+  const known = new Set<string>([...Object.keys(schema.shape), ...alsoKnown]);
+  const candidates = [...known].filter((name) => name.startsWith(HUB_PREFIX));
+  return Object.keys(env)
+    .filter((name) => name.startsWith(HUB_PREFIX) && !known.has(name))
+    .sort()
+    .map((name) => {
+      const suggestion = closestName(name, candidates);
+      const hint = suggestion === undefined ? '' : `; did you mean ${suggestion}?`;
+      return { kind: 'unknown', name, message: `unknown setting ${name}${hint}` };
+    });
+}

@@ -1,0 +1,110 @@
+import { parseConfig } from './parse';
+import { CliConfig, IngressConfig, KNOWN_SETTINGS, WorkerConfig, queuePrefix } from './schemas';
+
+describe('defaults', () => {
+  it('gives ingress a working local setup with no environment', () => {
+    expect(parseConfig(IngressConfig, {})).toEqual({
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/hub',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      HUB_QUEUE_PREFIX: 'hub',
+      HUB_REDIS_CLUSTER: false,
+      LOG_LEVEL: 'info',
+      OTEL_TRACES_EXPORTER: 'none',
+      OTEL_SERVICE_NAME: 'hub-ingress',
+      PORT: 8080,
+      HOST: '0.0.0.0',
+      HUB_MAX_FRAME_BYTES: 1_048_576,
+      HUB_MAX_BODY_BYTES: 1_048_576,
+      HUB_COMMAND_TIMEOUT_MS: 10_000,
+    });
+  });
+
+  it('gives the worker the offline model and its limits', () => {
+    const config = parseConfig(WorkerConfig, {});
+    expect(config).toMatchObject({
+      OTEL_SERVICE_NAME: 'hub-worker',
+      HUB_WORKER_CONCURRENCY: 8,
+      HUB_WORKER_LOCK_MS: 30_000,
+      HUB_WORKER_HEALTH_PORT: 0,
+      HUB_MODEL_PROVIDER: 'offline',
+      HUB_OFFLINE_DELAY_MS: 15,
+      HUB_MAX_STEPS: 8,
+      HUB_APPROVAL_TTL_MS: 0,
+    });
+    expect(config.HUB_MODEL).toBeUndefined();
+    expect(config.HUB_MODEL_BASE_URL).toBeUndefined();
+    expect(config.HUB_MODEL_API_KEY).toBeUndefined();
+  });
+
+  it('points the CLI at a local ingress', () => {
+    const config = parseConfig(CliConfig, {});
+    expect(config.HUB_URL).toBe('http://127.0.0.1:8080');
+    expect(config.OTEL_SERVICE_NAME).toBe('hub-cli');
+    expect(config.HUB_API_KEY).toBeUndefined();
+  });
+});
+
+describe('coercion', () => {
+  it('parses integers from strings', () => {
+    const config = parseConfig(IngressConfig, { PORT: ' 3000 ', HUB_COMMAND_TIMEOUT_MS: '250' });
+    expect(config.PORT).toBe(3000);
+    expect(config.HUB_COMMAND_TIMEOUT_MS).toBe(250);
+  });
+
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ])('parses HUB_REDIS_CLUSTER=%s as %s', (raw, expected) => {
+    expect(parseConfig(WorkerConfig, { HUB_REDIS_CLUSTER: raw }).HUB_REDIS_CLUSTER).toBe(expected);
+  });
+
+  it.each(['yes', '2', '', '1.0'])('rejects HUB_REDIS_CLUSTER=%j', (raw) => {
+    expect(() => parseConfig(WorkerConfig, { HUB_REDIS_CLUSTER: raw })).toThrow('HUB_REDIS_CLUSTER: expected one of true|false|1|0');
+  });
+
+  it.each(['1.5', '', '65536', '8080abc'])('rejects PORT=%j', (raw) => {
+    expect(() => parseConfig(IngressConfig, { PORT: raw })).toThrow('PORT: expected an integer between 1 and 65535');
+  });
+
+  it('treats empty optional settings as unset but keeps set ones', () => {
+    const config = parseConfig(WorkerConfig, {
+      HUB_MODEL: '',
+      HUB_MODEL_BASE_URL: '',
+      HUB_MODEL_API_KEY: 'sk-1',
+      HUB_OFFLINE_DELAY_MS: '0',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+    });
+    expect(config.HUB_MODEL).toBeUndefined();
+    expect(config.HUB_MODEL_BASE_URL).toBeUndefined();
+    expect(config.HUB_MODEL_API_KEY).toBe('sk-1');
+    expect(config.HUB_OFFLINE_DELAY_MS).toBe(0);
+    expect(config.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://collector:4318');
+  });
+
+  it('rejects empty required URLs instead of falling back to the default', () => {
+    expect(() => parseConfig(CliConfig, { HUB_URL: '' })).toThrow('HUB_URL: expected a non-empty http or https URL, got ""');
+    expect(() => parseConfig(CliConfig, { REDIS_URL: '' })).toThrow('REDIS_URL');
+  });
+});
+
+describe('queuePrefix', () => {
+  it('hash-tags the prefix on Redis Cluster only', () => {
+    expect(queuePrefix(parseConfig(WorkerConfig, { HUB_QUEUE_PREFIX: 'prod' }))).toBe('prod');
+    expect(queuePrefix(parseConfig(WorkerConfig, { HUB_QUEUE_PREFIX: 'prod', HUB_REDIS_CLUSTER: 'true' }))).toBe('{prod}');
+  });
+
+  it('refuses characters that would break the hash tag or key layout', () => {
+    expect(() => parseConfig(WorkerConfig, { HUB_QUEUE_PREFIX: '{hub}' })).toThrow('HUB_QUEUE_PREFIX');
+    expect(() => parseConfig(WorkerConfig, { HUB_QUEUE_PREFIX: 'a:b' })).toThrow('HUB_QUEUE_PREFIX');
+  });
+});
+
+describe('KNOWN_SETTINGS', () => {
+  it('holds the names of every app schema', () => {
+    expect(KNOWN_SETTINGS).toEqual(expect.arrayContaining(['PORT', 'HUB_MODEL_PROVIDER', 'HUB_URL', 'DATABASE_URL']));
+    expect(new Set(KNOWN_SETTINGS).size).toBe(KNOWN_SETTINGS.length);
+  });
+});

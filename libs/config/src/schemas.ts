@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import {
+  envBool,
+  envEnum,
+  envInt,
+  envOptionalString,
+  envOptionalUrl,
+  envString,
+  envUrl,
+} from './fields';
+
+/** Levels `createLogger` accepts (pino's, plus silent). */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+/** Where spans go; `none` still creates trace ids so traceparent propagates. */
+export const TRACE_EXPORTERS = ['otlp', 'console', 'none'] as const;
+/** Model providers the worker can run turns with; `offline` is deterministic and needs no network. */
+export const MODEL_PROVIDERS = ['offline', 'openai', 'anthropic'] as const;
+
+const PORT_MAX = 65535;
+const INT32_MAX = 2_147_483_647;
+
+/** Settings every hub process reads: stores, queue, logs, traces. */
+function sharedShape(serviceName: string) {
+  return {
+    DATABASE_URL: envUrl(['postgresql', 'postgres'], { default: 'postgresql://postgres@127.0.0.1:5432/hub' }),
+    REDIS_URL: envUrl(['redis', 'rediss'], { default: 'redis://127.0.0.1:6379' }),
+    /** BullMQ key prefix; see {@link queuePrefix} for the Redis Cluster hash tag. */
+    HUB_QUEUE_PREFIX: envString({
+      default: 'hub',
+      pattern: /^[A-Za-z0-9_.-]{1,64}$/,
+      expected: '1-64 characters of A-Z a-z 0-9 _ . -',
+    }),
+    HUB_REDIS_CLUSTER: envBool({ default: false }),
+    LOG_LEVEL: envEnum(LOG_LEVELS, { default: 'info' }),
+    OTEL_TRACES_EXPORTER: envEnum(TRACE_EXPORTERS, { default: 'none' }),
+    OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalUrl(['http', 'https']),
+    OTEL_SERVICE_NAME: envString({
+      default: serviceName,
+      pattern: /^\S{1,128}$/,
+      expected: 'a service name without spaces',
+    }),
+  };
+}
+
+/** The NestJS HTTP + WebSocket edge. */
+export const IngressConfig = z.object({
+  ...sharedShape('hub-ingress'),
+  PORT: envInt({ min: 1, max: PORT_MAX, default: 8080 }),
+  HOST: envString({ default: '0.0.0.0', pattern: /^\S+$/, expected: 'a host name or address' }),
+  HUB_MAX_FRAME_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
+  HUB_MAX_BODY_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
+  /** How long ingress waits for a command's outcome before answering "accepted, still running". */
+  HUB_COMMAND_TIMEOUT_MS: envInt({ min: 1, max: INT32_MAX, default: 10_000 }),
+});
+export type IngressConfig = z.output<typeof IngressConfig>;
+
+/** BullMQ workers and projectors. */
+export const WorkerConfig = z.object({
+  ...sharedShape('hub-worker'),
+  HUB_WORKER_CONCURRENCY: envInt({ min: 1, max: 1024, default: 8 }),
+  /** BullMQ lock duration: a stalled turn is taken over by another worker after this long. */
+  HUB_WORKER_LOCK_MS: envInt({ min: 1000, max: INT32_MAX, default: 30_000 }),
+  /** Port of the worker's /health endpoint; 0 turns it off. */
+  HUB_WORKER_HEALTH_PORT: envInt({ min: 0, max: PORT_MAX, default: 0 }),
+  HUB_MODEL_PROVIDER: envEnum(MODEL_PROVIDERS, { default: 'offline' }),
+  HUB_MODEL: envOptionalString('a model name (or unset for the provider default)'),
+  HUB_MODEL_BASE_URL: envOptionalUrl(['http', 'https']),
+  HUB_MODEL_API_KEY: envOptionalString('an API key (or unset)'),
+  /** Delay between streamed chunks of the offline model; 0 for benchmarks. */
+  HUB_OFFLINE_DELAY_MS: envInt({ min: 0, max: 60_000, default: 15 }),
+  /** ReAct steps (model calls) per turn before the turn fails as exhausted. */
+  HUB_MAX_STEPS: envInt({ min: 1, max: 1000, default: 8 }),
+  /** How long an approval may wait; 0 means no deadline. */
+  HUB_APPROVAL_TTL_MS: envInt({ min: 0, max: INT32_MAX, default: 0 }),
+});
+export type WorkerConfig = z.output<typeof WorkerConfig>;
+
+/** The `hub` command: stdio bridges, admin, replay, migrate. */
+export const CliConfig = z.object({
+  ...sharedShape('hub-cli'),
+  HUB_URL: envUrl(['http', 'https'], { default: 'http://127.0.0.1:8080' }),
+  HUB_API_KEY: envOptionalString('an API key (or unset)'),
+});
+export type CliConfig = z.output<typeof CliConfig>;
+
+/** Every variable some hub schema reads; `parseConfig` accepts these `HUB_*` names anywhere. */
+export const KNOWN_SETTINGS: readonly string[] = [
+  ...new Set([IngressConfig, WorkerConfig, CliConfig].flatMap((schema) => Object.keys(schema.shape))),
+];
+
+/**
+ * The BullMQ prefix. On Redis Cluster every key of a queue must hash to one slot, so the prefix
+ * is wrapped in a `{...}` hash tag there.
+ */
+export function queuePrefix(config: Pick<IngressConfig, 'HUB_QUEUE_PREFIX' | 'HUB_REDIS_CLUSTER'>): string {
+  return config.HUB_REDIS_CLUSTER ? `{${config.HUB_QUEUE_PREFIX}}` : config.HUB_QUEUE_PREFIX;
+}
