@@ -1,0 +1,16 @@
+export { ATTR, type AttrName, type SpanAttributes } from './attributes';
+export { correlationIdFrom, currentCorrelationId, runWithCorrelation } from './correlation';
+export { createLogger, REDACTED_PATHS, type CreateLoggerOptions, type LogLevel, type Logger } from './logger';
+export { startTelemetry, type Telemetry, type TelemetryOptions, type TraceExporterKind } from './sdk';
+export {
+  contextFromTraceparent,
+  currentSpanIds,
+  currentTraceparent,
+  setSpanAttributes,
+  withContext,
+  withSpan,
+  type SpanHandle,
+  type TraceContext,
+  type TraceHeaders,
+} from './spans';
+export { startInMemoryTelemetry, type InMemoryTelemetry, type RecordedSpan } from './testing';
