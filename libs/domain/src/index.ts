@@ -3,3 +3,7 @@ export * from './metadata';
 export * from './events/events';
 export * from './events/recorded';
 export * from './commands/commands';
+export * from './turn/turn-progress';
+export * from './turn/plan';
+export * from './session';
+export * from './harness-state';

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { RiskTier } from '../events/events';
+
+// The harness transport's wire state (specs/harness-transport-protocol.md, "State"), declared
+// once here because it is the hub's reference projection. Everything beyond the spec is an
+// optional field, so a client written against the spec alone still renders it.
+
+/** Any JSON value: what a `set` operation may carry. */
+export const JSONValue = z.json();
+export type JSONValue = z.infer<typeof JSONValue>;
+
+/** Addition: the human decision a risky tool call waits for. */
+export const HarnessApproval = z.object({
+  id: z.string(),
+  status: z.enum(['pending', 'approved', 'denied']),
+  riskTier: RiskTier,
+  reason: z.string(),
+});
+export type HarnessApproval = z.infer<typeof HarnessApproval>;
+
+export const HarnessToolCall = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(['running', 'complete', 'error']),
+  approval: HarnessApproval.optional(),
+});
+export type HarnessToolCall = z.infer<typeof HarnessToolCall>;
+
+export const HarnessMessage = z.object({
+  id: z.string(),
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  status: z.enum(['pending', 'streaming', 'complete', 'error']),
+  toolCalls: z.array(HarnessToolCall).optional(),
+  /** Addition: the turn the message belongs to. */
+  turnId: z.string().optional(),
+  /** Addition: why an assistant message stopped early. */
+  stopReason: z.enum(['cancelled', 'failed']).optional(),
+});
+export type HarnessMessage = z.infer<typeof HarnessMessage>;
+
+/**
+ * `error` is kept after the failed turn, until the next failure overwrites it: ops cannot
+ * delete a key, and the spec defines `error` only "when status is error", so clients show it
+ * only then.
+ */
+export const HarnessState = z.object({
+  status: z.enum(['idle', 'running', 'error']),
+  messages: z.array(HarnessMessage),
+  error: z.string().optional(),
+});
+export type HarnessState = z.infer<typeof HarnessState>;
+
+/** A patch to the state, as in assistant-stream's object stream. Indices are decimal strings. */
+export const DeltaOperation = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('set'), path: z.array(z.string()), value: JSONValue }),
+  z.object({ type: z.literal('append-text'), path: z.array(z.string()), value: z.string() }),
+]);
+export type DeltaOperation = z.infer<typeof DeltaOperation>;
+
+/** The state of a session with no turns yet, as sent in the first snapshot. */
+export function initialHarnessState(): HarnessState {
+  return { status: 'idle', messages: [] };
+}

@@ -1,0 +1,2 @@
+export * from './session-state';
+export * from './session-decider';

@@ -1,0 +1,167 @@
+import type { CancelTurn, HubCommand, ResolveApproval, SubmitTurn } from '../commands/commands';
+import { DomainError, assertNever } from '../errors';
+import type { EventOf, HubEvent } from '../events/events';
+import type { CommandMetadata } from '../metadata';
+import { evolveSession, type ActiveSession, type SessionState } from './session-state';
+
+/** The user message of a turn has a deterministic id, so every projection agrees on it. */
+export function userMessageIdOf(turnId: string): string {
+  return `${turnId}:u`;
+}
+
+/** The id the runtime gives a turn's assistant message (one per turn). */
+export function assistantMessageIdOf(turnId: string): string {
+  return `${turnId}:m`;
+}
+
+/**
+ * Decides what a command means for a session: the events to append, or a `DomainError`.
+ * Pure: ids and time come in the command and its metadata. A re-submitted turn id decides
+ * nothing (`[]`), which is what makes a retried submit idempotent.
+ */
+export function decide(command: HubCommand, state: SessionState, meta: CommandMetadata): HubEvent[] {
+  if (state.status !== 'new' && state.sessionId !== command.sessionId) {
+    throw new DomainError('INVALID_COMMAND', `command for session ${command.sessionId} sent to ${state.sessionId}`);
+  }
+  switch (command.type) {
+    case 'SubmitTurn':
+      return submitTurn(command, state, meta);
+    case 'CancelTurn':
+      return cancelTurn(command, state, meta);
+    case 'ResolveApproval':
+      return resolveApproval(command, state, meta);
+    default:
+      return assertNever(command, 'HubCommand');
+  }
+}
+
+/**
+ * After the active turn ended (its TurnCompleted/TurnFailed/TurnCancelled already folded into
+ * `state`), the TurnStarted of the next queued turn, or nothing. The runtime appends it in the
+ * same batch as the ending event, so a queued turn never waits for another command.
+ */
+export function nextTurnAfterEnd(state: SessionState): HubEvent[] {
+  if (state.status !== 'idle') return [];
+  const next = state.queue[0];
+  return next ? [turnStarted(next.turnId)] : [];
+}
+
+function submitTurn(command: SubmitTurn, state: SessionState, meta: CommandMetadata): HubEvent[] {
+  const requested: EventOf<'TurnRequested'> = {
+    type: 'TurnRequested',
+    data: {
+      turnId: command.turnId,
+      userMessageId: userMessageIdOf(command.turnId),
+      prompt: command.prompt,
+      context: command.context,
+      busyPolicy: command.busyPolicy,
+    },
+  };
+  if (state.status !== 'new' && state.knownTurnIds.has(command.turnId)) return [];
+  switch (state.status) {
+    case 'new':
+      return [
+        { type: 'SessionOpened', data: { sessionId: command.sessionId, openedVia: meta.protocol } },
+        requested,
+        turnStarted(command.turnId),
+      ];
+    case 'idle':
+      // A queue left behind while idle still goes first: order of requests is order of turns.
+      return [requested, turnStarted(state.queue[0]?.turnId ?? command.turnId)];
+    case 'active':
+      return submitWhileBusy(command, state, meta, requested);
+    default:
+      return assertNever(state, 'SessionState');
+  }
+}
+
+function submitWhileBusy(
+  command: SubmitTurn,
+  state: ActiveSession,
+  meta: CommandMetadata,
+  requested: EventOf<'TurnRequested'>,
+): HubEvent[] {
+  const activeTurnId = state.activeTurn.turnId;
+  switch (command.busyPolicy) {
+    case 'enqueue':
+      return [requested];
+    case 'reject':
+      throw new DomainError('SESSION_BUSY', `session ${state.sessionId} is running turn ${activeTurnId}`, {
+        activeTurnId,
+      });
+    case 'interrupt':
+      // The new turn starts at once; turns queued earlier stay queued behind it.
+      return [turnCancelled(activeTurnId, 'interrupted', meta), requested, turnStarted(command.turnId)];
+    default:
+      return assertNever(command.busyPolicy, 'BusyPolicy');
+  }
+}
+
+function cancelTurn(command: CancelTurn, state: SessionState, meta: CommandMetadata): HubEvent[] {
+  if (state.status === 'new') throw sessionNotFound(command.sessionId);
+  const activeTurnId = state.status === 'active' ? state.activeTurn.turnId : undefined;
+  const target = command.turnId ?? activeTurnId;
+  if (target === undefined) {
+    throw new DomainError('NO_ACTIVE_TURN', `session ${state.sessionId} has no active turn`);
+  }
+  if (target === activeTurnId) {
+    const cancelled = turnCancelled(target, command.reason, meta);
+    return [cancelled, ...nextTurnAfterEnd(evolveSession(state, cancelled))];
+  }
+  if (state.queue.some((q) => q.turnId === target)) return [turnCancelled(target, command.reason, meta)];
+  if (state.finishedTurns.has(target)) {
+    throw new DomainError('NO_ACTIVE_TURN', `turn ${target} has already ended`, {
+      turnId: target,
+      outcome: state.finishedTurns.get(target),
+    });
+  }
+  throw new DomainError('TURN_NOT_FOUND', `turn ${target} not found in session ${state.sessionId}`, { turnId: target });
+}
+
+function resolveApproval(command: ResolveApproval, state: SessionState, meta: CommandMetadata): HubEvent[] {
+  if (state.status === 'new') throw sessionNotFound(command.sessionId);
+  const { approvalId } = command;
+  const pending = state.status === 'active' ? state.pendingApprovals.get(approvalId) : undefined;
+  if (pending) {
+    return [
+      {
+        type: 'ApprovalResolved',
+        data: {
+          turnId: pending.turnId,
+          approvalId,
+          toolCallId: pending.toolCallId,
+          decision: command.decision,
+          by: meta.actor,
+          via: meta.protocol,
+          reason: command.reason,
+        },
+      },
+    ];
+  }
+  const closed = state.closedApprovals.get(approvalId);
+  if (closed) {
+    throw new DomainError('APPROVAL_ALREADY_RESOLVED', `approval ${approvalId} is already ${closed.outcome}`, {
+      approvalId,
+      outcome: closed.outcome,
+    });
+  }
+  throw new DomainError('APPROVAL_NOT_FOUND', `approval ${approvalId} not found in session ${state.sessionId}`, {
+    approvalId,
+  });
+}
+
+function turnStarted(turnId: string): EventOf<'TurnStarted'> {
+  return { type: 'TurnStarted', data: { turnId } };
+}
+
+function turnCancelled(
+  turnId: string,
+  reason: EventOf<'TurnCancelled'>['data']['reason'],
+  meta: CommandMetadata,
+): EventOf<'TurnCancelled'> {
+  return { type: 'TurnCancelled', data: { turnId, reason, by: meta.actor } };
+}
+
+function sessionNotFound(sessionId: string): DomainError<'SESSION_NOT_FOUND'> {
+  return new DomainError('SESSION_NOT_FOUND', `session ${sessionId} not found`, { sessionId });
+}

@@ -1,0 +1,189 @@
+import { DomainError, assertNever } from '../errors';
+import type { EventOf, HubEvent, TurnRequested } from '../events/events';
+
+/** What the active turn is doing: producing output, or waiting for a human decision. */
+export type ActiveTurnStatus = 'running' | 'awaiting_approval';
+
+export interface ActiveTurn {
+  readonly turnId: string;
+  readonly status: ActiveTurnStatus;
+}
+
+/** An approval the active turn is waiting for. */
+export interface PendingApproval {
+  readonly turnId: string;
+  readonly toolCallId: string;
+}
+
+/**
+ * An approval that can no longer be resolved: answered, or abandoned because its turn ended
+ * first (cancelled, failed). Kept so a late answer is told "already resolved", not "not found".
+ */
+export interface ClosedApproval extends PendingApproval {
+  readonly outcome: 'approved' | 'denied' | 'turn_ended';
+}
+
+/** A requested turn waiting for the active one to end, with what it was requested with. */
+export interface QueuedTurn {
+  readonly turnId: string;
+  readonly request: TurnRequested['data'];
+}
+
+export type TurnOutcome = 'completed' | 'failed' | 'cancelled';
+
+/** What every opened session remembers, whatever its status. */
+export interface SessionBook {
+  readonly sessionId: string;
+  /** In request order; the head starts next. */
+  readonly queue: readonly QueuedTurn[];
+  /** Every turn id ever requested: a re-submitted id is a no-op. */
+  readonly knownTurnIds: ReadonlySet<string>;
+  readonly finishedTurns: ReadonlyMap<string, TurnOutcome>;
+  readonly closedApprovals: ReadonlyMap<string, ClosedApproval>;
+}
+
+export interface NewSession {
+  readonly status: 'new';
+}
+export interface IdleSession extends SessionBook {
+  readonly status: 'idle';
+}
+export interface ActiveSession extends SessionBook {
+  readonly status: 'active';
+  readonly activeTurn: ActiveTurn;
+  /** approvalId → the tool call of the active turn it gates. */
+  readonly pendingApprovals: ReadonlyMap<string, PendingApproval>;
+}
+
+/**
+ * The decision state of one session, folded from its stream. `new` means the stream is empty;
+ * `active` means one turn runs (the hub's "one active turn per session" invariant).
+ */
+export type SessionState = NewSession | IdleSession | ActiveSession;
+
+/** The state of a session whose stream has no events. */
+export const initialSessionState: SessionState = { status: 'new' };
+
+/**
+ * Applies one recorded fact. Events are facts, so this never rejects a turn-level event that
+ * the decider would not have produced (a stale one changes nothing); the one exception is a
+ * stream that does not begin with `SessionOpened`, which means the log itself is corrupt.
+ */
+export function evolveSession(state: SessionState, event: HubEvent): SessionState {
+  if (state.status === 'new') return openSession(event);
+  switch (event.type) {
+    case 'SessionOpened':
+      return state;
+    case 'TurnRequested':
+      return onTurnRequested(state, event.data);
+    case 'TurnStarted':
+      return onTurnStarted(state, event.data.turnId);
+    case 'ApprovalRequested':
+      return onApprovalRequested(state, event);
+    case 'ApprovalResolved':
+      return onApprovalResolved(state, event);
+    case 'TurnCompleted':
+      return onTurnEnded(state, event.data.turnId, 'completed');
+    case 'TurnFailed':
+      return onTurnEnded(state, event.data.turnId, 'failed');
+    case 'TurnCancelled':
+      return onTurnEnded(state, event.data.turnId, 'cancelled');
+    // The turn's progress does not change what the decider may decide.
+    case 'MessageStarted':
+    case 'ModelCallStarted':
+    case 'TextDelta':
+    case 'ThoughtDelta':
+    case 'ModelCallCompleted':
+    case 'ToolCallStarted':
+    case 'ToolCallUpdated':
+    case 'ToolCallCompleted':
+    case 'MessageCompleted':
+      return state;
+    default:
+      return assertNever(event, 'HubEvent');
+  }
+}
+
+/** Folds a session stream, oldest first, into its decision state. */
+export function foldSession(events: Iterable<HubEvent>): SessionState {
+  let state = initialSessionState;
+  for (const event of events) state = evolveSession(state, event);
+  return state;
+}
+
+function openSession(event: HubEvent): SessionState {
+  if (event.type !== 'SessionOpened') {
+    throw new DomainError('INVALID_EVENT', `a session stream must begin with SessionOpened, got ${event.type}`, {
+      type: event.type,
+    });
+  }
+  return {
+    status: 'idle',
+    sessionId: event.data.sessionId,
+    queue: [],
+    knownTurnIds: new Set(),
+    finishedTurns: new Map(),
+    closedApprovals: new Map(),
+  };
+}
+
+type OpenSession = IdleSession | ActiveSession;
+
+function book(state: OpenSession): SessionBook {
+  const { sessionId, queue, knownTurnIds, finishedTurns, closedApprovals } = state;
+  return { sessionId, queue, knownTurnIds, finishedTurns, closedApprovals };
+}
+
+function onTurnRequested(state: OpenSession, request: TurnRequested['data']): OpenSession {
+  if (state.knownTurnIds.has(request.turnId)) return state;
+  return {
+    ...state,
+    queue: [...state.queue, { turnId: request.turnId, request }],
+    knownTurnIds: new Set(state.knownTurnIds).add(request.turnId),
+  };
+}
+
+function onTurnStarted(state: OpenSession, turnId: string): OpenSession {
+  if (state.status === 'active' && state.activeTurn.turnId === turnId) return state;
+  return {
+    ...book(state),
+    status: 'active',
+    queue: state.queue.filter((q) => q.turnId !== turnId),
+    knownTurnIds: state.knownTurnIds.has(turnId) ? state.knownTurnIds : new Set(state.knownTurnIds).add(turnId),
+    activeTurn: { turnId, status: 'running' },
+    pendingApprovals: new Map(),
+  };
+}
+
+function onApprovalRequested(state: OpenSession, event: EventOf<'ApprovalRequested'>): OpenSession {
+  const { turnId, approvalId, toolCallId } = event.data;
+  if (state.status !== 'active' || state.activeTurn.turnId !== turnId) return state;
+  return {
+    ...state,
+    activeTurn: { turnId, status: 'awaiting_approval' },
+    pendingApprovals: new Map(state.pendingApprovals).set(approvalId, { turnId, toolCallId }),
+  };
+}
+
+function onApprovalResolved(state: OpenSession, event: EventOf<'ApprovalResolved'>): OpenSession {
+  const { turnId, approvalId, toolCallId, decision } = event.data;
+  const closedApprovals = new Map(state.closedApprovals).set(approvalId, { turnId, toolCallId, outcome: decision });
+  if (state.status !== 'active') return { ...state, closedApprovals };
+  const pendingApprovals = new Map(state.pendingApprovals);
+  pendingApprovals.delete(approvalId);
+  const status: ActiveTurnStatus = pendingApprovals.size > 0 ? 'awaiting_approval' : 'running';
+  return { ...state, closedApprovals, pendingApprovals, activeTurn: { ...state.activeTurn, status } };
+}
+
+function onTurnEnded(state: OpenSession, turnId: string, outcome: TurnOutcome): OpenSession {
+  const finishedTurns = new Map(state.finishedTurns).set(turnId, outcome);
+  const queue = state.queue.filter((q) => q.turnId !== turnId);
+  if (state.status !== 'active' || state.activeTurn.turnId !== turnId) {
+    return { ...state, finishedTurns, queue };
+  }
+  const closedApprovals = new Map(state.closedApprovals);
+  for (const [approvalId, pending] of state.pendingApprovals) {
+    closedApprovals.set(approvalId, { ...pending, outcome: 'turn_ended' });
+  }
+  return { ...book(state), status: 'idle', finishedTurns, queue, closedApprovals };
+}

@@ -1,0 +1,49 @@
+import type { RequestedToolCall } from '../events/events';
+import { modelCallId, type ToolProgress, type TurnProgress } from './turn-progress';
+
+/** The one next thing a turn needs, derived only from what the log already holds. */
+export type NextStep =
+  | { kind: 'idle'; why: 'finished' | 'not-started' | 'unknown-turn' }
+  | { kind: 'start-message' }
+  | { kind: 'call-model'; step: number; callId: string; started: boolean; recordedText: string; recordedThought: string }
+  | { kind: 'start-tool'; tool: RequestedToolCall }
+  | { kind: 'await-approval'; approvalId: string }
+  | { kind: 'run-tool'; tool: RequestedToolCall }
+  | { kind: 'refuse-tool'; tool: RequestedToolCall; reason: string }
+  | { kind: 'complete'; stopReason: 'end_turn' | 'max_steps'; text: string };
+
+function toolStep(t: ToolProgress): NextStep | null {
+  if (t.completed) return null;
+  if (!t.started) return { kind: 'start-tool', tool: t.call };
+  if (t.started.policy === 'deny') return { kind: 'refuse-tool', tool: t.call, reason: 'denied by policy' };
+  if (t.started.policy === 'allow') return { kind: 'run-tool', tool: t.call };
+  if (!t.approval || t.approval.status === 'pending') return { kind: 'await-approval', approvalId: t.approval?.approvalId ?? '' };
+  if (t.approval.status === 'denied') return { kind: 'refuse-tool', tool: t.call, reason: t.approval.reason ?? 'denied by the user' };
+  return { kind: 'run-tool', tool: t.call };
+}
+
+/** Joined answer text of every model call of the turn, in order. */
+export function turnText(p: TurnProgress): string {
+  return p.calls.map((c) => c.completed?.text ?? c.text).join('');
+}
+
+export function planNextStep(p: TurnProgress, opts: { maxSteps: number }): NextStep {
+  if (p.status === 'unknown') return { kind: 'idle', why: 'unknown-turn' };
+  if (p.status === 'queued') return { kind: 'idle', why: 'not-started' };
+  if (p.status !== 'running') return { kind: 'idle', why: 'finished' };
+  if (!p.messageStarted) return { kind: 'start-message' };
+  const last = p.calls[p.calls.length - 1];
+  if (last && !last.completed) {
+    return { kind: 'call-model', step: last.step, callId: last.callId, started: true, recordedText: last.text, recordedThought: last.thought };
+  }
+  for (const t of p.tools) {
+    const s = toolStep(t);
+    if (s) return s;
+  }
+  if (last?.completed && last.completed.toolCalls.length === 0) {
+    return { kind: 'complete', stopReason: 'end_turn', text: turnText(p) };
+  }
+  const step = p.calls.length;
+  if (step >= opts.maxSteps) return { kind: 'complete', stopReason: 'max_steps', text: turnText(p) };
+  return { kind: 'call-model', step, callId: modelCallId(p.turnId, step), started: false, recordedText: '', recordedThought: '' };
+}

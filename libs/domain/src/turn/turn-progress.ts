@@ -1,0 +1,132 @@
+import type { ApprovalRequested, HubEvent, ModelCallCompleted, RequestedToolCall, ToolCallCompleted, ToolCallStarted, TurnRequested, Usage } from '../events/events';
+import { assertNever } from '../errors';
+
+/**
+ * How far one turn got, folded from its session's events. The turn runner asks
+ * `planNextStep` what to do next; everything already recorded (model outputs, tool results)
+ * is read from here and never produced again.
+ */
+export interface ModelCallProgress {
+  callId: string;
+  step: number;
+  /** Answer text recorded so far for this call (joined TextDeltas). */
+  text: string;
+  thought: string;
+  completed: ModelCallCompleted['data'] | null;
+}
+
+export interface ToolProgress {
+  call: RequestedToolCall;
+  step: number;
+  started: ToolCallStarted['data'] | null;
+  approval: (Pick<ApprovalRequested['data'], 'approvalId' | 'deadlineAt'> & { status: 'pending' | 'approved' | 'denied'; reason: string | null }) | null;
+  completed: ToolCallCompleted['data'] | null;
+}
+
+export type TurnStatus = 'unknown' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface TurnProgress {
+  turnId: string;
+  status: TurnStatus;
+  request: TurnRequested['data'] | null;
+  messageId: string;
+  messageStarted: boolean;
+  messageCompleted: boolean;
+  calls: ModelCallProgress[];
+  tools: ToolProgress[];
+  usage: Usage;
+}
+
+export const assistantMessageId = (turnId: string) => `${turnId}:m`;
+export const modelCallId = (turnId: string, step: number) => `${turnId}:c${step}`;
+/** Tool call ids are ours (not the provider's) and safe for every provider's id alphabet. */
+export const toolCallIdFor = (turnId: string, step: number, index: number) =>
+  `call_${turnId.replace(/[^A-Za-z0-9_-]/g, '_')}_s${step}_${index}`;
+
+export function initialTurnProgress(turnId: string): TurnProgress {
+  return {
+    turnId,
+    status: 'unknown',
+    request: null,
+    messageId: assistantMessageId(turnId),
+    messageStarted: false,
+    messageCompleted: false,
+    calls: [],
+    tools: [],
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+  };
+}
+
+const turnIdOf = (e: HubEvent): string | null => ('turnId' in e.data ? (e.data as { turnId: string }).turnId : null);
+
+export function foldTurn(events: readonly HubEvent[], turnId: string): TurnProgress {
+  let p = initialTurnProgress(turnId);
+  for (const e of events) if (turnIdOf(e) === turnId) p = evolveTurn(p, e);
+  return p;
+}
+
+function updateTool(p: TurnProgress, toolCallId: string, f: (t: ToolProgress) => ToolProgress): TurnProgress {
+  return { ...p, tools: p.tools.map((t) => (t.call.toolCallId === toolCallId ? f(t) : t)) };
+}
+
+function updateCall(p: TurnProgress, callId: string, f: (c: ModelCallProgress) => ModelCallProgress): TurnProgress {
+  return { ...p, calls: p.calls.map((c) => (c.callId === callId ? f(c) : c)) };
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+export function evolveTurn(p: TurnProgress, e: HubEvent): TurnProgress {
+  switch (e.type) {
+    case 'TurnRequested':
+      return { ...p, status: 'queued', request: e.data };
+    case 'TurnStarted':
+      return { ...p, status: 'running' };
+    case 'MessageStarted':
+      return { ...p, messageStarted: true };
+    case 'ModelCallStarted':
+      return p.calls.some((c) => c.callId === e.data.callId)
+        ? p
+        : { ...p, calls: [...p.calls, { callId: e.data.callId, step: e.data.step, text: '', thought: '', completed: null }] };
+    case 'TextDelta':
+      return updateCall(p, e.data.callId, (c) => ({ ...c, text: c.text + e.data.text }));
+    case 'ThoughtDelta':
+      return updateCall(p, e.data.callId, (c) => ({ ...c, thought: c.thought + e.data.text }));
+    case 'ModelCallCompleted': {
+      const tools = e.data.toolCalls.map((call) => ({ call, step: e.data.step, started: null, approval: null, completed: null }));
+      const next = updateCall(p, e.data.callId, (c) => ({ ...c, completed: e.data }));
+      return { ...next, tools: [...next.tools, ...tools], usage: addUsage(p.usage, e.data.usage) };
+    }
+    case 'ToolCallStarted':
+      return updateTool(p, e.data.toolCallId, (t) => ({ ...t, started: e.data }));
+    case 'ApprovalRequested':
+      return updateTool(p, e.data.toolCallId, (t) => ({
+        ...t,
+        approval: { approvalId: e.data.approvalId, deadlineAt: e.data.deadlineAt, status: 'pending', reason: null },
+      }));
+    case 'ApprovalResolved':
+      return updateTool(p, e.data.toolCallId, (t) =>
+        t.approval ? { ...t, approval: { ...t.approval, status: e.data.decision, reason: e.data.reason } } : t,
+      );
+    case 'ToolCallCompleted':
+      return updateTool(p, e.data.toolCallId, (t) => ({ ...t, completed: e.data }));
+    case 'MessageCompleted':
+      return { ...p, messageCompleted: true };
+    case 'TurnCompleted':
+      return { ...p, status: 'completed' };
+    case 'TurnFailed':
+      return { ...p, status: 'failed' };
+    case 'TurnCancelled':
+      return { ...p, status: 'cancelled' };
+    case 'SessionOpened':
+    case 'ToolCallUpdated':
+      return p;
+    default:
+      return assertNever(e, 'event');
+  }
+}
