@@ -1,0 +1,143 @@
+import { DomainError, initialHarnessView, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
+import { domainErrorFrame, encode, errorFrame, snapshot } from './encode';
+import type { ServerMessage } from './schema';
+
+const actor = { type: 'api_key', id: 'k' } as const;
+const fullTurn: HubEvent[] = [
+  { type: 'SessionOpened', data: { sessionId: 's-1', openedVia: 'transport' } },
+  { type: 'TurnRequested', data: { turnId: 't1', userMessageId: 't1:u', prompt: 'Weather?', context: {}, busyPolicy: 'enqueue' } },
+  { type: 'TurnStarted', data: { turnId: 't1' } },
+  { type: 'MessageStarted', data: { turnId: 't1', messageId: 't1:m', role: 'assistant' } },
+  { type: 'ThoughtDelta', data: { turnId: 't1', messageId: 't1:m', callId: 'c0', offset: 0, text: 'tool' } },
+  {
+    type: 'ToolCallStarted',
+    data: { turnId: 't1', messageId: 't1:m', toolCallId: 'tc1', name: 'weather', input: {}, policy: 'ask', executor: 'hub' },
+  },
+  {
+    type: 'ApprovalRequested',
+    data: {
+      turnId: 't1',
+      approvalId: 'a1',
+      toolCallId: 'tc1',
+      toolName: 'weather',
+      input: {},
+      riskTier: 'low',
+      reason: 'network',
+      deadlineAt: null,
+    },
+  },
+  {
+    type: 'ApprovalResolved',
+    data: { turnId: 't1', approvalId: 'a1', toolCallId: 'tc1', decision: 'approved', by: actor, via: 'transport', reason: null },
+  },
+  { type: 'ToolCallCompleted', data: { turnId: 't1', toolCallId: 'tc1', status: 'complete', output: '70F', durationMs: 5 } },
+  { type: 'TextDelta', data: { turnId: 't1', messageId: 't1:m', callId: 'c1', offset: 0, text: 'Sunny' } },
+  { type: 'TextDelta', data: { turnId: 't1', messageId: 't1:m', callId: 'c1', offset: 5, text: ', 70F.' } },
+  { type: 'MessageCompleted', data: { turnId: 't1', messageId: 't1:m' } },
+  {
+    type: 'TurnCompleted',
+    data: { turnId: 't1', text: 'Sunny, 70F.', stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } },
+  },
+];
+
+function record(events: HubEvent[], firstPosition = 1): Recorded[] {
+  return events.map((event, i) => ({
+    ...event,
+    eventId: `e${i}`,
+    tenantId: 'tenant-1',
+    streamId: 'session-s-1',
+    streamPosition: i,
+    globalPosition: firstPosition + i,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    metadata: { correlationId: 'corr-1' },
+  }));
+}
+
+function encodeAll(events: Recorded[]): { view: HarnessView; frames: ServerMessage[] } {
+  let view = initialHarnessView();
+  const frames: ServerMessage[] = [];
+  for (const event of events) {
+    const out = encode(event, view);
+    view = out.view;
+    frames.push(...out.frames);
+  }
+  return { view, frames };
+}
+
+const set = (path: string[], value: unknown) => ({ type: 'set', path, value });
+
+describe('encode: a full turn', () => {
+  it('sends one delta per visible event, each with its event global position', () => {
+    const { frames } = encodeAll(record(fullTurn, 41));
+    const tc = ['messages', '1', 'toolCalls', '0'];
+    expect(frames).toEqual([
+      {
+        type: 'delta',
+        cursor: 43,
+        operations: [
+          set(['status'], 'running'),
+          set(['messages', '0'], { id: 't1:u', role: 'user', content: 'Weather?', status: 'complete', turnId: 't1' }),
+        ],
+      },
+      {
+        type: 'delta',
+        cursor: 44,
+        operations: [set(['messages', '1'], { id: 't1:m', role: 'assistant', content: '', status: 'pending', turnId: 't1' })],
+      },
+      {
+        type: 'delta',
+        cursor: 46,
+        operations: [set(['messages', '1', 'toolCalls'], [{ id: 'tc1', name: 'weather', status: 'running' }])],
+      },
+      {
+        type: 'delta',
+        cursor: 47,
+        operations: [set([...tc, 'approval'], { id: 'a1', status: 'pending', riskTier: 'low', reason: 'network' })],
+      },
+      { type: 'delta', cursor: 48, operations: [set([...tc, 'approval', 'status'], 'approved')] },
+      { type: 'delta', cursor: 49, operations: [set([...tc, 'status'], 'complete')] },
+      {
+        type: 'delta',
+        cursor: 50,
+        operations: [
+          set(['messages', '1', 'status'], 'streaming'),
+          { type: 'append-text', path: ['messages', '1', 'content'], value: 'Sunny' },
+        ],
+      },
+      { type: 'delta', cursor: 51, operations: [{ type: 'append-text', path: ['messages', '1', 'content'], value: ', 70F.' }] },
+      { type: 'delta', cursor: 52, operations: [set(['messages', '1', 'status'], 'complete')] },
+      { type: 'delta', cursor: 53, operations: [set(['status'], 'idle')] },
+    ]);
+  });
+
+  it('encodes the same events to the same bytes on replay', () => {
+    const once = JSON.stringify(encodeAll(record(fullTurn)).frames);
+    expect(JSON.stringify(encodeAll(record(structuredClone(fullTurn))).frames)).toBe(once);
+  });
+});
+
+describe('snapshot and errors', () => {
+  it('snapshots the view state at a cursor', () => {
+    const { view } = encodeAll(record(fullTurn));
+    expect(snapshot(view, 13)).toEqual({ type: 'state', state: view.state, cursor: 13 });
+    expect(snapshot(initialHarnessView(), 0)).toEqual({ type: 'state', state: { status: 'idle', messages: [] }, cursor: 0 });
+  });
+
+  it('builds error frames, with a cursor only when given', () => {
+    expect(errorFrame('invalid_json', 'bad')).toEqual({ type: 'error', code: 'invalid_json', message: 'bad' });
+    expect(errorFrame('x', 'y', 9)).toEqual({ type: 'error', code: 'x', message: 'y', cursor: 9 });
+  });
+
+  it('names domain errors on the wire and hides internal details', () => {
+    expect(domainErrorFrame(new DomainError('SESSION_BUSY', 'session s-1 is running turn t1'))).toEqual({
+      type: 'error',
+      code: 'session_busy',
+      message: 'session s-1 is running turn t1',
+    });
+    expect(domainErrorFrame(new DomainError('INTERNAL', 'db password wrong'))).toEqual({
+      type: 'error',
+      code: 'internal',
+      message: 'internal error',
+    });
+  });
+});

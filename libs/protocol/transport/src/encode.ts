@@ -1,0 +1,61 @@
+import {
+  evolveHarness,
+  type DomainError,
+  type DomainErrorCode,
+  type HarnessView,
+  type HubEvent,
+  type Recorded,
+} from '@hub/domain';
+import type { DeltaMessage, ErrorMessage, ServerMessage, StateMessage } from './schema';
+
+/**
+ * Encodes one recorded event for a watcher: the delta that takes its copy of the state to the
+ * new one, with the event's global position as the cursor; no frame when nothing visible
+ * changed. Total over the event union through `evolveHarness`, whose exhaustive switch does
+ * not compile until a new event is mapped.
+ */
+export function encode(event: Recorded<HubEvent>, view: HarnessView): { view: HarnessView; frames: ServerMessage[] } {
+  const next = evolveHarness(view, event);
+  if (next.ops.length === 0) return { view: next.view, frames: [] };
+  const frame: DeltaMessage = { type: 'delta', operations: next.ops, cursor: event.globalPosition };
+  return { view: next.view, frames: [frame] };
+}
+
+/** The full state, sent on connect and reconnect; `cursor` is the last event it includes. */
+export function snapshot(view: HarnessView, cursor: number): StateMessage {
+  return { type: 'state', state: view.state, cursor };
+}
+
+/** An error frame: the spec's `message`, plus our machine-readable `code`. */
+export function errorFrame(code: string, message: string, cursor?: number): ErrorMessage {
+  return cursor === undefined ? { type: 'error', message, code } : { type: 'error', message, code, cursor };
+}
+
+/** How each domain failure is named on this wire; exhaustive, so a new code must be named. */
+export const WIRE_ERROR_CODES: { readonly [C in DomainErrorCode]: string } = {
+  INVALID_COMMAND: 'invalid_command',
+  SESSION_NOT_FOUND: 'session_not_found',
+  SESSION_BUSY: 'session_busy',
+  NO_ACTIVE_TURN: 'no_active_turn',
+  TURN_NOT_FOUND: 'turn_not_found',
+  APPROVAL_NOT_FOUND: 'approval_not_found',
+  APPROVAL_ALREADY_RESOLVED: 'approval_already_resolved',
+  STREAM_VERSION_CONFLICT: 'conflict',
+  EVENT_TOO_LARGE: 'too_large',
+  INVALID_EVENT: 'internal',
+  UNAUTHENTICATED: 'unauthenticated',
+  FORBIDDEN: 'forbidden',
+  CURSOR_OUT_OF_RANGE: 'cursor_out_of_range',
+  PROVIDER_AUTH: 'provider_error',
+  PROVIDER_RATE_LIMIT: 'provider_error',
+  PROVIDER_DOWN: 'provider_error',
+  TIMEOUT: 'timeout',
+  INTERNAL: 'internal',
+};
+
+/** A domain failure as an error frame; internal details stay on the server. */
+export function domainErrorFrame(error: DomainError, cursor?: number): ErrorMessage {
+  const code = WIRE_ERROR_CODES[error.code];
+  const message = code === 'internal' ? 'internal error' : error.message;
+  return errorFrame(code, message, cursor);
+}
