@@ -1,0 +1,73 @@
+import { byteLength } from '../tools/paths';
+
+/** A tool call the offline provider read out of the prompt, with what it says before making it. */
+export interface OfflineIntent {
+  index: number;
+  say: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** Content `write <path>` writes when the prompt gives none. */
+export const DEFAULT_WRITE_CONTENT = 'hello from the offline provider\n';
+
+const PATH = String.raw`([\w./-]+)`;
+const WRITE_QUOTED = new RegExp(String.raw`\bwrite\s+"([^"]*)"\s+(?:to|into)\s+(?:the file\s+)?${PATH}`, 'gi');
+const WRITE_BARE = new RegExp(String.raw`\bwrite\s+(?:to\s+)?(?:the file\s+)?${PATH}`, 'gi');
+const READ = new RegExp(String.raw`\bread\s+(?:the file\s+)?${PATH}`, 'gi');
+const DELETE = new RegExp(String.raw`\bdelete\s+(?:the file\s+)?${PATH}`, 'gi');
+const LIST = /\blist\s+(?:the\s+|all\s+)?files\b/gi;
+const CALC = /\b(?:calculate|compute|what is|what's)\s+([-+(\d.][\d\s+\-*/().]*)/gi;
+
+/**
+ * Finds the tool calls a prompt asks for, in the order they appear (so "read a.txt and list
+ * files" gives two calls). Quoted write content is masked first, so a file body that mentions
+ * "read x.txt" does not become a call of its own.
+ */
+export function parseIntents(prompt: string): OfflineIntent[] {
+  const intents: OfflineIntent[] = [];
+  let text = prompt;
+  for (const m of prompt.matchAll(WRITE_QUOTED)) {
+    const path = cleanPath(m[2]);
+    if (path) intents.push(writeIntent(m.index, path, m[1] ?? ''));
+    text = mask(text, m.index, m[0].length);
+  }
+  text = text.replace(/"[^"]*"/g, (q) => ' '.repeat(q.length));
+  for (const m of text.matchAll(WRITE_BARE)) {
+    const path = cleanPath(m[1]);
+    if (path) intents.push(writeIntent(m.index, path, DEFAULT_WRITE_CONTENT));
+  }
+  for (const m of text.matchAll(READ)) {
+    const path = cleanPath(m[1]);
+    if (path) intents.push({ index: m.index, say: `I'll read ${path}.`, name: 'read_file', input: { path } });
+  }
+  for (const m of text.matchAll(DELETE)) {
+    const path = cleanPath(m[1]);
+    if (path) intents.push({ index: m.index, say: `I'll delete ${path}.`, name: 'delete_file', input: { path } });
+  }
+  for (const m of text.matchAll(LIST)) {
+    intents.push({ index: m.index, say: `I'll list the files.`, name: 'list_files', input: {} });
+  }
+  for (const m of text.matchAll(CALC)) {
+    const expression = (m[1] ?? '').replace(/[\s.]+$/, '').trim();
+    if (/\d/.test(expression)) {
+      intents.push({ index: m.index, say: `I'll calculate ${expression}.`, name: 'calculator', input: { expression } });
+    }
+  }
+  return intents.sort((a, b) => a.index - b.index);
+}
+
+function writeIntent(index: number, path: string, content: string): OfflineIntent {
+  return { index, say: `I'll write ${byteLength(content)} bytes to ${path}.`, name: 'write_file', input: { path, content } };
+}
+
+// A word is taken for a path only if it looks like one (has a "." or "/"), so "read me a
+// story" stays a chat message. A sentence's final "." is not part of the path.
+function cleanPath(raw: string | undefined): string | undefined {
+  const path = (raw ?? '').replace(/\.+$/, '');
+  return /[./]/.test(path) ? path : undefined;
+}
+
+function mask(text: string, index: number, length: number): string {
+  return text.slice(0, index) + ' '.repeat(length) + text.slice(index + length);
+}

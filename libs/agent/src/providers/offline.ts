@@ -1,0 +1,83 @@
+import type { ModelMessage, ModelProvider, ModelRequest, ModelStreamPart, ModelUsage } from './types';
+import { planOfflineReply } from './offline-script';
+
+/** Options of {@link OfflineProvider}. */
+export interface OfflineProviderOptions {
+  /** Pause between streamed chunks, in ms. 0 streams as fast as the consumer reads. */
+  delayMs?: number;
+  /** Reported as `model`; defaults to `scripted-v1`. */
+  model?: string;
+}
+
+/** Floor of the per-chunk pause for `slow` prompts, so a timeout test is slow even with delay 0. */
+export const SLOW_MIN_DELAY_MS = 50;
+
+/**
+ * The default model: deterministic, no network. Its replies are scripted from the last user
+ * message (see libs/agent/README.md for the table) so every path of the agent loop — tool
+ * calls, approvals, denials, failures, long streams, aborts — can be driven from a prompt.
+ */
+export class OfflineProvider implements ModelProvider {
+  readonly name = 'offline';
+  readonly model: string;
+  private readonly delayMs: number;
+
+  constructor(opts: OfflineProviderOptions = {}) {
+    this.delayMs = Math.max(0, opts.delayMs ?? 0);
+    this.model = opts.model ?? 'scripted-v1';
+  }
+
+  async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
+    req.signal.throwIfAborted();
+    const plan = planOfflineReply(req.messages);
+    const delay = plan.slow ? Math.max(SLOW_MIN_DELAY_MS, 10 * this.delayMs) : this.delayMs;
+    const parts: ModelStreamPart[] = [
+      ...chunkWords(plan.reasoning).map((text): ModelStreamPart => ({ type: 'reasoning-delta', text })),
+      ...chunkWords(plan.text).map((text): ModelStreamPart => ({ type: 'text-delta', text })),
+      ...plan.toolCalls.map((c): ModelStreamPart => ({ type: 'tool-call', ...c })),
+    ];
+    const outputChars =
+      plan.reasoning.length + plan.text.length + plan.toolCalls.reduce((n, c) => n + c.name.length + json(c.input).length, 0);
+    for (const [i, part] of parts.entries()) {
+      if (i > 0) await pause(delay, req.signal);
+      else req.signal.throwIfAborted();
+      yield part;
+    }
+    req.signal.throwIfAborted();
+    yield { type: 'finish', finishReason: plan.finishReason, usage: usage(req.messages, outputChars) };
+  }
+}
+
+/** Splits text into word-sized chunks (each word with its trailing space) that join back exactly. */
+export function chunkWords(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? (text === '' ? [] : [text]);
+}
+
+function usage(messages: readonly ModelMessage[], outputChars: number): ModelUsage {
+  const promptChars = messages.reduce((n, m) => n + m.content.length + (m.role === 'assistant' && m.toolCalls ? json(m.toolCalls).length : 0), 0);
+  const promptTokens = Math.max(1, Math.ceil(promptChars / 4));
+  const completionTokens = Math.max(1, Math.ceil(outputChars / 4));
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value) ?? '';
+}
+
+// Resolves after `ms`, or rejects with the abort reason as soon as the signal fires, so a
+// cancelled turn stops mid-stream instead of after the current pause.
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
