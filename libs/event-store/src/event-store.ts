@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { isDomainError, type Recorded } from '@hub/domain';
+import type { Pool } from 'pg';
+import { appendInTransaction, checkExpectedVersion } from './append';
+import { DEFAULT_MAX_EVENT_BYTES, serialiseEvents } from './event-validation';
+import { checkIds } from './ids';
+import { EVENT_COLUMNS, SETTLED, toRecorded, type EventRow } from './rows';
+import { readHead } from './subscriber-queries';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStoreOptions,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  ReadStreamResult,
+  StoredEvent,
+} from './types';
+
+/**
+ * The append-only log on Postgres. Every method takes the tenant and touches only that
+ * tenant's rows. Uses `pg` directly (not Prisma): see README, "Why pg and not Prisma here".
+ */
+export class EventStore {
+  private readonly maxEventBytes: number;
+
+  constructor(
+    private readonly pool: Pool,
+    options: EventStoreOptions = {},
+  ) {
+    this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  }
+
+  /**
+   * Appends `events` to a stream if it is at `expectedVersion`, atomically; otherwise throws
+   * `DomainError('STREAM_VERSION_CONFLICT', …, { expected, actual })`. Oversized or non-JSON
+   * events are refused (`EVENT_TOO_LARGE` / `INVALID_EVENT`) before the database is touched.
+   */
+  async append<E extends StoredEvent = StoredEvent>(
+    tenantId: string,
+    streamId: string,
+    events: NewEvent<E>[],
+    options: AppendOptions,
+  ): Promise<AppendResult<E>> {
+    checkIds(tenantId, streamId);
+    const serialised = serialiseEvents(events, this.maxEventBytes, randomUUID);
+    if (serialised.length === 0) return this.appendNothing<E>(tenantId, streamId, options);
+    const client = await this.pool.connect();
+    try {
+      const result = await appendInTransaction<E>(client, { tenantId, streamId, events: serialised, options });
+      client.release();
+      return result;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      // After an unexpected failure the session may still hold the allocator's advisory lock
+      // (e.g. cancelled mid-function): drop the connection rather than return it to the pool.
+      client.release(isDomainError(e) ? undefined : toError(e));
+      throw e;
+    }
+  }
+
+  /** An empty append writes nothing but still answers the version check. */
+  private async appendNothing<E extends StoredEvent>(
+    tenantId: string,
+    streamId: string,
+    options: AppendOptions,
+  ): Promise<AppendResult<E>> {
+    const version = await this.streamVersion(tenantId, streamId);
+    checkExpectedVersion(options.expectedVersion, version, streamId);
+    return { nextExpectedVersion: version, events: [], duplicate: false };
+  }
+
+  /** The stream's version: the stream position of its last event, 0 when it has none. */
+  async streamVersion(tenantId: string, streamId: string): Promise<number> {
+    checkIds(tenantId, streamId);
+    const { rows } = await this.pool.query<{ version: number }>(
+      'SELECT version FROM streams WHERE tenant_id = $1 AND stream_id = $2',
+      [tenantId, streamId],
+    );
+    return rows[0]?.version ?? 0;
+  }
+
+  /**
+   * Committed events of one stream after `fromVersion`, in stream order, and the stream's
+   * version, read in one snapshot.
+   */
+  async readStream<E extends StoredEvent = StoredEvent>(
+    tenantId: string,
+    streamId: string,
+    options: ReadStreamOptions = {},
+  ): Promise<ReadStreamResult<E>> {
+    checkIds(tenantId, streamId);
+    const { rows } = await this.pool.query<Partial<EventRow> & { version: number }>(
+      `SELECT s.version, e.* FROM
+         (SELECT COALESCE((SELECT version FROM streams WHERE tenant_id = $1 AND stream_id = $2), 0) AS version) s
+       LEFT JOIN LATERAL (
+         SELECT ${EVENT_COLUMNS} FROM events
+          WHERE tenant_id = $1 AND stream_id = $2 AND stream_position > $3
+          ORDER BY stream_position LIMIT $4
+       ) e ON true`,
+      [tenantId, streamId, options.fromVersion ?? 0, options.maxCount ?? null],
+    );
+    const version = rows[0]?.version ?? 0;
+    const events = rows.filter((r) => r.global_position !== null).map((r) => toRecorded<E>(r as EventRow));
+    return { version, events };
+  }
+
+  /**
+   * A tenant's settled events after a global position, in global order. Settled events form
+   * a prefix of the log that never changes, so `after` is a safe cursor: no gaps, no repeats.
+   */
+  async readAll<E extends StoredEvent = StoredEvent>(tenantId: string, options: ReadAllOptions): Promise<Recorded<E>[]> {
+    checkIds(tenantId);
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events
+        WHERE tenant_id = $1 AND global_position > $2 AND ${SETTLED}
+        ORDER BY global_position LIMIT $3`,
+      [tenantId, options.after, options.limit],
+    );
+    return rows.map((r) => toRecorded<E>(r));
+  }
+
+  /**
+   * The global position of the tenant's last settled event (0 if none). A client cursor above
+   * it was never handed out for this tenant: refuse it (`CURSOR_OUT_OF_RANGE`).
+   */
+  async headPosition(tenantId: string): Promise<number> {
+    checkIds(tenantId);
+    return readHead(this.pool, tenantId);
+  }
+}
+
+function toError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}

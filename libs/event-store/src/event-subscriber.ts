@@ -1,0 +1,213 @@
+import type { Recorded } from '@hub/domain';
+import type { Pool } from 'pg';
+import { ListenConnection } from './listen-connection';
+import { explainConnectError } from './pg-errors';
+import { readHead, readRange, readTail } from './subscriber-queries';
+import { checkIds } from './ids';
+import type { StoredEvent } from './types';
+
+/** Which events a subscription receives: one tenant's, optionally one stream's, after a cursor. */
+export interface SubscribeFilter {
+  tenantId: string;
+  streamId?: string;
+  /** Global position already seen (exclusive); 0 for everything. */
+  after: number;
+}
+
+export type EventsHandler = (events: Recorded<StoredEvent>[]) => Promise<void> | void;
+
+export interface Subscription {
+  /** No delivery starts after this resolves; an `onEvents` call in progress is not awaited. */
+  close(): Promise<void>;
+}
+
+export interface SubscriberOptions {
+  /** For the dedicated LISTEN connection; defaults to the pool's connection string. */
+  connectionString?: string;
+  /** Safety poll, in case a NOTIFY is lost. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** Rows per query. Default 500. */
+  pageSize?: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+interface Sub {
+  filter: SubscribeFilter;
+  onEvents: EventsHandler;
+  onError?: (error: unknown) => void;
+  /** Every matching event at or below this position has been handed to `onEvents`' queue. */
+  cursor: number;
+  closed: boolean;
+  queue: Promise<void>;
+}
+
+const MAX_BACKOFF_MS = 1000;
+
+/**
+ * Live, gap-free delivery of settled events, one instance per process. A single LISTEN
+ * connection wakes one shared tail read per wake-up for all subscriptions (cost per commit is one
+ * query, whatever the number of subscribers); a subscription behind that tail catches up with
+ * its own tenant/stream-scoped queries first. Each subscription gets its events exactly once,
+ * in global order, and never past a writer that has not committed.
+ */
+export class EventSubscriber {
+  private readonly subs = new Set<Sub>();
+  private readonly pageSize: number;
+  private readonly log: (message: string, error?: unknown) => void;
+  private readonly listen: ListenConnection;
+  private tail: number | undefined;
+  private started: Promise<void> | undefined;
+  private running = false;
+  private dirty = false;
+  private closed = false;
+  private backoffMs = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly pollTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pool: Pool,
+    options: SubscriberOptions = {},
+  ) {
+    this.pageSize = options.pageSize ?? 500;
+    this.log = options.log ?? (() => undefined);
+    const connectionString = options.connectionString ?? pool.options.connectionString;
+    if (!connectionString) throw new Error('EventSubscriber needs a connection string for LISTEN');
+    this.listen = new ListenConnection(connectionString, () => this.wake(), this.log);
+    this.pollTimer = setInterval(() => this.wake(), options.pollIntervalMs ?? 1000);
+    this.pollTimer.unref();
+  }
+
+  /** Connects the LISTEN connection and fixes the starting tail; rejects if Postgres is unreachable. */
+  start(): Promise<void> {
+    this.started ??= this.listen
+      .connect()
+      .then(async () => {
+        this.tail = (await readTail(this.pool, [], 0, 1)).settledHead;
+        this.wake();
+      })
+      .catch((e: unknown) => {
+        this.started = undefined;
+        throw explainConnectError(e, this.listen.connectionString);
+      });
+    return this.started;
+  }
+
+  /** Delivers every settled event matching `filter` after `filter.after`, batch by batch. */
+  subscribe(filter: SubscribeFilter, onEvents: EventsHandler, onError?: (error: unknown) => void): Subscription {
+    if (this.closed) throw new Error('EventSubscriber is closed');
+    checkIds(filter.tenantId, filter.streamId);
+    const sub: Sub = { filter, onEvents, onError, cursor: filter.after, closed: false, queue: Promise.resolve() };
+    this.subs.add(sub);
+    this.start().catch((e: unknown) => this.scheduleRetry(e));
+    this.wake();
+    return {
+      close: async () => {
+        sub.closed = true;
+        this.subs.delete(sub);
+      },
+    };
+  }
+
+  /** Highest settled global position of the tenant (0 if none): the newest valid cursor. */
+  async headPosition(tenantId: string): Promise<number> {
+    checkIds(tenantId);
+    return readHead(this.pool, tenantId);
+  }
+
+  /** Stops delivery and the LISTEN connection, and waits for handlers already running. The pool is the caller's to end. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.pollTimer);
+    clearTimeout(this.retryTimer);
+    for (const sub of this.subs) sub.closed = true;
+    const queues = [...this.subs].map((s) => s.queue);
+    this.subs.clear();
+    await this.listen.close();
+    await Promise.all(queues);
+  }
+
+  private wake(): void {
+    this.dirty = true;
+    if (!this.running && !this.closed && this.tail !== undefined) void this.run();
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.dirty && !this.closed) {
+        this.dirty = false;
+        const { more, unsettled } = await this.tick();
+        if (more) this.dirty = true;
+        else if (unsettled) this.scheduleRetry();
+        else this.backoffMs = 0;
+      }
+    } catch (e) {
+      this.scheduleRetry(e);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** A writer is still open (or the database failed): look again soon, backing off to 1 s. */
+  private scheduleRetry(error?: unknown): void {
+    if (error !== undefined) this.log('event subscriber: read failed, retrying', error);
+    if (this.closed || this.retryTimer) return;
+    this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 10), MAX_BACKOFF_MS);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.tail === undefined) this.start().catch((e: unknown) => this.scheduleRetry(e));
+      else this.wake();
+    }, this.backoffMs);
+  }
+
+  private async tick(): Promise<{ more: boolean; unsettled: boolean }> {
+    const tail = this.tail ?? 0;
+    const subs = [...this.subs];
+    const tenants = [...new Set(subs.map((s) => s.filter.tenantId))];
+    const page = await readTail(this.pool, tenants, tail, this.pageSize);
+    const full = page.events.length === this.pageSize;
+    const newTail = full ? page.events[page.events.length - 1].globalPosition : Math.max(tail, page.settledHead);
+    const lagging = subs.filter((s) => s.cursor < tail);
+    const stillLagging = await Promise.all(lagging.map((s) => this.catchUp(s, tail)));
+    for (const sub of subs) {
+      if (sub.closed || sub.cursor < tail) continue;
+      const matching = page.events.filter((e) => matches(sub.filter, e) && e.globalPosition > sub.cursor);
+      this.deliver(sub, matching);
+      sub.cursor = Math.max(sub.cursor, newTail);
+    }
+    this.tail = newTail;
+    return { more: full || stillLagging.some(Boolean), unsettled: page.visibleHead > newTail };
+  }
+
+  /** Reads a subscription up to the shared tail; true if it is still behind afterwards. */
+  private async catchUp(sub: Sub, tail: number): Promise<boolean> {
+    const events = await readRange(this.pool, sub.filter, sub.cursor, tail, this.pageSize);
+    if (sub.closed) return false;
+    this.deliver(sub, events);
+    const full = events.length === this.pageSize;
+    sub.cursor = full ? events[events.length - 1].globalPosition : tail;
+    return full;
+  }
+
+  /** Queues a batch behind the subscription's previous ones, so a slow handler delays only itself. */
+  private deliver(sub: Sub, events: Recorded<StoredEvent>[]): void {
+    if (events.length === 0) return;
+    sub.queue = sub.queue.then(async () => {
+      if (sub.closed) return;
+      try {
+        await sub.onEvents(events);
+      } catch (e) {
+        // A failed handler ends its subscription: redelivering would break exactly-once and
+        // skipping would break no-gaps. The owner resubscribes from its own cursor.
+        sub.closed = true;
+        this.subs.delete(sub);
+        if (sub.onError) sub.onError(e);
+        else this.log('event subscriber: handler failed, subscription closed', e);
+      }
+    });
+  }
+}
+
+function matches(filter: SubscribeFilter, e: Recorded<StoredEvent>): boolean {
+  return e.tenantId === filter.tenantId && (filter.streamId === undefined || e.streamId === filter.streamId);
+}

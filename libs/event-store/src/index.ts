@@ -1,0 +1,22 @@
+export { EventStore } from './event-store';
+export { EventSubscriber } from './event-subscriber';
+export type { EventsHandler, SubscribeFilter, SubscriberOptions, Subscription } from './event-subscriber';
+export { appendWithRetry } from './append-retry';
+export type { RetryOptions } from './append-retry';
+export { EVENTS_CHANNEL } from './append';
+export { DEFAULT_MAX_EVENT_BYTES } from './event-validation';
+export { migrate, MigrationError } from './migrate';
+export type { MigrateOptions, MigrateResult } from './migrate';
+export { createPool, createPrismaClient, PrismaClient } from './prisma-client';
+export type { PoolOptions, Prisma } from './prisma-client';
+export type {
+  AppendOptions,
+  AppendResult,
+  EventStoreOptions,
+  ExpectedVersion,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  ReadStreamResult,
+  StoredEvent,
+} from './types';

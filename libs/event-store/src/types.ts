@@ -1,0 +1,64 @@
+import type { EventMetadata, Recorded } from '@hub/domain';
+
+/** The shape the store needs of an event; it does not know the hub's event union. */
+export interface StoredEvent {
+  type: string;
+  data: unknown;
+}
+
+/** An event to append. `eventId` (a UUID) is generated when omitted. */
+export type NewEvent<E extends StoredEvent = StoredEvent> = E & {
+  metadata: EventMetadata;
+  eventId?: string;
+};
+
+/**
+ * What the writer expects of the stream: its exact version (the stream position of its last
+ * event, 0 when empty), `'no_stream'`, `'exists'` (at least one event), or `'any'`.
+ */
+export type ExpectedVersion = number | 'any' | 'no_stream' | 'exists';
+
+export interface AppendOptions {
+  expectedVersion: ExpectedVersion;
+  /**
+   * Per tenant: a second append with the same key appends nothing and returns the first
+   * append's result (`duplicate: true`), whatever stream or events it names.
+   */
+  idempotencyKey?: string;
+  /**
+   * Runs inside the append transaction after everything is written, just before COMMIT.
+   * For tests and diagnostics (holding a writer open); it must not touch the database.
+   */
+  onBeforeCommit?: () => Promise<void>;
+}
+
+export interface AppendResult<E extends StoredEvent = StoredEvent> {
+  /** The stream version after the append: pass it as the next `expectedVersion`. */
+  nextExpectedVersion: number;
+  events: Recorded<E>[];
+  /** True when the idempotency key had been used: nothing was appended. */
+  duplicate: boolean;
+}
+
+export interface ReadStreamOptions {
+  /** Return the events after this version (exclusive); 0, the default, reads from the start. */
+  fromVersion?: number;
+  maxCount?: number;
+}
+
+export interface ReadStreamResult<E extends StoredEvent = StoredEvent> {
+  /** The stream's current version (0 when it does not exist), even when `maxCount` cut the read. */
+  version: number;
+  events: Recorded<E>[];
+}
+
+export interface ReadAllOptions {
+  /** Global position to read after (exclusive); 0 reads from the start. */
+  after: number;
+  limit: number;
+}
+
+export interface EventStoreOptions {
+  /** Largest accepted `data` + `metadata`, as UTF-8 JSON bytes, per event. Default 256 KiB. */
+  maxEventBytes?: number;
+}
