@@ -1,0 +1,145 @@
+import type { Job, Worker } from 'bullmq';
+import { TurnRunner, RunningTurns, createBuiltinRegistry, createProvider, type TurnLog } from '@hub/agent';
+import type { CommandMetadata, HubEvent, Recorded } from '@hub/domain';
+import { EventStore, createPool } from '@hub/event-store';
+import type { Pool } from 'pg';
+import { CancelBus, HubQueues, JOBS, startWorkers, type ProcessorMap } from '@hub/queue';
+import { CommandHandler, type CommandLog } from '@hub/sessions';
+import { ATTR, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
+import { DequeueProbe } from './dequeue-probe';
+import { isRetryable } from './retryability';
+import type { WorkerSettings } from './settings';
+
+/** Everything one worker process runs: BullMQ consumers for the job catalog, and the cancel listener. */
+export class HubWorker {
+  readonly id = `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private readonly pool: Pool;
+  private readonly store: EventStore;
+  private readonly queues: HubQueues;
+  private readonly cancels: CancelBus;
+  private readonly running = new RunningTurns();
+  private readonly commands: CommandHandler;
+  private readonly runner: TurnRunner;
+  private workers: Worker[] = [];
+  private readonly probe: DequeueProbe;
+
+  constructor(private readonly settings: WorkerSettings) {
+    this.pool = createPool(settings.databaseUrl, { max: settings.concurrency * 2 + 4 });
+    this.store = new EventStore(this.pool);
+    this.queues = new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix });
+    this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
+    this.probe = new DequeueProbe({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix }, this.id);
+    const log: TurnLog & CommandLog = {
+      readStream: (tenantId, streamId) => this.store.readStream<HubEvent>(tenantId, streamId),
+      append: (tenantId, streamId, events, opts) => this.store.append<HubEvent>(tenantId, streamId, events as never, opts),
+    };
+    const scheduler = this.scheduler();
+    this.commands = new CommandHandler(log, scheduler);
+    this.runner = new TurnRunner({
+      log,
+      scheduler,
+      running: this.running,
+      provider: createProvider(settings.model),
+      tools: createBuiltinRegistry(),
+      worker: { type: 'worker', id: this.id },
+      maxSteps: settings.maxSteps,
+      approvalTtlMs: settings.approvalTtlMs,
+      flush: { maxChars: 512, maxDelayMs: 40 },
+    });
+  }
+
+  private scheduler() {
+    const trace = () => ({ correlationId: currentCorrelationId() ?? 'worker', ...currentTraceparent() });
+    return {
+      scheduleTurn: async (tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover') => {
+        await this.queues.enqueue('runTurn', { tenantId, sessionId, turnId, reason, trace: trace() }, { key });
+      },
+      scheduleApprovalExpiry: async (tenantId: string, sessionId: string, approvalId: string, delayMs: number) => {
+        await this.queues.enqueue('expireApproval', { tenantId, sessionId, approvalId, trace: trace() }, { delayMs });
+      },
+      signalCancel: async (tenantId: string, turnId: string) => {
+        this.running.cancel(tenantId, turnId);
+        await this.cancels.publish(tenantId, turnId);
+      },
+    };
+  }
+
+  private processors(): ProcessorMap {
+    return {
+      command: (p) =>
+        traced(p.meta, 'command', { [ATTR.TENANT_ID]: p.meta.tenantId, [ATTR.SESSION_ID]: p.command.sessionId }, () =>
+          this.commands.handle(p.command, p.meta),
+        ),
+      runTurn: (p, job) =>
+        traced(p.trace, 'runTurn', { [ATTR.TENANT_ID]: p.tenantId, [ATTR.SESSION_ID]: p.sessionId, [ATTR.TURN_ID]: p.turnId }, () =>
+          this.runner.run({ ...p, trace: p.trace, causationId: String(job.id), finalAttempt: isFinalAttempt(job) }),
+        ),
+      expireApproval: (p) => {
+        const meta: CommandMetadata = {
+          commandId: `expire:${p.sessionId}:${p.approvalId}`, tenantId: p.tenantId, now: new Date().toISOString(),
+          actor: { type: 'system', id: 'approval-deadline' }, protocol: 'internal', ...p.trace,
+        };
+        return traced(p.trace, 'expireApproval', { [ATTR.TENANT_ID]: p.tenantId }, () =>
+          this.commands.handle({ type: 'ResolveApproval', sessionId: p.sessionId, approvalId: p.approvalId, decision: 'denied', reason: 'the approval deadline passed' }, meta),
+        );
+      },
+    };
+  }
+
+  async start(): Promise<void> {
+    await this.cancels.listen((tenantId, turnId) => this.running.cancel(tenantId, turnId));
+    this.workers = startWorkers({ redisUrl: this.settings.redisUrl, prefix: this.settings.queuePrefix }, this.processors(), {
+      concurrency: this.settings.concurrency,
+      lockDurationMs: this.settings.lockMs,
+      isRetryable,
+    });
+    await Promise.all(this.workers.map((w) => w.waitUntilReady()));
+    await this.probe.start();
+  }
+
+  /** Health: Postgres answers, and each queue's consumer is running with a live connection. */
+  async health(): Promise<{ ok: boolean; checks: Record<string, { ok: boolean; error?: string }> }> {
+    const checks: Record<string, { ok: boolean; error?: string }> = {};
+    checks.postgres = await check(() => this.store.headPosition('00000000-0000-0000-0000-000000000000'));
+    for (const w of this.workers) {
+      checks[`queue:${w.name}`] = await check(async () => {
+        if (!w.isRunning() || w.isPaused()) throw new Error('consumer is not running');
+      });
+    }
+    checks.dequeue = await check(() => this.probe.roundTrip(2000));
+    return { ok: Object.values(checks).every((c) => c.ok), checks };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+    await this.probe.stop();
+    await this.cancels.close();
+    await this.queues.close();
+    await this.pool.end();
+  }
+
+  /** For tests that read what the worker wrote. */
+  readStream(tenantId: string, streamId: string): Promise<{ version: number; events: Recorded<HubEvent>[] }> {
+    return this.store.readStream(tenantId, streamId) as Promise<{ version: number; events: Recorded<HubEvent>[] }>;
+  }
+}
+
+function isFinalAttempt(job: Job): boolean {
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? JOBS.runTurn.attempts);
+}
+
+async function check(f: () => Promise<unknown>): Promise<{ ok: boolean; error?: string }> {
+  try {
+    await f();
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
+  }
+}
+
+/** Continues the trace and correlation that came through the queue, inside a span for the job. */
+function traced<T>(t: { correlationId: string; traceparent?: string; tracestate?: string }, job: string, attrs: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  return withContext(contextFromTraceparent(t.traceparent, t.tracestate), () =>
+    runWithCorrelation(t.correlationId, () => withSpan(`job ${job}`, { ...attrs, [ATTR.JOB]: job }, fn)),
+  );
+}

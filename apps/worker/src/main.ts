@@ -1,0 +1,49 @@
+// Telemetry first: it must be running before the libraries it traces are loaded.
+import { startTelemetry } from '@hub/telemetry';
+import { ConfigError } from '@hub/config';
+import { createServer } from 'node:http';
+import { loadWorkerSettings, type WorkerSettings } from './settings';
+
+function settingsOrExit(): WorkerSettings {
+  try {
+    return loadWorkerSettings();
+  } catch (e) {
+    process.stderr.write(`${e instanceof ConfigError ? e.message : String(e)}\n`);
+    process.exit(2);
+  }
+}
+
+const settings = settingsOrExit();
+const telemetry = startTelemetry(settings.telemetry);
+
+async function main(): Promise<void> {
+  require('reflect-metadata');
+  const { NestFactory } = await import('@nestjs/core');
+  const { WorkerModule } = await import('./worker.module');
+  const { HubWorker } = await import('./hub-worker');
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger: ['error', 'warn'] });
+  await app.init();
+  const worker = app.get(HubWorker);
+  const health = settings.healthPort
+    ? createServer((req, res) => {
+        void worker.health().then((h) => {
+          res.writeHead(h.ok ? 200 : 503, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ status: h.ok ? 'ok' : 'degraded', worker: worker.id, checks: h.checks }));
+        });
+      }).listen(settings.healthPort)
+    : null;
+  process.stderr.write(`${JSON.stringify({ msg: 'worker started', worker: worker.id, concurrency: settings.concurrency, healthPort: settings.healthPort || null })}\n`);
+  const stop = async () => {
+    health?.close();
+    await app.close();
+    await telemetry.shutdown();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`worker failed to start: ${(e as Error).message}\n`);
+  process.exit(1);
+});

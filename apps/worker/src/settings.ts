@@ -1,0 +1,31 @@
+import { WorkerConfig, parseConfig, queuePrefix } from '@hub/config';
+
+/** What the worker reads from its environment, parsed once at boot. */
+export interface WorkerSettings {
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  concurrency: number;
+  lockMs: number;
+  healthPort: number;
+  model: { provider: 'offline' | 'openai' | 'anthropic'; model?: string; baseUrl?: string; apiKey?: string; offlineDelayMs: number };
+  maxSteps: number;
+  approvalTtlMs: number;
+  telemetry: { serviceName: string; exporter: 'otlp' | 'console' | 'none'; otlpEndpoint?: string };
+}
+
+export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
+  const c = parseConfig(WorkerConfig, env);
+  return {
+    databaseUrl: c.DATABASE_URL,
+    redisUrl: c.REDIS_URL,
+    queuePrefix: queuePrefix(c),
+    concurrency: c.HUB_WORKER_CONCURRENCY,
+    lockMs: c.HUB_WORKER_LOCK_MS,
+    healthPort: c.HUB_WORKER_HEALTH_PORT,
+    model: { provider: c.HUB_MODEL_PROVIDER, model: c.HUB_MODEL, baseUrl: c.HUB_MODEL_BASE_URL, apiKey: c.HUB_MODEL_API_KEY, offlineDelayMs: c.HUB_OFFLINE_DELAY_MS },
+    maxSteps: c.HUB_MAX_STEPS,
+    approvalTtlMs: c.HUB_APPROVAL_TTL_MS,
+    telemetry: { serviceName: c.OTEL_SERVICE_NAME, exporter: c.OTEL_TRACES_EXPORTER, otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT },
+  };
+}

@@ -1,0 +1,59 @@
+import type { Actor, EventMetadata, HubEvent, Protocol, Recorded } from '@hub/domain';
+import { DomainError, sessionStreamId } from '@hub/domain';
+import type { TurnLog } from './ports';
+
+/**
+ * One attempt at advancing one turn: where its stream is, the version we last saw, and the
+ * metadata every event we append carries. `append` is optimistic: a conflict (someone else
+ * appended — a cancel, an approval, another worker) surfaces as STREAM_VERSION_CONFLICT and the
+ * runner re-reads the log and re-plans.
+ */
+export class TurnAttempt {
+  readonly streamId: string;
+  version = 0;
+  events: Recorded<HubEvent>[] = [];
+
+  constructor(
+    private readonly log: TurnLog,
+    readonly tenantId: string,
+    readonly sessionId: string,
+    readonly turnId: string,
+    private readonly base: { correlationId: string; causationId: string; traceparent?: string; tracestate?: string; actor: Actor },
+  ) {
+    this.streamId = sessionStreamId(sessionId);
+  }
+
+  async reload(): Promise<void> {
+    const { version, events } = await this.log.readStream(this.tenantId, this.streamId);
+    this.version = version;
+    this.events = events;
+  }
+
+  /** The protocol the turn was requested over: its events say so too. */
+  private protocol(): Protocol | undefined {
+    const req = this.events.find((e) => e.type === 'TurnRequested' && e.data.turnId === this.turnId);
+    return req?.metadata.protocol;
+  }
+
+  metadata(): EventMetadata {
+    const protocol = this.protocol();
+    return { ...this.base, ...(protocol ? { protocol } : {}) };
+  }
+
+  async append(events: HubEvent[]): Promise<Recorded<HubEvent>[]> {
+    const metadata = this.metadata();
+    const res = await this.log.append(
+      this.tenantId,
+      this.streamId,
+      events.map((e) => ({ type: e.type, data: e.data, metadata })),
+      { expectedVersion: this.version },
+    );
+    this.version = res.nextExpectedVersion;
+    this.events = [...this.events, ...res.events];
+    return res.events;
+  }
+}
+
+export function isConflict(e: unknown): boolean {
+  return e instanceof DomainError && e.code === 'STREAM_VERSION_CONFLICT';
+}

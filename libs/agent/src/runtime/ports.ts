@@ -1,0 +1,44 @@
+import type { EventMetadata, HubEvent, Recorded } from '@hub/domain';
+
+/** The slice of the event store the runner needs (the real one is @hub/event-store). */
+export interface TurnLog {
+  readStream(tenantId: string, streamId: string): Promise<{ version: number; events: Recorded<HubEvent>[] }>;
+  append(
+    tenantId: string,
+    streamId: string,
+    events: { type: string; data: unknown; metadata: EventMetadata }[],
+    opts: { expectedVersion: number },
+  ): Promise<{ nextExpectedVersion: number; events: Recorded<HubEvent>[] }>;
+}
+
+/** Puts follow-up work on the queue (idempotently, by key). */
+export interface TurnScheduler {
+  /** Run (or continue) `turnId`; `key` distinguishes a start from a resume after an approval. */
+  scheduleTurn(tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover'): Promise<void>;
+  scheduleApprovalExpiry(tenantId: string, sessionId: string, approvalId: string, delayMs: number): Promise<void>;
+}
+
+/** Lets a cancel reach the worker that is running the turn right now. */
+export class RunningTurns {
+  private readonly running = new Map<string, AbortController>();
+
+  begin(tenantId: string, turnId: string): AbortController {
+    const c = new AbortController();
+    this.running.set(`${tenantId}|${turnId}`, c);
+    return c;
+  }
+
+  end(tenantId: string, turnId: string, c: AbortController): void {
+    if (this.running.get(`${tenantId}|${turnId}`) === c) this.running.delete(`${tenantId}|${turnId}`);
+  }
+
+  cancel(tenantId: string, turnId: string): boolean {
+    const c = this.running.get(`${tenantId}|${turnId}`);
+    c?.abort(new Error('turn cancelled'));
+    return c !== undefined;
+  }
+
+  get size(): number {
+    return this.running.size;
+  }
+}

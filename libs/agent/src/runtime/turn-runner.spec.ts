@@ -1,0 +1,162 @@
+import { sessionStreamId, type CommandMetadata, type HubCommand, type HubEvent } from '@hub/domain';
+import { CommandHandler } from '@hub/sessions';
+import { InMemoryEventLog } from '@hub/testing';
+import { OfflineProvider } from '../providers/offline';
+import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/types';
+import { ProviderError } from '../providers/types';
+import { createBuiltinRegistry } from '../tools/builtin';
+import { RunningTurns } from './ports';
+import { TurnRunner } from './turn-runner';
+
+const TENANT = '11111111-1111-4111-8111-111111111111';
+const SESSION = 's1';
+
+function setup(provider: ModelProvider = new OfflineProvider({ delayMs: 0 })) {
+  const log = new InMemoryEventLog();
+  const scheduled: { turnId: string; key: string }[] = [];
+  const cancels: string[] = [];
+  const followUps = {
+    scheduleTurn: async (_t: string, _s: string, turnId: string, key: string) => void scheduled.push({ turnId, key }),
+    scheduleApprovalExpiry: async () => undefined,
+    signalCancel: async (_t: string, turnId: string) => void cancels.push(turnId),
+  };
+  const commands = new CommandHandler(log, followUps);
+  const make = (p: ModelProvider) =>
+    new TurnRunner({
+      log,
+      scheduler: followUps,
+      running: new RunningTurns(),
+      provider: p,
+      tools: createBuiltinRegistry(),
+      worker: { type: 'worker', id: 'w1' },
+      maxSteps: 8,
+      approvalTtlMs: 0,
+      flush: { maxChars: 16, maxDelayMs: 1000 },
+    });
+  let n = 0;
+  const meta = (): CommandMetadata => ({
+    commandId: `c${++n}`, tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'hub_k' }, protocol: 'transport',
+  });
+  const send = (c: HubCommand) => commands.handle(c, meta());
+  const submit = (turnId: string, prompt: string) => send({ type: 'SubmitTurn', sessionId: SESSION, turnId, prompt, context: {}, busyPolicy: 'enqueue' });
+  const run = (turnId: string, r = make(provider), finalAttempt = false) =>
+    r.run({ tenantId: TENANT, sessionId: SESSION, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt });
+  const events = () => log.all(TENANT, sessionStreamId(SESSION));
+  const types = (turnId: string) => events().filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId).map((e) => e.type);
+  return { log, scheduled, cancels, send, submit, run, events, types, make };
+}
+
+const completedText = (events: HubEvent[]) => events.filter((e) => e.type === 'TurnCompleted').map((e) => (e.data as { text: string }).text);
+
+describe('TurnRunner', () => {
+  it('runs a ReAct turn with a read-only tool to its answer', async () => {
+    const h = setup();
+    await h.submit('t1', 'read notes.txt');
+    expect(await h.run('t1')).toBe('completed');
+    expect(h.types('t1').filter((t) => t !== 'TextDelta')).toEqual([
+      'TurnRequested', 'TurnStarted', 'MessageStarted', 'ModelCallStarted', 'ModelCallCompleted', 'ToolCallStarted', 'ToolCallCompleted',
+      'ModelCallStarted', 'ModelCallCompleted', 'MessageCompleted', 'TurnCompleted',
+    ]);
+    expect(completedText(h.events())[0]).toContain('The file notes.txt says: Remember to water the plants');
+    const meta = h.events().find((e) => e.type === 'TurnCompleted')?.metadata;
+    expect(meta).toEqual(expect.objectContaining({ correlationId: 'corr', causationId: 'job-t1', protocol: 'transport', actor: { type: 'worker', id: 'w1' } }));
+  });
+
+  it('suspends on an ask tool and continues after approval, the write taking effect', async () => {
+    const h = setup();
+    await h.submit('t1', 'write "hello" to a.txt');
+    expect(await h.run('t1')).toBe('suspended');
+    const asked = h.events().find((e) => e.type === 'ApprovalRequested');
+    expect(asked?.data).toEqual(expect.objectContaining({ toolName: 'write_file', riskTier: 'medium', deadlineAt: null }));
+    const approvalId = (asked?.data as { approvalId: string }).approvalId;
+    expect(await h.run('t1')).toBe('suspended'); // nothing to do until someone answers
+    await h.send({ type: 'ResolveApproval', sessionId: SESSION, approvalId, decision: 'approved', reason: null });
+    expect(h.scheduled).toContainEqual({ turnId: 't1', key: `approval:${approvalId}` });
+    expect(await h.run('t1')).toBe('completed');
+    await h.submit('t2', 'read a.txt');
+    await h.run('t2');
+    expect(completedText(h.events())[1]).toContain('The file a.txt says: hello');
+  });
+
+  it('reports a denied call to the model, and the turn goes on to an answer', async () => {
+    const h = setup();
+    await h.submit('t1', 'delete notes.txt');
+    await h.run('t1');
+    const approvalId = (h.events().find((e) => e.type === 'ApprovalRequested')?.data as { approvalId: string }).approvalId;
+    await h.send({ type: 'ResolveApproval', sessionId: SESSION, approvalId, decision: 'denied', reason: 'no' });
+    expect(await h.run('t1')).toBe('completed');
+    expect(h.events().find((e) => e.type === 'ToolCallCompleted')?.data).toEqual(expect.objectContaining({ status: 'denied', output: 'DENIED: no' }));
+    expect(completedText(h.events())[0]).toMatch(/delete_file call was denied/);
+  });
+
+  it('after a crash mid-stream, a retry skips the recorded text: no duplicate, same answer', async () => {
+    const reference = setup();
+    await reference.submit('t1', 'long answer 60');
+    await reference.run('t1');
+    const expected = completedText(reference.events())[0];
+
+    const h = setup();
+    await h.submit('t1', 'long answer 60');
+    const crashing: ModelProvider = {
+      name: 'offline', model: 'offline',
+      async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
+        let n = 0;
+        for await (const p of new OfflineProvider({ delayMs: 0 }).stream(req)) {
+          if (p.type === 'text-delta' && ++n > 25) throw new Error('worker died');
+          yield p;
+        }
+      },
+    };
+    await expect(h.run('t1', h.make(crashing))).rejects.toThrow('worker died');
+    const partial = h.events().filter((e) => e.type === 'TextDelta').length;
+    expect(partial).toBeGreaterThan(0);
+    expect(await h.run('t1')).toBe('completed');
+    const deltas = h.events().filter((e) => e.type === 'TextDelta').map((e) => e.data as { text: string; offset: number });
+    expect(deltas.map((d) => d.text).join('')).toBe(expected);
+    let offset = 0;
+    for (const d of deltas) {
+      expect(d.offset).toBe(offset);
+      offset += d.text.length;
+    }
+    expect(h.events().filter((e) => e.type === 'ModelCallStarted')).toHaveLength(1);
+  });
+
+  it('fails the turn on a provider error that retrying cannot fix, and starts the queued turn', async () => {
+    const h = setup();
+    await h.submit('t1', 'fail with auth');
+    await h.submit('t2', 'hello');
+    expect(await h.run('t1')).toBe('failed');
+    const failed = h.events().find((e) => e.type === 'TurnFailed');
+    expect(failed?.data).toEqual(expect.objectContaining({ code: 'PROVIDER_AUTH', retryable: false }));
+    const i = h.events().indexOf(failed as HubEvent as never);
+    expect(h.events()[i + 1]).toEqual(expect.objectContaining({ type: 'TurnStarted', data: { turnId: 't2' } }));
+    expect(h.scheduled).toContainEqual({ turnId: 't2', key: 'start' });
+  });
+
+  it('leaves a retryable provider error to the job retry, and fails the turn on the last attempt', async () => {
+    const h = setup();
+    await h.submit('t1', 'fail with rate_limit');
+    await expect(h.run('t1')).rejects.toBeInstanceOf(ProviderError);
+    expect(h.types('t1')).not.toContain('TurnFailed');
+    expect(await h.run('t1', undefined, true)).toBe('failed');
+    expect(h.events().find((e) => e.type === 'TurnFailed')?.data).toEqual(expect.objectContaining({ code: 'PROVIDER_RATE_LIMIT', retryable: true }));
+  });
+
+  it('stops when the turn is cancelled under it (the append conflicts, the log says cancelled)', async () => {
+    const h = setup();
+    await h.submit('t1', 'long answer 200');
+    let appends = 0;
+    h.log.beforeAppend = async () => {
+      if (++appends === 4) {
+        h.log.beforeAppend = undefined;
+        await h.send({ type: 'CancelTurn', sessionId: SESSION, reason: 'user' });
+      }
+    };
+    expect(await h.run('t1')).toBe('stopped');
+    const types = h.types('t1');
+    expect(types).toContain('TurnCancelled');
+    expect(types).not.toContain('TurnCompleted');
+    expect(types.slice(types.indexOf('TurnCancelled') + 1)).toEqual([]);
+    expect(h.cancels).toEqual(['t1']);
+  });
+});

@@ -1,0 +1,139 @@
+import { DomainError, foldSession, foldTurn, nextTurnAfterEnd, planNextStep, type Actor, type HubEvent, type NextStep } from '@hub/domain';
+import { ProviderError } from '../providers/types';
+import type { ModelProvider } from '../providers/types';
+import type { ToolRegistry } from '../tools/registry';
+import { TurnAttempt, isConflict } from './context';
+import { runModelStep, type FlushPolicy } from './model-step';
+import type { RunningTurns, TurnLog, TurnScheduler } from './ports';
+import { refuseTool, runTool, startTool } from './tool-step';
+
+export interface TurnRunnerDeps {
+  log: TurnLog;
+  scheduler: TurnScheduler;
+  running: RunningTurns;
+  provider: ModelProvider;
+  tools: ToolRegistry;
+  worker: Actor;
+  maxSteps: number;
+  approvalTtlMs: number;
+  flush: FlushPolicy;
+  now?: () => number;
+}
+
+export interface RunTurnInput {
+  tenantId: string;
+  sessionId: string;
+  turnId: string;
+  trace: { correlationId: string; traceparent?: string; tracestate?: string };
+  /** The job's id: causation of every event this attempt appends. */
+  causationId: string;
+  /** On the last attempt a retryable failure fails the turn instead of being retried. */
+  finalAttempt: boolean;
+}
+
+export type RunTurnOutcome = 'completed' | 'suspended' | 'failed' | 'stopped';
+
+// Bounds one job: every pass appends at least one event or returns, so this is only a guard
+// against a planning bug turning into a hot loop.
+const MAX_PASSES = 2000;
+
+/**
+ * Advances one turn as far as it can go: ReAct steps (model call, tools, repeat) until an
+ * answer, an approval to wait for (the job ends; no worker slot is held), a cancel, or a
+ * failure. Everything it does is planned from the log, so any worker can pick up any turn.
+ */
+export class TurnRunner {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: TurnRunnerDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async run(input: RunTurnInput): Promise<RunTurnOutcome> {
+    const attempt = new TurnAttempt(this.deps.log, input.tenantId, input.sessionId, input.turnId, {
+      ...input.trace,
+      causationId: input.causationId,
+      actor: this.deps.worker,
+    });
+    const abort = this.deps.running.begin(input.tenantId, input.turnId);
+    try {
+      return await this.loop(attempt, abort.signal, input.finalAttempt);
+    } finally {
+      this.deps.running.end(input.tenantId, input.turnId, abort);
+    }
+  }
+
+  private async loop(attempt: TurnAttempt, signal: AbortSignal, finalAttempt: boolean): Promise<RunTurnOutcome> {
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      await attempt.reload();
+      const step = planNextStep(foldTurn(attempt.events, attempt.turnId), { maxSteps: this.deps.maxSteps });
+      if (step.kind === 'idle') return 'stopped';
+      if (step.kind === 'await-approval') return 'suspended';
+      try {
+        const done = await this.perform(attempt, step, signal);
+        if (done) return 'completed';
+      } catch (e) {
+        if (isConflict(e) || signal.aborted) continue; // someone else wrote: re-read and re-plan
+        const failed = await this.failIfFinal(attempt, e, finalAttempt);
+        if (failed) return 'failed';
+        throw e;
+      }
+    }
+    throw new Error(`turn ${attempt.turnId} did not settle in ${MAX_PASSES} passes`);
+  }
+
+  /** Does one step; true when the turn is finished. */
+  private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal): Promise<boolean> {
+    const toolDeps = { tools: this.deps.tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, isoNow: () => new Date(this.now()).toISOString() };
+    switch (step.kind) {
+      case 'start-message':
+        await attempt.append([{ type: 'MessageStarted', data: { turnId: attempt.turnId, messageId: `${attempt.turnId}:m`, role: 'assistant' } }]);
+        return false;
+      case 'call-model':
+        await runModelStep(attempt, step, { provider: this.deps.provider, tools: this.deps.tools.specs(), signal, flush: this.deps.flush, now: this.now });
+        return false;
+      case 'start-tool': {
+        const asked = await startTool(attempt, step.tool, toolDeps);
+        if (asked && asked.deadlineMs > 0) {
+          await this.deps.scheduler.scheduleApprovalExpiry(attempt.tenantId, attempt.sessionId, asked.approvalId, asked.deadlineMs);
+        }
+        return false;
+      }
+      case 'run-tool':
+        await runTool(attempt, step.tool, toolDeps);
+        return false;
+      case 'refuse-tool':
+        await refuseTool(attempt, step.tool, step.reason);
+        return false;
+      case 'complete': {
+        const usage = foldTurn(attempt.events, attempt.turnId).usage;
+        await this.endTurn(attempt, [
+          { type: 'MessageCompleted', data: { turnId: attempt.turnId, messageId: `${attempt.turnId}:m` } },
+          { type: 'TurnCompleted', data: { turnId: attempt.turnId, text: step.text, stopReason: step.stopReason, usage } },
+        ]);
+        return true;
+      }
+    }
+  }
+
+  /** Appends the turn's last events and starts the next queued turn in the same append. */
+  private async endTurn(attempt: TurnAttempt, ending: HubEvent[]): Promise<void> {
+    const after = foldSession([...attempt.events, ...ending]);
+    const next = nextTurnAfterEnd(after);
+    await attempt.append([...ending, ...next]);
+    for (const e of next) {
+      if (e.type === 'TurnStarted') await this.deps.scheduler.scheduleTurn(attempt.tenantId, attempt.sessionId, e.data.turnId, 'start', 'start');
+    }
+  }
+
+  private async failIfFinal(attempt: TurnAttempt, e: unknown, finalAttempt: boolean): Promise<boolean> {
+    const retryable = e instanceof ProviderError ? e.retryable : !(e instanceof DomainError);
+    if (retryable && !finalAttempt) return false;
+    const code = e instanceof DomainError ? e.code : 'INTERNAL';
+    const message = e instanceof Error ? e.message : String(e);
+    await attempt.reload();
+    if (foldTurn(attempt.events, attempt.turnId).status !== 'running') return true;
+    await this.endTurn(attempt, [{ type: 'TurnFailed', data: { turnId: attempt.turnId, code, message, retryable } }]);
+    return true;
+  }
+}

@@ -1,0 +1,3 @@
+export * from './catalog';
+export * from './queues';
+export * from './cancel-bus';

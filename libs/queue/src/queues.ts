@@ -1,0 +1,115 @@
+import { Job, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+import type { ConnectionOptions } from 'bullmq';
+import { JOBS, JobName, JobPayload, QUEUE_NAMES, assertProcessorsCover } from './catalog';
+
+export interface QueueConnection {
+  redisUrl: string;
+  /** BullMQ key prefix. Hash-tagged (`{hub}`) when running on Redis Cluster. */
+  prefix: string;
+}
+
+function connectionOf(c: QueueConnection): ConnectionOptions {
+  // BullMQ's blocking commands need maxRetriesPerRequest: null on its connections.
+  return { url: c.redisUrl, maxRetriesPerRequest: null };
+}
+
+export interface EnqueueOptions {
+  /** Distinguishes several jobs of one catalog entry for the same subject (e.g. a resume). */
+  key?: string;
+  delayMs?: number;
+}
+
+/** Producer side: validated, idempotent enqueues; optional wait for a job's result. */
+export class HubQueues {
+  private readonly queues = new Map<string, Queue>();
+  private events?: QueueEvents;
+
+  constructor(private readonly conn: QueueConnection) {
+    for (const name of QUEUE_NAMES) {
+      this.queues.set(name, new Queue(name, { connection: connectionOf(conn), prefix: conn.prefix }));
+    }
+  }
+
+  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: EnqueueOptions = {}): Promise<Job> {
+    const def = JOBS[name];
+    const data = def.schema.parse(payload);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the catalog's jobId takes its own payload type
+    const jobId = (def.jobId as (p: any, key: string) => string)(data, opts.key ?? '');
+    return this.queue(def.queue).add(name, data, {
+      jobId,
+      attempts: def.attempts,
+      backoff: { type: 'exponential', delay: def.backoffMs },
+      delay: opts.delayMs,
+      removeOnComplete: { age: 24 * 3600, count: 50_000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    });
+  }
+
+  /** Enqueue and wait for the processor's return value (or its final failure). */
+  async enqueueAndWait<N extends JobName>(name: N, payload: JobPayload<N>, timeoutMs: number): Promise<unknown> {
+    const events = await this.queueEvents();
+    const job = await this.enqueue(name, payload);
+    return job.waitUntilFinished(events, timeoutMs);
+  }
+
+  private async queueEvents(): Promise<QueueEvents> {
+    if (!this.events) {
+      this.events = new QueueEvents(JOBS.command.queue, { connection: connectionOf(this.conn), prefix: this.conn.prefix });
+      await this.events.waitUntilReady();
+    }
+    return this.events;
+  }
+
+  queue(name: string): Queue {
+    const q = this.queues.get(name);
+    if (!q) throw new Error(`unknown queue ${name}`);
+    return q;
+  }
+
+  async close(): Promise<void> {
+    await this.events?.close();
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+  }
+}
+
+export type Processor<N extends JobName> = (payload: JobPayload<N>, job: Job) => Promise<unknown>;
+export type ProcessorMap = { [N in JobName]: Processor<N> };
+
+export interface WorkerOptions {
+  concurrency: number;
+  lockDurationMs: number;
+  /** Decides whether a thrown error is worth retrying; see `retryability.ts`. */
+  isRetryable: (e: unknown) => boolean;
+}
+
+/** Consumer side: one BullMQ worker per queue, dispatching by job name to its processor. */
+export function startWorkers(conn: QueueConnection, processors: ProcessorMap, opts: WorkerOptions): Worker[] {
+  assertProcessorsCover(Object.keys(processors));
+  return QUEUE_NAMES.map(
+    (queue) =>
+      new Worker(
+        queue,
+        async (job: Job) => {
+          const name = job.name as JobName;
+          const def = JOBS[name];
+          if (!def || def.queue !== queue) throw new UnrecoverableError(`job ${job.name} does not belong on ${queue}`);
+          const parsed = def.schema.safeParse(job.data);
+          if (!parsed.success) throw new UnrecoverableError(`invalid ${name} payload: ${parsed.error.message}`);
+          try {
+            return await (processors[name] as Processor<JobName>)(parsed.data as JobPayload<JobName>, job);
+          } catch (e) {
+            if (opts.isRetryable(e)) throw e;
+            throw new UnrecoverableError(e instanceof Error ? e.message : String(e));
+          }
+        },
+        {
+          connection: connectionOf(conn),
+          prefix: conn.prefix,
+          concurrency: opts.concurrency,
+          lockDuration: opts.lockDurationMs,
+          stalledInterval: Math.max(1000, Math.floor(opts.lockDurationMs / 2)),
+          maxStalledCount: 5,
+        },
+      ),
+  );
+}

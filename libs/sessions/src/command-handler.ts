@@ -1,0 +1,83 @@
+import { DomainError, decide, foldSession, isDomainError, sessionStreamId } from '@hub/domain';
+import type { CommandMetadata, DomainErrorCode, EventMetadata, HubCommand, HubEvent, Recorded } from '@hub/domain';
+
+/** What a command came to; ingress turns it into each protocol's answer. */
+export type CommandOutcome =
+  | { ok: true; events: { type: string; globalPosition: number }[]; duplicate: boolean }
+  | { ok: false; code: DomainErrorCode; message: string };
+
+/** The event store as the command handler uses it: read, and append with version + idempotency key. */
+export interface CommandLog {
+  readStream(tenantId: string, streamId: string): Promise<{ version: number; events: Recorded<HubEvent>[] }>;
+  append(
+    tenantId: string,
+    streamId: string,
+    events: { type: string; data: unknown; metadata: EventMetadata }[],
+    opts: { expectedVersion: number; idempotencyKey?: string },
+  ): Promise<{ events: Recorded<HubEvent>[]; duplicate: boolean }>;
+}
+
+export interface FollowUps {
+  scheduleTurn(tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover'): Promise<void>;
+  /** Tells the worker running `turnId` to stop now (the log already says it is cancelled). */
+  signalCancel(tenantId: string, turnId: string): Promise<void>;
+}
+
+// Commands of one session race only with each other and with that session's turn runner;
+// a handful of re-reads settles any realistic burst.
+const MAX_CONFLICT_RETRIES = 25;
+
+/**
+ * Decides a command against its session's stream and appends the outcome, idempotently (the
+ * command id is the append's idempotency key). Then schedules what the new events call for.
+ * Follow-ups are idempotent too, so a retried job that crashed after its append is safe.
+ */
+export class CommandHandler {
+  constructor(
+    private readonly log: CommandLog,
+    private readonly followUps: FollowUps,
+  ) {}
+
+  async handle(command: HubCommand, meta: CommandMetadata): Promise<CommandOutcome> {
+    const streamId = sessionStreamId(command.sessionId);
+    for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
+      const { version, events } = await this.log.readStream(meta.tenantId, streamId);
+      let decided: HubEvent[];
+      try {
+        decided = decide(command, foldSession(events), meta);
+      } catch (e) {
+        if (isDomainError(e)) return { ok: false, code: e.code, message: e.message };
+        throw e;
+      }
+      if (decided.length === 0) return { ok: true, events: [], duplicate: true };
+      try {
+        const res = await this.log.append(meta.tenantId, streamId, decided.map((e) => ({ ...e, metadata: eventMetadata(meta) })), {
+          expectedVersion: version,
+          idempotencyKey: meta.commandId,
+        });
+        await this.followUp(meta.tenantId, command.sessionId, res.events);
+        return { ok: true, events: res.events.map((e) => ({ type: e.type, globalPosition: e.globalPosition })), duplicate: res.duplicate };
+      } catch (e) {
+        if (isDomainError(e) && e.code === 'STREAM_VERSION_CONFLICT') continue;
+        throw e;
+      }
+    }
+    throw new DomainError('STREAM_VERSION_CONFLICT', `session ${command.sessionId} kept changing; gave up after ${MAX_CONFLICT_RETRIES} tries`);
+  }
+
+  private async followUp(tenantId: string, sessionId: string, events: Recorded<HubEvent>[]): Promise<void> {
+    for (const e of events) {
+      if (e.type === 'TurnStarted') await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, 'start', 'start');
+      if (e.type === 'TurnCancelled') await this.followUps.signalCancel(tenantId, e.data.turnId);
+      if (e.type === 'ApprovalResolved') {
+        await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, `approval:${e.data.approvalId}`, 'resume');
+      }
+    }
+  }
+}
+
+/** Event metadata from command metadata: everything but what only the decider needs. */
+export function eventMetadata(meta: CommandMetadata): EventMetadata {
+  const { commandId, tenantId: _tenant, now: _now, ...rest } = meta;
+  return { ...rest, causationId: commandId };
+}

@@ -1,0 +1,6 @@
+export * from './postgres';
+export * from './redis';
+export * from './memory-log';
+export * from './processes';
+export * from './stack';
+export * from './transport-client';

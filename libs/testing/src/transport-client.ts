@@ -1,0 +1,103 @@
+import WebSocket from 'ws';
+import { applyOps, type DeltaOperation, type HarnessState } from '@hub/domain';
+
+export type TransportFrame =
+  | { type: 'state'; state: HarnessState; cursor: number }
+  | { type: 'delta'; operations: DeltaOperation[]; cursor: number }
+  | { type: 'error'; message: string; code?: string; cursor?: number };
+
+/**
+ * A real Harness transport client for tests: keeps every frame, applies them the way the spec
+ * says a client must (replace on `state`, apply ops in order on `delta`), and can wait for a
+ * condition on the assembled state.
+ */
+export class TransportTestClient {
+  readonly frames: TransportFrame[] = [];
+  state: HarnessState | null = null;
+  cursor = 0;
+  closeCode: number | null = null;
+  private waiters: (() => void)[] = [];
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (raw) => {
+      const frame = JSON.parse(raw.toString()) as TransportFrame;
+      this.frames.push(frame);
+      if (frame.type === 'state') this.state = frame.state;
+      if (frame.type === 'delta') this.state = applyOps(this.state ?? { status: 'idle', messages: [] }, frame.operations);
+      if (frame.type !== 'error') this.cursor = frame.cursor;
+      this.notify();
+    });
+    ws.on('close', (code) => {
+      this.closeCode = code;
+      this.notify();
+    });
+  }
+
+  static connect(url: string, apiKey: string | null, query: Record<string, string | number>): Promise<TransportTestClient> {
+    const u = new URL(url);
+    u.protocol = 'ws:';
+    u.pathname = '/v1/transport';
+    for (const [k, v] of Object.entries(query)) u.searchParams.set(k, String(v));
+    const ws = new WebSocket(u, { headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {} });
+    const client = new TransportTestClient(ws);
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(client));
+      ws.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, body, headers: res.headers })));
+      });
+      ws.once('error', reject);
+    });
+  }
+
+  send(commands: unknown[]): void {
+    this.ws.send(JSON.stringify({ type: 'commands', commands }));
+  }
+
+  sendRaw(data: string | Buffer): void {
+    this.ws.send(data);
+  }
+
+  async waitFor(what: string, pred: (c: TransportTestClient) => boolean, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pred(this)) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}; state: ${JSON.stringify(this.state)?.slice(0, 2000)}; last frames: ${JSON.stringify(this.frames.slice(-5))}`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, Math.min(left, 200));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+  }
+
+  /** Waits until the newest turn finished (status back to idle or error after running). */
+  waitForIdle(timeoutMs?: number): Promise<void> {
+    return this.waitFor('the turn to end', (c) => c.state !== null && c.state.status !== 'running' && c.state.messages.some((m) => m.role === 'assistant' && m.status !== 'pending' && m.status !== 'streaming'), timeoutMs);
+  }
+
+  lastAssistant() {
+    return [...(this.state?.messages ?? [])].reverse().find((m) => m.role === 'assistant');
+  }
+
+  errors(): { message: string; code?: string }[] {
+    return this.frames.filter((f): f is Extract<TransportFrame, { type: 'error' }> => f.type === 'error');
+  }
+
+  close(): Promise<void> {
+    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((r) => {
+      this.ws.once('close', () => r());
+      this.ws.close();
+    });
+  }
+
+  private notify(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    w.forEach((f) => f());
+  }
+}
