@@ -27,7 +27,7 @@ describe('parseConfig', () => {
 
   it('matches the documented example for ingress', () => {
     const error = errorOf(() => parseConfig(IngressConfig, { PORT: 'abc' }));
-    expect(error.message).toBe('Invalid configuration:\n  PORT: expected an integer between 1 and 65535, got "abc"');
+    expect(error.message).toBe('Invalid configuration:\n  PORT: expected an integer between 0 and 65535, got "abc"');
   });
 
   it('never echoes the value of a secret', () => {
@@ -58,9 +58,9 @@ describe('parseConfig', () => {
   });
 
   it('reports unknown settings together with invalid values', () => {
-    const error = errorOf(() => parseConfig(IngressConfig, { PORT: '0', HUB_MAX_FRAME_BYTE: '10' }));
+    const error = errorOf(() => parseConfig(IngressConfig, { PORT: '-1', HUB_MAX_FRAME_BYTE: '10' }));
     expect(error.problems).toEqual([
-      { kind: 'invalid', name: 'PORT', message: 'expected an integer between 1 and 65535, got "0"' },
+      { kind: 'invalid', name: 'PORT', message: 'expected an integer between 0 and 65535, got "-1"' },
       { kind: 'unknown', name: 'HUB_MAX_FRAME_BYTE', message: 'unknown setting HUB_MAX_FRAME_BYTE; did you mean HUB_MAX_FRAME_BYTES?' },
     ]);
   });

@@ -66,7 +66,7 @@ describe('coercion', () => {
   });
 
   it.each(['1.5', '', '65536', '8080abc'])('rejects PORT=%j', (raw) => {
-    expect(() => parseConfig(IngressConfig, { PORT: raw })).toThrow('PORT: expected an integer between 1 and 65535');
+    expect(() => parseConfig(IngressConfig, { PORT: raw })).toThrow('PORT: expected an integer between 0 and 65535');
   });
 
   it('treats empty optional settings as unset but keeps set ones', () => {

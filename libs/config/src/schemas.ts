@@ -45,7 +45,8 @@ function sharedShape(serviceName: string) {
 /** The NestJS HTTP + WebSocket edge. */
 export const IngressConfig = z.object({
   ...sharedShape('hub-ingress'),
-  PORT: envInt({ min: 1, max: PORT_MAX, default: 8080 }),
+  /** 0 picks a free port (tests); the chosen URL is logged as `ingress listening`. */
+  PORT: envInt({ min: 0, max: PORT_MAX, default: 8080 }),
   HOST: envString({ default: '0.0.0.0', pattern: /^\S+$/, expected: 'a host name or address' }),
   HUB_MAX_FRAME_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
   HUB_MAX_BODY_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),

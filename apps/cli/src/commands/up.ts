@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HUB_BIN, STATE_DIR } from '../paths';
+import { resolvePostgres, resolveRedis, startedChildren, type Say } from '../dev-stack/services';
+import { runMigrate, withKeys } from './admin';
+
+export interface UpOptions {
+  port: number;
+  workers: number;
+  databaseUrl?: string;
+  redisUrl?: string;
+}
+
+const DEMO_FILE = join(STATE_DIR, 'demo.json');
+
+/** The demo tenant's key is kept in .hub/demo.json (a dev stack only), re-created if it stopped working. */
+async function demoTenant(databaseUrl: string, say: Say): Promise<{ tenantId: string; apiKey: string }> {
+  return withKeys(databaseUrl, async (keys) => {
+    if (existsSync(DEMO_FILE)) {
+      const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8')) as { tenantId: string; apiKey: string };
+      if (await keys.verify(saved.apiKey)) return saved;
+    }
+    say('creating the demo tenant');
+    const created = await keys.createTenant('demo');
+    mkdirSync(STATE_DIR, { recursive: true });
+    writeFileSync(DEMO_FILE, JSON.stringify({ tenantId: created.tenantId, apiKey: created.apiKey }), { mode: 0o600 });
+    return created;
+  });
+}
+
+async function waitForHealth(url: string, children: ChildProcess[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (children.some((c) => c.exitCode !== null)) throw new Error('a hub process exited during start-up (see its log above)');
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`ingress did not become healthy at ${url} within ${timeoutMs / 1000} s`);
+}
+
+/** `hub up`: Postgres + Redis (found or started), migrations, one ingress, N workers, in the foreground. */
+export async function up(opts: UpOptions, say: Say): Promise<number> {
+  const databaseUrl = await resolvePostgres(opts.databaseUrl, say);
+  const redisUrl = await resolveRedis(opts.redisUrl, say);
+  say(`postgres: ${new URL(databaseUrl).host}  redis: ${new URL(redisUrl).host}`);
+  await runMigrate(databaseUrl, say);
+  const demo = await demoTenant(databaseUrl, say);
+  // The children parse this environment with their own config schemas.
+  // eslint-disable-next-line no-restricted-properties
+  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: String(opts.port) };
+  const children = [
+    spawn(HUB_BIN, ['ingress'], { env, stdio: ['ignore', 'inherit', 'inherit'] }),
+    ...Array.from({ length: opts.workers }, () => spawn(HUB_BIN, ['worker'], { env, stdio: ['ignore', 'inherit', 'inherit'] })),
+  ];
+  const stopAll = () => {
+    children.forEach((c) => c.exitCode === null && c.kill('SIGTERM'));
+    startedChildren.forEach((c) => c.kill());
+  };
+  try {
+    await waitForHealth(`http://127.0.0.1:${opts.port}/health`, children, 60_000);
+  } catch (e) {
+    stopAll();
+    throw e;
+  }
+  printSummary(opts.port, demo);
+  return new Promise<number>((resolve) => {
+    const finish = (code: number) => {
+      stopAll();
+      resolve(code);
+    };
+    process.once('SIGINT', () => finish(0));
+    process.once('SIGTERM', () => finish(0));
+    children.forEach((c, i) =>
+      c.once('exit', (code, signal) => {
+        say(`${i === 0 ? 'ingress' : `worker ${i}`} exited (${signal ?? code}); stopping the stack`);
+        finish(1);
+      }),
+    );
+  });
+}
+
+function printSummary(port: number, demo: { tenantId: string; apiKey: string }): void {
+  const http = `http://127.0.0.1:${port}`;
+  process.stdout.write(
+    [
+      '',
+      'Harness Hub is up (offline model).',
+      `  HTTP        ${http}   (GET /health)`,
+      `  WebSocket   ws://127.0.0.1:${port}/v1/transport?session=demo`,
+      `  tenant      ${demo.tenantId}`,
+      `  API key     ${demo.apiKey}`,
+      '',
+      'Try it:',
+      `  HUB_API_KEY=${demo.apiKey} bin/hub chat --session demo "read notes.txt"`,
+      '',
+      'Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}

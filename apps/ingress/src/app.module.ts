@@ -1,0 +1,34 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { CommandService } from './commands/command.service';
+import { HealthController } from './health/health.controller';
+import { CorrelationMiddleware } from './http/correlation.middleware';
+import { ProblemFilter } from './http/problem';
+import { hubProviders, type IngressSettings } from './hub.providers';
+import { SessionStreams } from './streams/session-streams.service';
+import { TurnOutcomes } from './streams/turn-outcome.service';
+import { TransportGateway } from './transport/transport.gateway';
+
+@Module({})
+export class IngressModule implements NestModule {
+  static forRoot(settings: IngressSettings): DynamicModule {
+    return {
+      module: IngressModule,
+      controllers: [HealthController],
+      providers: [
+        ...hubProviders(settings),
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        CommandService,
+        SessionStreams,
+        TurnOutcomes,
+        TransportGateway,
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(CorrelationMiddleware).forRoutes('*');
+  }
+}

@@ -1,0 +1,38 @@
+import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { ApiKeyService, bearerToken, type Principal } from '@hub/auth';
+import { DomainError } from '@hub/domain';
+import { IS_PUBLIC } from './public.decorator';
+
+type AuthedRequest = Request & { principal?: Principal };
+
+/**
+ * Resolves the tenant from `Authorization: Bearer KEY` on every HTTP request (WebSocket
+ * upgrades are checked by `AuthenticatedWsAdapter`). No key, a bad key or a revoked key is a
+ * 401 problem+json; the tenant never comes from the body.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly keys: ApiKeyService,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
+    const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+    const token = bearerToken(req.headers.authorization);
+    if (!token) throw new DomainError('UNAUTHENTICATED', 'missing API key: send Authorization: Bearer <key>');
+    const principal = await this.keys.verify(token);
+    if (!principal) throw new DomainError('UNAUTHENTICATED', 'invalid or revoked API key');
+    req.principal = principal;
+    return true;
+  }
+}
+
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const p = ctx.switchToHttp().getRequest<AuthedRequest>().principal;
+  if (!p) throw new DomainError('UNAUTHENTICATED', 'no principal on request');
+  return p;
+});

@@ -1,0 +1,20 @@
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { json } from 'express';
+import { ApiKeyService } from '@hub/auth';
+import { IngressModule } from './app.module';
+import { AuthenticatedWsAdapter } from './transport/authenticated-ws.adapter';
+import type { IngressSettings } from './hub.providers';
+
+/** Builds and starts one ingress process (also used by e2e tests, on port 0). */
+export async function startIngress(settings: IngressSettings): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(IngressModule.forRoot(settings), {
+    bodyParser: false,
+    logger: ['error', 'warn'],
+  });
+  app.use(json({ limit: settings.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(ApiKeyService), settings.maxFrameBytes));
+  app.enableShutdownHooks();
+  await app.listen(settings.port, settings.host);
+  return app;
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { foldTurn, type ApprovalRequested, type HubEvent, type Recorded, type Usage } from '@hub/domain';
+import { SessionStreams } from './session-streams.service';
+
+/** Where a turn stands when a request-response protocol has to answer. */
+export type TurnOutcome =
+  | { kind: 'completed'; text: string; usage: Usage; events: Recorded<HubEvent>[] }
+  | { kind: 'failed'; code: string; message: string; retryable: boolean; usage: Usage; events: Recorded<HubEvent>[] }
+  | { kind: 'cancelled'; reason: string; text: string; usage: Usage; events: Recorded<HubEvent>[] }
+  | { kind: 'awaiting_approval'; approvals: ApprovalRequested['data'][]; text: string; usage: Usage; events: Recorded<HubEvent>[] }
+  /** Still queued or running when the wait budget ran out. */
+  | { kind: 'pending'; text: string; usage: Usage; events: Recorded<HubEvent>[] };
+
+function outcomeOf(turnId: string, events: Recorded<HubEvent>[]): TurnOutcome | null {
+  const mine = events.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId);
+  const p = foldTurn(mine, turnId);
+  const text = p.calls.map((c) => c.completed?.text ?? c.text).join('');
+  const base = { text, usage: p.usage, events: mine };
+  const end = mine.find((e) => e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled');
+  if (end?.type === 'TurnCompleted') return { kind: 'completed', ...base, text: end.data.text };
+  if (end?.type === 'TurnFailed') return { kind: 'failed', code: end.data.code, message: end.data.message, retryable: end.data.retryable, ...base };
+  if (end?.type === 'TurnCancelled') return { kind: 'cancelled', reason: end.data.reason, ...base };
+  const pending = p.tools.filter((t) => t.approval?.status === 'pending');
+  if (pending.length) {
+    const approvals = mine
+      .filter((e): e is Recorded<ApprovalRequested> => e.type === 'ApprovalRequested')
+      .filter((e) => pending.some((t) => t.approval?.approvalId === e.data.approvalId))
+      .map((e) => e.data);
+    return { kind: 'awaiting_approval', approvals, ...base };
+  }
+  return null;
+}
+
+/**
+ * Waits, reading the log, until a turn completes, fails, is cancelled or waits for an approval
+ * — or until the budget runs out. For protocols that answer a request with the turn's outcome.
+ */
+@Injectable()
+export class TurnOutcomes {
+  constructor(private readonly streams: SessionStreams) {}
+
+  async wait(tenantId: string, sessionId: string, turnId: string, budgetMs: number): Promise<TurnOutcome> {
+    const seen: Recorded<HubEvent>[] = [];
+    let settle!: (o: TurnOutcome) => void;
+    const settled = new Promise<TurnOutcome>((r) => (settle = r));
+    const check = () => {
+      const o = outcomeOf(turnId, seen);
+      if (o) settle(o);
+    };
+    const feed = await this.streams.open(tenantId, sessionId, (batch) => {
+      seen.push(...batch);
+      check();
+    });
+    seen.unshift(...feed.history);
+    check();
+    const timer = setTimeout(() => {
+      const p = foldTurn(seen.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId), turnId);
+      settle({ kind: 'pending', text: p.calls.map((c) => c.text).join(''), usage: p.usage, events: seen });
+    }, budgetMs);
+    try {
+      return await settled;
+    } finally {
+      clearTimeout(timer);
+      await feed.close();
+    }
+  }
+}
