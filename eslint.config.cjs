@@ -37,6 +37,14 @@ module.exports = [
     files: ['libs/domain/src/**/*.ts', 'libs/protocol/**/src/**/*.ts'],
     ignores: ['**/*.spec.ts'],
     rules: {
+      // Node built-ins are not "external projects" to the Nx rule, so ban them here too.
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: require('node:module').builtinModules.map((name) => ({ name, message: 'Pure libs do no I/O: no Node built-ins.' })),
+          patterns: [{ group: ['node:*'], message: 'Pure libs do no I/O: no Node built-ins.' }],
+        },
+      ],
       'no-restricted-syntax': [
         'error',
         { selector: 'NewExpression[callee.name="Date"][arguments.length=0]', message: 'Pure code takes time from the command metadata.' },

@@ -6,6 +6,7 @@ import { HealthController } from './health/health.controller';
 import { CorrelationMiddleware } from './http/correlation.middleware';
 import { ProblemFilter } from './http/problem';
 import { hubProviders, type IngressSettings } from './hub.providers';
+import { SessionsController } from './sessions/sessions.controller';
 import { SessionStreams } from './streams/session-streams.service';
 import { TurnOutcomes } from './streams/turn-outcome.service';
 import { TransportGateway } from './transport/transport.gateway';
@@ -15,7 +16,7 @@ export class IngressModule implements NestModule {
   static forRoot(settings: IngressSettings): DynamicModule {
     return {
       module: IngressModule,
-      controllers: [HealthController],
+      controllers: [HealthController, SessionsController],
       providers: [
         ...hubProviders(settings),
         { provide: APP_GUARD, useClass: ApiKeyGuard },

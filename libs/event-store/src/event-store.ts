@@ -128,6 +128,26 @@ export class EventStore {
     checkIds(tenantId);
     return readHead(this.pool, tenantId);
   }
+
+  /** The tenant's streams whose id starts with `prefix`, most recently changed first. */
+  async listStreams(tenantId: string, options: { prefix?: string; limit?: number } = {}): Promise<StreamInfo[]> {
+    checkIds(tenantId);
+    const { rows } = await this.pool.query<{ stream_id: string; version: number; created_at: Date; updated_at: Date }>(
+      `SELECT stream_id, version, created_at, updated_at FROM streams
+        WHERE tenant_id = $1 AND starts_with(stream_id, $2)
+        ORDER BY updated_at DESC, stream_id LIMIT $3`,
+      [tenantId, options.prefix ?? '', Math.min(options.limit ?? 100, 1000)],
+    );
+    return rows.map((r) => ({ streamId: r.stream_id, version: r.version, createdAt: r.created_at.toISOString(), updatedAt: r.updated_at.toISOString() }));
+  }
+}
+
+/** One row of {@link EventStore.listStreams}. */
+export interface StreamInfo {
+  streamId: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
 }
 
 function toError(e: unknown): Error {

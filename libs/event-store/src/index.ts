@@ -1,4 +1,4 @@
-export { EventStore } from './event-store';
+export { EventStore, type StreamInfo } from './event-store';
 export { EventSubscriber } from './event-subscriber';
 export type { EventsHandler, SubscribeFilter, SubscriberOptions, Subscription } from './event-subscriber';
 export { appendWithRetry } from './append-retry';

@@ -9,7 +9,7 @@ export class HubProcess {
   readonly child: ChildProcess;
   stderr = '';
   stdout = '';
-  private readonly exited: Promise<number | null>;
+  readonly exited: Promise<number | null>;
 
   constructor(args: string[], env: Record<string, string>) {
     this.child = spawn(HUB_BIN, args, {

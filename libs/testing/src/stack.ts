@@ -1,5 +1,4 @@
-import { ApiKeyService } from '@hub/auth';
-import { EventStore, createPool, createPrismaClient } from '@hub/event-store';
+import { EventStore, createPool } from '@hub/event-store';
 import { sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
 import { createTestDatabase } from './postgres';
 import { HubProcess } from './processes';
@@ -62,22 +61,25 @@ export class HubStack {
     return w;
   }
 
+  /** Runs `bin/hub` (the real CLI) against this stack's database and returns its exit code and stdout. */
+  async cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const p = new HubProcess(args, { ...this.baseEnv(), ...env });
+    p.child.stdin?.end();
+    const code = await p.exited;
+    return { code, stdout: p.stdout, stderr: p.stderr };
+  }
+
+  /** A new tenant through `bin/hub tenant create`, exactly as an operator makes one. */
   async createTenant(name = 'tenant'): Promise<{ tenantId: string; apiKey: string; keyPrefix: string }> {
-    const prisma = createPrismaClient(this.databaseUrl);
-    try {
-      return await new ApiKeyService(prisma).createTenant(name);
-    } finally {
-      await prisma.$disconnect();
-    }
+    const res = await this.cli(['tenant', 'create', name]);
+    if (res.code !== 0) throw new Error(`hub tenant create failed (${res.code}): ${res.stderr}`);
+    const created = JSON.parse(res.stdout) as { tenantId: string; apiKey: string };
+    return { ...created, keyPrefix: created.apiKey.slice(0, 'hub_'.length + 12) };
   }
 
   async revokeKey(prefix: string): Promise<void> {
-    const prisma = createPrismaClient(this.databaseUrl);
-    try {
-      await new ApiKeyService(prisma).revoke(prefix);
-    } finally {
-      await prisma.$disconnect();
-    }
+    const res = await this.cli(['key', 'revoke', prefix]);
+    if (res.code !== 0) throw new Error(`hub key revoke failed (${res.code}): ${res.stdout} ${res.stderr}`);
   }
 
   async events(tenantId: string, sessionId: string): Promise<Recorded<HubEvent>[]> {

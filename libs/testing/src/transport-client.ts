@@ -33,12 +33,12 @@ export class TransportTestClient {
     });
   }
 
-  static connect(url: string, apiKey: string | null, query: Record<string, string | number>): Promise<TransportTestClient> {
+  static connect(url: string, apiKey: string | null, query: Record<string, string | number>, headers: Record<string, string> = {}): Promise<TransportTestClient> {
     const u = new URL(url);
     u.protocol = 'ws:';
     u.pathname = '/v1/transport';
     for (const [k, v] of Object.entries(query)) u.searchParams.set(k, String(v));
-    const ws = new WebSocket(u, { headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {} });
+    const ws = new WebSocket(u, { headers: { ...headers, ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) } });
     const client = new TransportTestClient(ws);
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(client));

@@ -4,7 +4,7 @@ import type { WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
 import { initialHarnessView, isDomainError, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
 import { decode, encode, errorFrame, snapshot, type ServerMessage } from '@hub/protocol-transport';
-import { correlationIdFrom, runWithCorrelation } from '@hub/telemetry';
+import { ATTR, correlationIdFrom, runWithCorrelation, withContext, withSpan, type TraceContext } from '@hub/telemetry';
 import type { CommandService } from '../commands/command.service';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
 
@@ -23,6 +23,8 @@ export class TransportConnection {
     private readonly streams: SessionStreams,
     private readonly commands: CommandService,
     private readonly log: Logger,
+    /** From the upgrade request: `X-Correlation-ID` and `traceparent` apply to every command sent on this socket. */
+    private readonly trace: { correlationId?: string; context: TraceContext },
   ) {
     this.chain = new Promise((resolve) => (this.openGate = resolve));
     ws.on('message', (data, isBinary) => void this.onMessage(isBinary ? null : data.toString()));
@@ -67,8 +69,9 @@ export class TransportConnection {
     if (raw === null) return this.send(errorFrame('invalid_message', 'binary frames are not part of this protocol'));
     const decoded = decode(raw, { sessionId: this.sessionId, newId: () => randomUUID() });
     if (!decoded.ok) return this.send(errorFrame(decoded.error.code, decoded.error.message));
-    const correlationId = correlationIdFrom(undefined);
-    await runWithCorrelation(correlationId, async () => {
+    const correlationId = this.trace.correlationId ?? correlationIdFrom(undefined);
+    const attrs = { [ATTR.TENANT_ID]: this.principal.tenantId, [ATTR.SESSION_ID]: this.sessionId, [ATTR.PROTOCOL]: 'transport' };
+    await withContext(this.trace.context, () => runWithCorrelation(correlationId, () => withSpan('transport commands', attrs, async () => {
       for (const command of decoded.commands) {
         const commandId = command.type === 'SubmitTurn' ? `transport:${this.sessionId}:${command.turnId}` : randomUUID();
         try {
@@ -79,6 +82,6 @@ export class TransportConnection {
           this.send(errorFrame(isDomainError(e) ? e.code : 'INTERNAL', isDomainError(e) ? e.message : 'command failed'));
         }
       }
-    });
+    })));
   }
 }

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import { SESSION_ID_PATTERN } from '@hub/domain';
+import { contextFromTraceparent, correlationIdFrom } from '@hub/telemetry';
 import { CommandService } from '../commands/command.service';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from './authenticated-ws.adapter';
@@ -30,7 +31,15 @@ export class TransportGateway implements OnGatewayConnection {
       ws.send(JSON.stringify({ type: 'error', code: 'invalid_request', message: 'need ?session=ID (1-128 of [A-Za-z0-9._:@-]) and an optional ?after=<non-negative integer cursor>' }));
       return ws.close(1008, 'invalid session or cursor');
     }
-    const conn = new TransportConnection(ws, req.principal, sessionId, this.streams, this.commands, this.log);
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const trace = {
+      correlationId: header('x-correlation-id') ? correlationIdFrom(header('x-correlation-id')) : undefined,
+      context: contextFromTraceparent(header('traceparent'), header('tracestate')),
+    };
+    const conn = new TransportConnection(ws, req.principal, sessionId, this.streams, this.commands, this.log, trace);
     await conn.start(after);
   }
 }

@@ -1,0 +1,74 @@
+import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query, Req, DefaultValuePipe } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { CurrentPrincipal } from '../auth/api-key.guard';
+import type { Principal } from '@hub/auth';
+import { DomainError, SESSION_ID_PATTERN, foldHarness, sessionIdOf, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
+import { EventStore } from '@hub/event-store';
+import { CommandService } from '../commands/command.service';
+
+const Decision = z.object({ decision: z.enum(['approved', 'denied']), reason: z.string().max(2000).optional() });
+
+function sessionParam(id: string): string {
+  if (!SESSION_ID_PATTERN.test(id)) throw new DomainError('INVALID_COMMAND', 'session id: 1-128 of [A-Za-z0-9._:@-]');
+  return id;
+}
+
+/**
+ * Sessions over plain HTTP: list, audit export (the log itself), the current state, and
+ * answering an approval (the approval inbox's write side). Every read is the key's tenant only;
+ * another tenant's session is indistinguishable from one that does not exist.
+ */
+@Controller('v1/sessions')
+export class SessionsController {
+  constructor(
+    private readonly store: EventStore,
+    private readonly commands: CommandService,
+  ) {}
+
+  @Get()
+  async list(@CurrentPrincipal() p: Principal, @Query('limit', new DefaultValuePipe(100), ParseIntPipe) limit: number) {
+    const streams = await this.store.listStreams(p.tenantId, { prefix: sessionStreamId(''), limit });
+    return { sessions: streams.map((s) => ({ sessionId: sessionIdOf(s.streamId), version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt })) };
+  }
+
+  private async events(p: Principal, id: string): Promise<Recorded<HubEvent>[]> {
+    const { events } = await this.store.readStream<HubEvent>(p.tenantId, sessionStreamId(sessionParam(id)));
+    if (events.length === 0) throw new DomainError('SESSION_NOT_FOUND', `session ${id} not found`);
+    return events as Recorded<HubEvent>[];
+  }
+
+  /** The session's events, in order, with their envelopes: for audit, export and replay. */
+  @Get(':id/events')
+  async export(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('after', new DefaultValuePipe(0), ParseIntPipe) after: number) {
+    const events = await this.events(p, id);
+    return { sessionId: id, events: events.filter((e) => e.globalPosition > after) };
+  }
+
+  /** The Harness transport state folded from the log, with the cursor it is current at. */
+  @Get(':id/state')
+  async state(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    const events = await this.events(p, id);
+    return { state: foldHarness(events).state, cursor: events[events.length - 1].globalPosition };
+  }
+
+  @Post(':id/approvals/:approvalId')
+  @HttpCode(200)
+  async resolve(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Param('approvalId') approvalId: string,
+    @Body() body: unknown,
+    @Req() req: { correlationId?: string },
+  ) {
+    const parsed = Decision.safeParse(body);
+    if (!parsed.success) throw new DomainError('INVALID_COMMAND', 'body must be {"decision": "approved"|"denied", "reason"?: string}');
+    const outcome = await this.commands.dispatch(
+      { type: 'ResolveApproval', sessionId: sessionParam(id), approvalId, decision: parsed.data.decision, reason: parsed.data.reason ?? null },
+      p,
+      { protocol: 'internal', correlationId: req.correlationId ?? randomUUID(), commandId: randomUUID() },
+    );
+    if (!outcome.ok) throw new DomainError(outcome.code, outcome.message);
+    return { approvalId, decision: parsed.data.decision };
+  }
+}

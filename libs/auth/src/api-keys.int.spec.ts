@@ -1,0 +1,55 @@
+import { createPrismaClient, PrismaClient } from '@hub/event-store';
+import { createTestDatabase } from '@hub/testing';
+import { ApiKeyService, bearerToken } from './api-keys';
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let prisma: PrismaClient;
+let keys: ApiKeyService;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ prefix: 'auth' });
+  prisma = createPrismaClient(db.url);
+  keys = new ApiKeyService(prisma);
+});
+afterAll(async () => {
+  await prisma.$disconnect();
+  await db.drop();
+});
+
+describe('ApiKeyService on Postgres', () => {
+  it('creates a tenant whose key resolves to it, storing only a hash and the visible prefix', async () => {
+    const t = await keys.createTenant('acme');
+    expect(t.apiKey.startsWith(`${t.keyPrefix}_`)).toBe(true);
+    expect(await keys.verify(t.apiKey)).toEqual(expect.objectContaining({ tenantId: t.tenantId, keyPrefix: t.keyPrefix }));
+    const row = await prisma.apiKey.findUnique({ where: { prefix: t.keyPrefix } });
+    expect(row?.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(row)).not.toContain(t.apiKey.slice(t.keyPrefix.length + 1));
+  });
+
+  it('refuses malformed, unknown, tampered and revoked keys', async () => {
+    const t = await keys.createTenant('beta');
+    const secret = t.apiKey.slice(t.keyPrefix.length + 1);
+    const tampered = `${t.keyPrefix}_${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    for (const bad of [undefined, '', 'hub_', 'Bearer x', tampered, `hub_zzzzzzzzzzzz_${secret}`]) {
+      expect(await keys.verify(bad)).toBeNull();
+    }
+    expect(await keys.revoke(t.keyPrefix)).toBe(true);
+    expect(await keys.revoke(t.keyPrefix)).toBe(false);
+    expect(await keys.verify(t.apiKey)).toBeNull();
+  });
+
+  it("keeps tenants apart: a second key of one tenant never resolves to another's", async () => {
+    const a = await keys.createTenant('a');
+    const b = await keys.createTenant('b');
+    const a2 = await keys.createKey(a.tenantId, 'second');
+    expect((await keys.verify(a2.apiKey))?.tenantId).toBe(a.tenantId);
+    expect((await keys.verify(b.apiKey))?.tenantId).toBe(b.tenantId);
+  });
+
+  it('parses only well-formed bearer headers', () => {
+    expect(bearerToken('Bearer abc')).toBe('abc');
+    expect(bearerToken('bearer abc ')).toBe('abc');
+    expect(bearerToken('Basic abc')).toBeUndefined();
+    expect(bearerToken(undefined)).toBeUndefined();
+  });
+});
