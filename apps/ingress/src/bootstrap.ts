@@ -11,6 +11,8 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
   const app = await NestFactory.create<NestExpressApplication>(IngressModule.forRoot(settings), {
     bodyParser: false,
     logger: ['error', 'warn'],
+    // Let start-up failures (an unreachable database, say) reach main's one-line message.
+    abortOnError: false,
   });
   app.use(json({ limit: settings.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
   app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(ApiKeyService), settings.maxFrameBytes));

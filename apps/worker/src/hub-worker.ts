@@ -30,7 +30,7 @@ export class HubWorker {
     this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
     this.probe = new DequeueProbe({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix }, this.id);
     const log: TurnLog & CommandLog = {
-      readStream: (tenantId, streamId) => this.store.readStream<HubEvent>(tenantId, streamId),
+      readStream: (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => this.store.readStream<HubEvent>(tenantId, streamId, opts),
       append: (tenantId, streamId, events, opts) => this.store.append<HubEvent>(tenantId, streamId, events as never, opts),
     };
     const scheduler = this.scheduler();
@@ -100,7 +100,7 @@ export class HubWorker {
   /** Health: Postgres answers, and each queue's consumer is running with a live connection. */
   async health(): Promise<{ ok: boolean; checks: Record<string, { ok: boolean; error?: string }> }> {
     const checks: Record<string, { ok: boolean; error?: string }> = {};
-    checks.postgres = await check(() => this.store.headPosition('00000000-0000-0000-0000-000000000000'));
+    checks.postgres = await check(() => this.store.headPosition(PROBE_TENANT));
     for (const w of this.workers) {
       checks[`queue:${w.name}`] = await check(async () => {
         if (!w.isRunning() || w.isPaused()) throw new Error('consumer is not running');
@@ -123,6 +123,9 @@ export class HubWorker {
     return this.store.readStream(tenantId, streamId) as Promise<{ version: number; events: Recorded<HubEvent>[] }>;
   }
 }
+
+/** Health reads the head position of a tenant that never exists: a real query, no data. */
+const PROBE_TENANT = '00000000-0000-0000-0000-000000000000';
 
 function isFinalAttempt(job: Job): boolean {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? JOBS.runTurn.attempts);

@@ -20,9 +20,9 @@ export class InMemoryEventLog {
     return [...(this.streams.get(this.key(tenantId, streamId)) ?? [])];
   }
 
-  async readStream(tenantId: string, streamId: string): Promise<{ version: number; events: Recorded<HubEvent>[] }> {
+  async readStream(tenantId: string, streamId: string, opts: { fromVersion?: number } = {}): Promise<{ version: number; events: Recorded<HubEvent>[] }> {
     const events = this.all(tenantId, streamId);
-    return { version: events.length, events };
+    return { version: events.length, events: events.filter((e) => e.streamPosition > (opts.fromVersion ?? 0)) };
   }
 
   async append(

@@ -10,7 +10,9 @@ export async function ensureDatabase(url: string): Promise<void> {
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new Client({ connectionString: admin.toString(), connectionTimeoutMillis: 3000 });
-  await client.connect();
+  await client.connect().catch((e: unknown) => {
+    throw new Error(`cannot reach Postgres at ${target.host}: ${(e as Error).message}`);
+  });
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);

@@ -67,8 +67,9 @@ describe('tenancy and audit', () => {
     const missing = await get('/v1/sessions/nope/events', b.apiKey);
     expect(stolen.status).toBe(404);
     expect(missing.status).toBe(404);
-    const strip = (j: { detail: string; correlationId?: string }) => ({ ...j, detail: j.detail.replace(/a-private|nope/, 'ID'), correlationId: undefined });
-    expect(strip(await stolen.json())).toEqual(strip(await missing.json()));
+    type Problem = { detail: string; correlationId?: string };
+    const strip = (j: Problem) => ({ ...j, detail: j.detail.replace(/a-private|nope/, 'ID'), correlationId: undefined });
+    expect(strip((await stolen.json()) as Problem)).toEqual(strip((await missing.json()) as Problem));
     const own = (await (await get('/v1/sessions/a-private/events', a.apiKey)).json()) as { events: { tenantId: string; type: string }[] };
     expect(own.events.every((e) => e.tenantId === a.tenantId)).toBe(true);
     expect(own.events.map((e) => e.type)).toEqual(expect.arrayContaining(['SessionOpened', 'TurnRequested', 'TurnCompleted']));

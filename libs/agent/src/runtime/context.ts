@@ -23,10 +23,12 @@ export class TurnAttempt {
     this.streamId = sessionStreamId(sessionId);
   }
 
+  /** Reads only what was appended since we last looked: a long session is not re-read per step. */
   async reload(): Promise<void> {
-    const { version, events } = await this.log.readStream(this.tenantId, this.streamId);
-    this.version = version;
-    this.events = events;
+    const { version, events } = await this.log.readStream(this.tenantId, this.streamId, { fromVersion: this.version });
+    this.version = Math.max(this.version, version);
+    const known = this.events.length ? this.events[this.events.length - 1].streamPosition : 0;
+    this.events = [...this.events, ...events.filter((e) => e.streamPosition > known)];
   }
 
   /** The protocol the turn was requested over: its events say so too. */

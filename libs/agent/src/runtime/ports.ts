@@ -2,7 +2,8 @@ import type { EventMetadata, HubEvent, Recorded } from '@hub/domain';
 
 /** The slice of the event store the runner needs (the real one is @hub/event-store). */
 export interface TurnLog {
-  readStream(tenantId: string, streamId: string): Promise<{ version: number; events: Recorded<HubEvent>[] }>;
+  /** Events after `fromVersion` (exclusive; all when omitted) and the stream's version. */
+  readStream(tenantId: string, streamId: string, opts?: { fromVersion?: number }): Promise<{ version: number; events: Recorded<HubEvent>[] }>;
   append(
     tenantId: string,
     streamId: string,
