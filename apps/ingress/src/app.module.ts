@@ -6,6 +6,7 @@ import { HealthController } from './health/health.controller';
 import { CorrelationMiddleware } from './http/correlation.middleware';
 import { ProblemFilter } from './http/problem';
 import { hubProviders, type IngressSettings } from './hub.providers';
+import { OpenHarnessController } from './openharness';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionStreams } from './streams/session-streams.service';
 import { TurnOutcomes } from './streams/turn-outcome.service';
@@ -16,7 +17,7 @@ export class IngressModule implements NestModule {
   static forRoot(settings: IngressSettings): DynamicModule {
     return {
       module: IngressModule,
-      controllers: [HealthController, SessionsController],
+      controllers: [HealthController, SessionsController, OpenHarnessController],
       providers: [
         ...hubProviders(settings),
         { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   const { startIngress } = await import('./bootstrap');
   const { loadIngressSettings } = await import('./hub.providers');
   const settings = loadIngressSettings();
+  const { preflight } = await import('./preflight');
   await preflight(settings.databaseUrl, settings.redisUrl);
   const app = await startIngress(settings);
   process.stderr.write(`${JSON.stringify({ msg: 'ingress listening', url: await app.getUrl() })}\n`);
@@ -33,21 +34,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
-}
-
-/** Dependencies answer before Nest boots, so a bad URL is one clear line, not a DI stack trace. */
-async function preflight(databaseUrl: string, redisUrl: string): Promise<void> {
-  const { createPool } = await import('@hub/event-store');
-  const { assertRedisReachable } = await import('@hub/queue');
-  const pool = createPool(databaseUrl, { max: 1 });
-  try {
-    await pool.query('SELECT 1').catch((e: unknown) => {
-      throw new Error(`cannot reach Postgres at ${new URL(databaseUrl).host}: ${(e as Error).message}`);
-    });
-  } finally {
-    await pool.end();
-  }
-  await assertRedisReachable(redisUrl);
 }
 
 main().catch((e: unknown) => {

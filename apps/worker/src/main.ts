@@ -17,7 +17,8 @@ const settings = settingsOrExit();
 const telemetry = startTelemetry(settings.telemetry);
 
 async function main(): Promise<void> {
-  await preflight();
+  const { preflight } = await import('./preflight');
+  await preflight(settings.databaseUrl, settings.redisUrl);
   require('reflect-metadata');
   const { NestFactory } = await import('@nestjs/core');
   const { WorkerModule } = await import('./worker.module');
@@ -42,21 +43,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
-}
-
-/** Dependencies answer before anything connects, so a bad URL is one clear line. */
-async function preflight(): Promise<void> {
-  const { createPool } = await import('@hub/event-store');
-  const { assertRedisReachable } = await import('@hub/queue');
-  const pool = createPool(settings.databaseUrl, { max: 1 });
-  try {
-    await pool.query('SELECT 1').catch((e: unknown) => {
-      throw new Error(`cannot reach Postgres at ${new URL(settings.databaseUrl).host}: ${(e as Error).message}`);
-    });
-  } finally {
-    await pool.end();
-  }
-  await assertRedisReachable(settings.redisUrl);
 }
 
 main().catch((e: unknown) => {

@@ -20,3 +20,4 @@ export type {
   ReadStreamResult,
   StoredEvent,
 } from './types';
+export { assertPostgresReachable } from './preflight';

@@ -1,0 +1,1 @@
+export { OpenHarnessController } from './openharness.controller';

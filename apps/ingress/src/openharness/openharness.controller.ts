@@ -1,0 +1,47 @@
+import { Body, Controller, Inject, OnModuleDestroy, OnModuleInit, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import type { Principal } from '@hub/auth';
+import { EventStore } from '@hub/event-store';
+import { CurrentPrincipal } from '../auth/api-key.guard';
+import { CommandService } from '../commands/command.service';
+import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
+import { TurnOutcomes } from '../streams/turn-outcome.service';
+import { OpenHarnessExceptionFilter, installBodyErrorHandler, sendReply } from './openharness-errors';
+import { OpenHarnessExchange } from './openharness.exchange';
+import { ReplyCache } from './reply-cache';
+
+/**
+ * `POST /v1/openharness` — OpenHarness v1 (specs/openharness-protocol-v1.md) plus our profile
+ * (libs/protocol/openharness/README.md). JSON in, JSON out; every error in the spec's shape.
+ */
+@Controller('v1/openharness')
+@UseFilters(OpenHarnessExceptionFilter)
+export class OpenHarnessController implements OnModuleInit, OnModuleDestroy {
+  private readonly exchange: OpenHarnessExchange;
+
+  constructor(
+    commands: CommandService,
+    outcomes: TurnOutcomes,
+    store: EventStore,
+    @Inject(INGRESS_CONFIG) config: IngressSettings,
+    private readonly http: HttpAdapterHost,
+  ) {
+    this.exchange = new OpenHarnessExchange(commands, outcomes, store, new ReplyCache(config.redisUrl, config.queuePrefix));
+  }
+
+  onModuleInit(): void {
+    installBodyErrorHandler(this.http.httpAdapter);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.exchange.close();
+  }
+
+  @Post()
+  async handle(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const startedAt = performance.now();
+    const { reply, correlationId } = await this.exchange.handle(body, principal, { correlationHeader: req.header('x-correlation-id'), startedAt });
+    sendReply(res, reply, correlationId);
+  }
+}

@@ -1,0 +1,133 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '@hub/auth';
+import { assertNever, isDomainError, sessionStreamId, type HubCommand, type HubEvent } from '@hub/domain';
+import { EventStore } from '@hub/event-store';
+import {
+  decode,
+  encodeError,
+  encodeReply,
+  wireError,
+  wireErrorFromDomain,
+  type DecodedRequest,
+  type WireError,
+  type WireReply,
+} from '@hub/protocol-openharness';
+import { correlationIdFrom, runWithCorrelation } from '@hub/telemetry';
+import type { CommandService } from '../commands/command.service';
+import type { TurnOutcomes } from '../streams/turn-outcome.service';
+import type { ReplyCache } from './reply-cache';
+
+/** What the HTTP request adds to the body. */
+export interface HttpContext {
+  /** `X-Correlation-ID` as sent (the body's `correlation_id` wins over it). */
+  correlationHeader?: string;
+  /** When the request arrived (`performance.now()`), for `engine_latency_ms`. */
+  startedAt: number;
+}
+
+/**
+ * One OpenHarness request, end to end: decode → dispatch → wait for the turn → encode. The
+ * first reply to a shell's `request_id` is kept (see ReplyCache) and returned for repeats.
+ */
+export class OpenHarnessExchange {
+  private readonly log = new Logger('openharness');
+
+  constructor(
+    private readonly commands: CommandService,
+    private readonly outcomes: TurnOutcomes,
+    private readonly store: EventStore,
+    private readonly cache: ReplyCache,
+  ) {}
+
+  async handle(body: unknown, principal: Principal, http: HttpContext): Promise<{ reply: WireReply; correlationId: string }> {
+    const decoded = decode(body, { tenantId: principal.tenantId, newId: () => randomUUID() });
+    const correlationId = effectiveCorrelationId(decoded.ok ? decoded.request.echo.correlation_id : undefined, http.correlationHeader);
+    if (!decoded.ok) {
+      // Bad input is the shell's problem (debug); a tenant mismatch may be probing (warn).
+      const line = JSON.stringify({ msg: 'openharness request refused', code: decoded.error.code, request_id: decoded.echo.request_id });
+      if (decoded.error.code === 'forbidden') this.log.warn(line);
+      else this.log.debug(line);
+      return { reply: encodeError(decoded.error, decoded.echo), correlationId };
+    }
+    // A correlation id the shell sent only as a header is echoed in the body too.
+    const echoed = decoded.request.echo.correlation_id ?? (http.correlationHeader?.trim() === correlationId ? correlationId : undefined);
+    const r = { ...decoded.request, echo: { ...decoded.request.echo, ...(echoed ? { correlation_id: echoed } : {}) } };
+    const tenantId = principal.tenantId;
+    const first = r.idempotent ? await this.cache.get(tenantId, r.requestId) : null;
+    if (first) return { reply: first, correlationId };
+    const reply = await runWithCorrelation(correlationId, () => this.run(r, principal, correlationId, http.startedAt));
+    // Debug level: log fields hold no auth, no intent and no environment values (see decode).
+    this.log.debug(JSON.stringify({ msg: 'openharness request', ...r.logFields, status: reply.httpStatus, code: reply.body.response.error?.code }));
+    const cacheable = r.idempotent && !(reply.body.response.status === 'error' && reply.body.response.error?.retryable);
+    return { reply: cacheable ? await this.cache.keepFirst(tenantId, r.requestId, reply) : reply, correlationId };
+  }
+
+  async close(): Promise<void> {
+    await this.cache.close();
+  }
+
+  private async run(r: DecodedRequest, principal: Principal, correlationId: string, startedAt: number): Promise<WireReply> {
+    const fail = (e: WireError) => encodeError(e, r.echo, { capabilities: r.capabilities, latencyMs: elapsed(startedAt) });
+    const action = r.action;
+    if (action.kind !== 'collect') {
+      const refused = await this.dispatch(action.command, principal, r, correlationId);
+      if (refused) return fail(refused);
+    }
+    const turnId = await this.turnOf(action, principal.tenantId, r.sessionId);
+    if (!turnId) return fail(wireError('not_found', 'No such run in this session.', { details: { field: 'request.context.continuation' } }));
+    const outcome = await this.outcomes.wait(principal.tenantId, r.sessionId, turnId, r.waitMs);
+    const delivered = action.kind === 'submit' ? 0 : action.delivered;
+    return encodeReply(outcome, { echo: r.echo, capabilities: r.capabilities, sessionId: r.sessionId, turnId, delivered, nowMs: Date.now(), latencyMs: elapsed(startedAt) });
+  }
+
+  /** The hub's refusal of the command as a wire error, or null when it was accepted. */
+  private async dispatch(command: HubCommand, principal: Principal, r: DecodedRequest, correlationId: string): Promise<WireError | null> {
+    try {
+      const outcome = await this.commands.dispatch(command, principal, { protocol: 'openharness', correlationId, commandId: r.commandId, extra: r.metadata });
+      return outcome.ok ? null : wireErrorFromDomain(outcome.code, outcome.message);
+    } catch (e) {
+      // The command was not decided in time: the hub is overloaded, not the turn slow.
+      if (isDomainError(e) && e.code === 'TIMEOUT') return wireError('engine_unavailable', 'The hub did not take the request in time.', { retryable: true });
+      throw e;
+    }
+  }
+
+  /** The turn to wait for; null when a continuation names a run this tenant does not have. */
+  private async turnOf(action: DecodedRequest['action'], tenantId: string, sessionId: string): Promise<string | null> {
+    switch (action.kind) {
+      case 'submit':
+        return action.command.turnId;
+      case 'resolve':
+        return action.turnId ?? (await this.turnOfApproval(tenantId, sessionId, action.command.approvalId));
+      case 'collect':
+        return (await this.turnExists(tenantId, sessionId, action.turnId)) ? action.turnId : null;
+      default:
+        return assertNever(action, 'openharness action');
+    }
+  }
+
+  private async sessionEvents(tenantId: string, sessionId: string): Promise<HubEvent[]> {
+    return (await this.store.readStream<HubEvent>(tenantId, sessionStreamId(sessionId))).events as HubEvent[];
+  }
+
+  /** An approval raised elsewhere (another protocol): its turn, from the log. */
+  private async turnOfApproval(tenantId: string, sessionId: string, approvalId: string): Promise<string | null> {
+    const asked = (await this.sessionEvents(tenantId, sessionId)).find((e) => e.type === 'ApprovalRequested' && e.data.approvalId === approvalId);
+    return asked?.type === 'ApprovalRequested' ? asked.data.turnId : null;
+  }
+
+  private async turnExists(tenantId: string, sessionId: string, turnId: string): Promise<boolean> {
+    return (await this.sessionEvents(tenantId, sessionId)).some((e) => e.type === 'TurnRequested' && e.data.turnId === turnId);
+  }
+}
+
+const elapsed = (startedAt: number) => Math.max(0, Math.round(performance.now() - startedAt));
+
+/** The body's `correlation_id`, else `X-Correlation-ID`, each only when usable as a header; else a new one. */
+function effectiveCorrelationId(fromBody: string | undefined, fromHeader: string | undefined): string {
+  for (const candidate of [fromBody, fromHeader]) {
+    if (candidate !== undefined && correlationIdFrom(candidate) === candidate.trim()) return candidate.trim();
+  }
+  return correlationIdFrom(undefined);
+}
