@@ -12,13 +12,13 @@ WORKDIR /app
 RUN chown node:node /app
 USER node
 
-# npm ci runs the postinstall (tools/scripts/prisma-generate.mjs), which needs the Prisma schema
+# npm install runs the postinstall (tools/scripts/prisma-generate.mjs), which needs the Prisma schema
 # and config; copying only these first keeps the dependency layer cached across code changes.
 # devDependencies stay: the prisma CLI is one, and `hub migrate` needs it.
 COPY --chown=node:node package.json package-lock.json .npmrc prisma.config.ts ./
 COPY --chown=node:node prisma ./prisma
 COPY --chown=node:node tools/scripts ./tools/scripts
-RUN npm ci
+RUN npm install --no-audit --no-fund
 
 COPY --chown=node:node . .
 

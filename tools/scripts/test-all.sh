@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/scripts/ensure-services.sh
-[[ -d node_modules/.bin ]] || npm ci
+[[ -d node_modules/.bin ]] || npm install --no-audit --no-fund
 echo "== lint" >&2
 npx nx run-many -t lint --output-style=static
 echo "== typecheck" >&2

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { CliConfig, ConfigError, parseConfig } from '@hub/config';
 import { MigrationError } from '@hub/event-store';
 import { chat } from './commands/chat';
+import { host } from './commands/host';
 import { runMigrate, withKeys } from './commands/admin';
 import { up } from './commands/up';
 
@@ -17,12 +18,16 @@ const USAGE = `usage: hub <command>
   key revoke PREFIX                revoke a key by its visible prefix (hub_xxxxxxxxxxxx)
   chat --session ID PROMPT         send a prompt over the transport WebSocket, print the answer
        [--approve | --deny]        (HUB_URL, HUB_API_KEY)
+  host --protocol v1 [--bridge-compat] [--single-request]
+                                   the Zene host protocol on stdin/stdout (HUB_URL, HUB_API_KEY)
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
 async function main(argv: string[]): Promise<number> {
+  // Before the generic parsing: host has upstream's flags and answers even its errors in JSON.
+  if (argv[0] === 'host') return host(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -1,5 +1,6 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AcpGateway } from './acp/acp.gateway';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { CommandService } from './commands/command.service';
 import { HealthController } from './health/health.controller';
@@ -11,13 +12,14 @@ import { SessionsController } from './sessions/sessions.controller';
 import { SessionStreams } from './streams/session-streams.service';
 import { TurnOutcomes } from './streams/turn-outcome.service';
 import { TransportGateway } from './transport/transport.gateway';
+import { ZeneController, ZeneRunService, ZeneService } from './zene';
 
 @Module({})
 export class IngressModule implements NestModule {
   static forRoot(settings: IngressSettings): DynamicModule {
     return {
       module: IngressModule,
-      controllers: [HealthController, SessionsController, OpenHarnessController],
+      controllers: [HealthController, SessionsController, ZeneController, OpenHarnessController],
       providers: [
         ...hubProviders(settings),
         { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -26,6 +28,8 @@ export class IngressModule implements NestModule {
         SessionStreams,
         TurnOutcomes,
         TransportGateway,
+        AcpGateway,
+        ZeneService, ZeneRunService,
       ],
     };
   }

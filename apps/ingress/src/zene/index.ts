@@ -1,0 +1,3 @@
+export { ZeneController } from './zene.controller';
+export { ZeneService } from './zene.service';
+export { ZeneRunService } from './zene-run.service';

@@ -1,0 +1,60 @@
+import {
+  ackLine,
+  bridgeReply,
+  eventLine,
+  resultLines,
+  type BridgeReply,
+  type ProtocolLine,
+  type ReplyIds,
+  type RunRequest,
+  type ZeneResult,
+} from '@hub/protocol-zene';
+
+/** `bridge`: one flat reply (`--bridge-compat`); `protocol`: the protocol-mode lines. */
+export type ZeneMode = 'bridge' | 'protocol';
+
+export type ZeneLine = BridgeReply | ProtocolLine;
+
+/**
+ * Writes one run's replies in the caller's mode: protocol mode acknowledges at once and may
+ * stream `event` lines (`stream`, upstream's default); bridge mode writes only the end.
+ */
+export class RunReplies {
+  private readonly startedAt = Date.now();
+  private acknowledged = false;
+
+  constructor(
+    readonly mode: ZeneMode,
+    private readonly run: RunRequest,
+    private readonly write: (line: ZeneLine) => void,
+  ) {}
+
+  get ids(): ReplyIds {
+    return { request_id: this.run.request_id, session_id: this.run.session_id };
+  }
+
+  private get streaming(): boolean {
+    return this.mode === 'protocol' && this.run.stream !== false;
+  }
+
+  accepted(timeoutMs: number): void {
+    if (this.mode !== 'protocol') return;
+    this.acknowledged = true;
+    this.write(ackLine(this.ids, 'ACCEPTED', Date.now(), { request_ts_ms: Math.round(this.run.ts_ms ?? this.startedAt) }));
+    if (this.streaming) {
+      const payload = { timeout_ms: timeoutMs, metadata: this.run.metadata ?? null };
+      this.write(eventLine(this.ids, 'REQUEST_ACCEPTED', 1, payload, Date.now()));
+    }
+  }
+
+  duplicateInProgress(existingRequestId: string): void {
+    this.write(ackLine(this.ids, 'DUPLICATE_IN_PROGRESS', Date.now(), { existing_request_id: existingRequestId }));
+  }
+
+  finish(result: ZeneResult, replayed = false): void {
+    if (this.mode === 'bridge') return this.write(bridgeReply(this.ids, result));
+    if (this.acknowledged && this.streaming) this.write(eventLine(this.ids, 'RUN_FINISHED', 2, {}, Date.now()));
+    const timing = { tsMs: Date.now(), latencyMs: Date.now() - this.startedAt, replayed };
+    for (const line of resultLines(this.ids, result, timing)) this.write(line);
+  }
+}
