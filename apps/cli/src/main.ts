@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CliConfig, ConfigError, parseConfig } from '@hub/config';
 import { MigrationError } from '@hub/event-store';
+import { acp } from './commands/acp';
 import { chat } from './commands/chat';
 import { host } from './commands/host';
 import { runMigrate, withKeys } from './commands/admin';
@@ -20,6 +21,7 @@ const USAGE = `usage: hub <command>
        [--approve | --deny]        (HUB_URL, HUB_API_KEY)
   host --protocol v1 [--bridge-compat] [--single-request]
                                    the Zene host protocol on stdin/stdout (HUB_URL, HUB_API_KEY)
+  acp                              the hub as an ACP agent on stdin/stdout (HUB_URL, HUB_API_KEY)
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -28,6 +30,7 @@ const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n
 async function main(argv: string[]): Promise<number> {
   // Before the generic parsing: host has upstream's flags and answers even its errors in JSON.
   if (argv[0] === 'host') return host(argv.slice(1));
+  if (argv[0] === 'acp') return acp();
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -2,11 +2,13 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AcpGateway } from './acp/acp.gateway';
 import { ApiKeyGuard } from './auth/api-key.guard';
+import { BodyErrorGuard } from './http/body-errors';
 import { CommandService } from './commands/command.service';
 import { HealthController } from './health/health.controller';
 import { CorrelationMiddleware } from './http/correlation.middleware';
 import { ProblemFilter } from './http/problem';
 import { hubProviders, type IngressSettings } from './hub.providers';
+import { OpenEnvController, OpenEnvEpisodes, OpenEnvHarnessGateway, OpenEnvWsGateway } from './openenv';
 import { OpenHarnessController } from './openharness';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionStreams } from './streams/session-streams.service';
@@ -19,16 +21,18 @@ export class IngressModule implements NestModule {
   static forRoot(settings: IngressSettings): DynamicModule {
     return {
       module: IngressModule,
-      controllers: [HealthController, SessionsController, ZeneController, OpenHarnessController],
+      controllers: [HealthController, SessionsController, ZeneController, OpenHarnessController, OpenEnvController],
       providers: [
         ...hubProviders(settings),
         { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: BodyErrorGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
         CommandService,
         SessionStreams,
         TurnOutcomes,
         TransportGateway,
         AcpGateway,
+        OpenEnvEpisodes, OpenEnvWsGateway, OpenEnvHarnessGateway,
         ZeneService, ZeneRunService,
       ],
     };

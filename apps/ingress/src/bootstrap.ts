@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
 import { ApiKeyService } from '@hub/auth';
 import { IngressModule } from './app.module';
+import { deferBodyErrors } from './http/body-errors';
 import { AuthenticatedWsAdapter } from './transport/authenticated-ws.adapter';
 import type { IngressSettings } from './hub.providers';
 
@@ -14,7 +15,7 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
     // Let start-up failures (an unreachable database, say) reach main's one-line message.
     abortOnError: false,
   });
-  app.use(json({ limit: settings.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use(deferBodyErrors(json({ limit: settings.maxBodyBytes, type: ['application/json', 'application/*+json'] })));
   app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(ApiKeyService), settings.maxFrameBytes));
   app.enableShutdownHooks();
   await app.listen(settings.port, settings.host);

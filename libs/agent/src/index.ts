@@ -38,3 +38,4 @@ export {
 } from './tools/builtin';
 
 export * from './runtime';
+export * from './rubrics';

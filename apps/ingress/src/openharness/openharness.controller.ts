@@ -1,5 +1,4 @@
-import { Body, Controller, Inject, OnModuleDestroy, OnModuleInit, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Body, Controller, Inject, OnModuleDestroy, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Principal } from '@hub/auth';
 import { EventStore } from '@hub/event-store';
@@ -7,7 +6,7 @@ import { CurrentPrincipal } from '../auth/api-key.guard';
 import { CommandService } from '../commands/command.service';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { TurnOutcomes } from '../streams/turn-outcome.service';
-import { OpenHarnessExceptionFilter, installBodyErrorHandler, sendReply } from './openharness-errors';
+import { OpenHarnessExceptionFilter, sendReply } from './openharness-errors';
 import { OpenHarnessExchange } from './openharness.exchange';
 import { ReplyCache } from './reply-cache';
 
@@ -17,7 +16,7 @@ import { ReplyCache } from './reply-cache';
  */
 @Controller('v1/openharness')
 @UseFilters(OpenHarnessExceptionFilter)
-export class OpenHarnessController implements OnModuleInit, OnModuleDestroy {
+export class OpenHarnessController implements OnModuleDestroy {
   private readonly exchange: OpenHarnessExchange;
 
   constructor(
@@ -25,13 +24,8 @@ export class OpenHarnessController implements OnModuleInit, OnModuleDestroy {
     outcomes: TurnOutcomes,
     store: EventStore,
     @Inject(INGRESS_CONFIG) config: IngressSettings,
-    private readonly http: HttpAdapterHost,
   ) {
     this.exchange = new OpenHarnessExchange(commands, outcomes, store, new ReplyCache(config.redisUrl, config.queuePrefix));
-  }
-
-  onModuleInit(): void {
-    installBodyErrorHandler(this.http.httpAdapter);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -6,8 +6,8 @@ import { bridgeReply, errorLine, rejected, ZENE_CODE_OF_DOMAIN, type ZeneErrorCo
 /**
  * Every failure of the zene routes in this protocol's own shape (a flat reply, or an `error`
  * line with `?mode=protocol`): a refused key is 401 `PROVIDER_AUTH`, anything unexpected 500
- * `INTERNAL` with no details. Body-parser failures of `application/json` bodies happen before
- * routing and stay problem+json; `hub host` sends `application/x-ndjson`, read by the route.
+ * `INTERNAL` with no details. Invalid or oversized JSON bodies arrive here too (see
+ * `http/body-errors.ts`), as `INVALID_REQUEST`.
  */
 @Catch()
 export class ZeneExceptionFilter implements ExceptionFilter {

@@ -1,0 +1,100 @@
+import type { ApprovalRequested, HubEvent, Recorded } from '@hub/domain';
+import { encode, initialAcpView, permissionRequest, stopReasonOf, type AcpView, type McpServer } from '@hub/protocol-acp';
+import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
+
+/** How a prompt's turn ended, as `session/prompt` answers it. */
+export type TurnEnd = { ok: true; stopReason: string } | { ok: false; code: string; message: string; retryable: boolean };
+
+/** What a session needs from its connection. */
+export interface SessionPeer {
+  send(msg: unknown): void;
+  /** Sends `session/request_permission` for an approval; the connection turns the answer into ResolveApproval. */
+  askPermission(approvalId: string, params: unknown): void;
+  /** The approval was resolved elsewhere: withdraw an open request. */
+  withdrawPermission(approvalId: string): void;
+}
+
+function turnEndOf(e: Recorded<HubEvent>): TurnEnd | null {
+  if (e.type === 'TurnCompleted') return { ok: true, stopReason: stopReasonOf(e.data.stopReason === 'max_steps' ? 'max_steps' : 'completed') };
+  if (e.type === 'TurnCancelled') return { ok: true, stopReason: 'cancelled' };
+  if (e.type === 'TurnFailed') return { ok: false, code: e.data.code, message: e.data.message, retryable: e.data.retryable };
+  return null;
+}
+
+/**
+ * One hub session opened on one ACP connection: its live feed from the log, encoded to
+ * `session/update`; the prompts waiting for their turn to end; and open permission requests.
+ */
+export class AcpSession {
+  private view: AcpView = initialAcpView();
+  private feed?: SessionFeed;
+  private readonly waiters = new Map<string, (end: TurnEnd) => void>();
+  private readonly ended = new Map<string, TurnEnd>();
+  private readonly pending = new Map<string, ApprovalRequested['data']>();
+  /** Live delivery waits until history is handled, so updates leave in log order. */
+  private chain: Promise<void>;
+  private openGate!: () => void;
+  mode = 'default';
+  mcpServers: McpServer[] = [];
+
+  constructor(
+    readonly sessionId: string,
+    private readonly tenantId: string,
+    private readonly peer: SessionPeer,
+  ) {
+    this.chain = new Promise((resolve) => (this.openGate = resolve));
+  }
+
+  /** Opens the live feed; `replay` sends the whole history as updates first (`session/load`). */
+  async open(streams: SessionStreams, replay: boolean): Promise<number> {
+    this.feed = await streams.open(this.tenantId, this.sessionId, (batch) => this.enqueue(batch));
+    for (const e of this.feed.history) this.apply(e, replay, false);
+    return this.feed.history.length;
+  }
+
+  /** Starts live delivery, then asks for approvals still open in the history. */
+  start(): void {
+    this.openGate();
+    for (const [id, a] of this.pending) this.peer.askPermission(id, permissionRequest(this.sessionId, a, new Date().toISOString()));
+  }
+
+  close(): Promise<void> {
+    return this.feed?.close() ?? Promise.resolve();
+  }
+
+  /** Resolves when the turn ends (it may already have). */
+  waitForTurn(turnId: string): Promise<TurnEnd> {
+    const done = this.ended.get(turnId);
+    if (done) return Promise.resolve(done);
+    return new Promise((resolve) => this.waiters.set(turnId, resolve));
+  }
+
+  private enqueue(batch: Recorded<HubEvent>[]): Promise<void> {
+    this.chain = this.chain.then(() => batch.forEach((e) => this.apply(e, true, true)));
+    return this.chain;
+  }
+
+  private apply(e: Recorded<HubEvent>, emit: boolean, live: boolean): void {
+    const r = encode(e, this.view, this.sessionId);
+    this.view = r.view;
+    if (emit) r.notifications.forEach((n) => this.peer.send(n));
+    this.trackApprovals(e, live);
+    const end = turnEndOf(e);
+    if (end && 'turnId' in e.data) {
+      const turnId = (e.data as { turnId: string }).turnId;
+      this.ended.set(turnId, end);
+      this.waiters.get(turnId)?.(end);
+      this.waiters.delete(turnId);
+    }
+  }
+
+  private trackApprovals(e: Recorded<HubEvent>, live: boolean): void {
+    if (e.type === 'ApprovalRequested') {
+      this.pending.set(e.data.approvalId, e.data);
+      if (live) this.peer.askPermission(e.data.approvalId, permissionRequest(this.sessionId, e.data, e.createdAt));
+    } else if (e.type === 'ApprovalResolved') {
+      this.pending.delete(e.data.approvalId);
+      if (live) this.peer.withdrawPermission(e.data.approvalId);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import type { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '@hub/auth';
+import { isDomainError, SESSION_ID_PATTERN, type HubCommand } from '@hub/domain';
+import { AcpRpcError, isAgentMethod, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type Incoming } from '@hub/protocol-acp';
+import { AcpSession } from './acp-session';
+import { AcpHandlers } from './acp.handlers';
+import { PermissionRequests, type PermissionDecision } from './acp-permissions';
+import type { AcpDeps } from './acp.deps';
+
+/**
+ * One ACP client on `WS /v1/acp` (or `bin/hub acp` behind it): JSON-RPC frames in, handled one
+ * by one per method; `session/update` and `session/request_permission` out. A bad frame gets a
+ * JSON-RPC error and never closes the connection.
+ */
+export class AcpConnection {
+  readonly sessions = new Map<string, AcpSession>();
+  readonly permissions: PermissionRequests;
+  clientInfo: unknown = null;
+  private readonly handlers: AcpHandlers;
+  private closed = false;
+
+  constructor(
+    private readonly out: (msg: unknown) => void,
+    readonly principal: Principal,
+    readonly deps: AcpDeps,
+    readonly log: Logger,
+    readonly correlationId: string,
+  ) {
+    this.permissions = new PermissionRequests((m) => this.send(m), (d) => void this.resolveApproval(d), deps.permissionTimeoutMs);
+    this.handlers = new AcpHandlers(this);
+  }
+
+  send(msg: unknown): void {
+    if (!this.closed) this.out(msg);
+  }
+
+  async onFrame(raw: string): Promise<void> {
+    const msg: Incoming = parseFrame(raw);
+    switch (msg.kind) {
+      case 'invalid':
+        return this.send(rpcError(msg.id, msg.error));
+      case 'response':
+        if (!this.permissions.answer(msg.id, msg.result, msg.error)) this.log.warn(`acp: response to unknown request ${msg.id}`);
+        return;
+      case 'notification':
+        return this.onNotification(msg.method, msg.params);
+      case 'request':
+        return this.onRequest(msg.id, msg.method, msg.params);
+    }
+  }
+
+  private async onRequest(id: string | number, method: string, params: unknown): Promise<void> {
+    try {
+      const result = await this.route(method, params);
+      this.send(rpcResult(id, result ?? {}));
+    } catch (e) {
+      this.send(rpcError(id, toRpcError(e, this.log)));
+    }
+  }
+
+  private async route(method: string, params: unknown): Promise<unknown> {
+    if (isAgentMethod(method)) return this.handlers.handle(method, checked(method, params));
+    if (this.handlers.hasExtension(method)) return this.handlers.extension(method, params);
+    throw new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+  }
+
+  private async onNotification(method: string, params: unknown): Promise<void> {
+    if (method !== 'session/cancel') return; // ACP: unknown notifications are ignored
+    try {
+      await this.handlers.handle('session/cancel', checked('session/cancel', params));
+    } catch (e) {
+      this.log.warn(`acp: session/cancel failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** Sends a hub command; a refusal becomes a JSON-RPC error carrying the hub's code. */
+  async dispatch(command: HubCommand, commandId: string): Promise<void> {
+    const outcome = await this.deps.commands.dispatch(command, this.principal, {
+      protocol: 'acp',
+      correlationId: this.correlationId,
+      commandId,
+      extra: { acpClient: clientName(this.clientInfo) },
+    });
+    if (!outcome.ok) throw new AcpRpcError(outcome.code === 'SESSION_NOT_FOUND' ? RPC.RESOURCE_NOT_FOUND : RPC.INVALID_PARAMS, outcome.message, { code: outcome.code });
+  }
+
+  /** The session opened on this connection (opening it, without replay, if needed). */
+  async session(sessionId: string, replay = false): Promise<AcpSession> {
+    if (!SESSION_ID_PATTERN.test(sessionId)) throw new AcpRpcError(RPC.INVALID_PARAMS, 'sessionId: 1-128 of [A-Za-z0-9._:@-]');
+    const known = this.sessions.get(sessionId);
+    if (known) return known;
+    const s = new AcpSession(sessionId, this.principal.tenantId, {
+      send: (m) => this.send(m),
+      askPermission: (approvalId, p) => (s.mode === 'read_only' ? void this.resolveApproval({ sessionId, approvalId, decision: 'denied', reason: 'session is read_only' }) : this.permissions.ask(sessionId, approvalId, p)),
+      withdrawPermission: (approvalId) => this.permissions.withdraw(approvalId),
+    });
+    this.sessions.set(sessionId, s);
+    await s.open(this.deps.streams, replay);
+    s.start();
+    return s;
+  }
+
+  private async resolveApproval(d: PermissionDecision): Promise<void> {
+    try {
+      await this.dispatch({ type: 'ResolveApproval', sessionId: d.sessionId, approvalId: d.approvalId, decision: d.decision, reason: d.reason }, `acp:approval:${d.approvalId}:${randomUUID()}`);
+    } catch (e) {
+      // Another client (or protocol) answered first: the first answer wins.
+      this.log.log(`acp: approval ${d.approvalId} not resolved here: ${(e as Error).message}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.permissions.dispose();
+    await Promise.all([...this.sessions.values()].map((s) => s.close()));
+    this.sessions.clear();
+  }
+}
+
+function checked<M extends AgentMethod>(method: M, params: unknown) {
+  const r = parseParams(method, params);
+  if (!r.ok) throw new AcpRpcError(RPC.INVALID_PARAMS, r.message);
+  return r.params;
+}
+
+function clientName(info: unknown): string | undefined {
+  return typeof info === 'object' && info !== null && typeof (info as { name?: unknown }).name === 'string' ? (info as { name: string }).name : undefined;
+}
+
+function toRpcError(e: unknown, log: Logger) {
+  if (e instanceof AcpRpcError) return e.toJSON();
+  if (isDomainError(e)) return { code: RPC.INTERNAL_ERROR, message: e.message, data: { code: e.code } };
+  log.error(`acp: handler failed: ${(e as Error).stack}`);
+  return { code: RPC.INTERNAL_ERROR, message: 'Internal error' };
+}

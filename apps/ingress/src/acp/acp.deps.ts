@@ -1,0 +1,12 @@
+import type { EventStore } from '@hub/event-store';
+import type { CommandService } from '../commands/command.service';
+import type { SessionStreams } from '../streams/session-streams.service';
+
+/** What an ACP connection uses from the hub. */
+export interface AcpDeps {
+  commands: CommandService;
+  streams: SessionStreams;
+  store: EventStore;
+  /** How long a client has to answer `session/request_permission` before it counts as denied. */
+  permissionTimeoutMs: number;
+}

@@ -1,0 +1,47 @@
+import { Logger } from '@nestjs/common';
+import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import type { WebSocket } from 'ws';
+import { EventStore } from '@hub/event-store';
+import { RPC, rpcError } from '@hub/protocol-acp';
+import { correlationIdFrom } from '@hub/telemetry';
+import { CommandService } from '../commands/command.service';
+import { SessionStreams } from '../streams/session-streams.service';
+import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
+import { AcpConnection } from './acp.connection';
+
+/** How long a client has to answer a permission request before it counts as denied. */
+export const ACP_PERMISSION_TIMEOUT_MS = 120_000;
+
+/**
+ * `WS /v1/acp` — the Agent Client Protocol (JSON-RPC 2.0, one message per text frame) with the
+ * Harn bridge additions (specs/harn-acp-bridge-protocol.md). `bin/hub acp` bridges stdio to it.
+ */
+@WebSocketGateway({ path: '/v1/acp' })
+export class AcpGateway implements OnGatewayConnection {
+  private readonly log = new Logger('acp');
+
+  constructor(
+    private readonly streams: SessionStreams,
+    private readonly commands: CommandService,
+    private readonly store: EventStore,
+  ) {}
+
+  handleConnection(ws: WebSocket, req: UpgradeRequest): void {
+    if (!req.principal) return ws.close(1008, 'unauthenticated');
+    const header = req.headers['x-correlation-id'];
+    const correlationId = correlationIdFrom(Array.isArray(header) ? header[0] : header);
+    const send = (msg: unknown) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+    };
+    const deps = { streams: this.streams, commands: this.commands, store: this.store, permissionTimeoutMs: ACP_PERMISSION_TIMEOUT_MS };
+    const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId);
+    // Frames are handled in arrival order per method call, but a long `session/prompt` must not
+    // block the `session/cancel` or permission answer that follows it: each frame runs on its own.
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return send(rpcError(null, { code: RPC.INVALID_REQUEST, message: 'binary frames are not part of this protocol' }));
+      void conn.onFrame(data.toString());
+    });
+    ws.on('close', () => void conn.close());
+    ws.on('error', (e) => this.log.warn(`socket error: ${e.message}`));
+  }
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { sessionIdOf, sessionStreamId } from '@hub/domain';
+import { AcpRpcError, initializeResult, promptText, RPC, rpcNotification, SESSION_MODES, type AgentMethod, type ParamsOf } from '@hub/protocol-acp';
+import type { AcpConnection } from './acp.connection';
+
+/** The extension methods (Harn proposals) this hub serves; advertised at `initialize`. */
+export const EXTENSION_METHODS: readonly string[] = [];
+
+const modes = (current: string) => ({ currentModeId: current, availableModes: SESSION_MODES.map((m) => ({ ...m })) });
+
+/** The ACP agent methods, each mapped onto hub commands and session reads. */
+export class AcpHandlers {
+  constructor(private readonly c: AcpConnection) {}
+
+  hasExtension(method: string): boolean {
+    return EXTENSION_METHODS.includes(method);
+  }
+
+  async extension(method: string, _params: unknown): Promise<unknown> {
+    throw new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+  }
+
+  handle<M extends AgentMethod>(method: M, params: ParamsOf<M>): Promise<unknown> {
+    const p = params as never;
+    switch (method) {
+      case 'initialize':
+        this.c.clientInfo = (params as ParamsOf<'initialize'>).clientInfo ?? null;
+        return Promise.resolve(initializeResult({ version: '0.1.0', extensionMethods: EXTENSION_METHODS }));
+      case 'authenticate':
+        // The socket is already authenticated with the hub API key (upgrade header).
+        return Promise.resolve({});
+      case 'session/new':
+        return this.newSession(p);
+      case 'session/load':
+        return this.load(p);
+      case 'session/list':
+        return this.list(p);
+      case 'session/resume':
+        return this.c.session((params as ParamsOf<'session/resume'>).sessionId).then((s) => ({ modes: modes(s.mode) }));
+      case 'session/close':
+        return this.closeSession(p);
+      case 'session/prompt':
+        return this.prompt(p);
+      case 'session/cancel':
+        return this.cancel(p);
+      case 'session/set_mode':
+        return this.setMode(p);
+      case 'session/set_config_option':
+        return Promise.reject(new AcpRpcError(RPC.INVALID_PARAMS, `unknown config option ${(params as ParamsOf<'session/set_config_option'>).configId}: this agent has none`));
+      default:
+        return Promise.reject(new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${String(method)}`));
+    }
+  }
+
+  private async newSession(p: ParamsOf<'session/new'>) {
+    const sessionId = `acp-${randomUUID()}`;
+    const s = await this.c.session(sessionId);
+    s.mcpServers = p.mcpServers;
+    return { sessionId, modes: modes(s.mode) };
+  }
+
+  private async load(p: ParamsOf<'session/load'>) {
+    const { events } = await this.c.deps.store.readStream(this.c.principal.tenantId, sessionStreamId(p.sessionId));
+    if (events.length === 0) throw new AcpRpcError(RPC.RESOURCE_NOT_FOUND, `session ${p.sessionId} not found`, { uri: p.sessionId });
+    const open = this.c.sessions.get(p.sessionId);
+    if (open) {
+      await open.close();
+      this.c.sessions.delete(p.sessionId);
+    }
+    const s = await this.c.session(p.sessionId, true);
+    s.mcpServers = p.mcpServers;
+    return { modes: modes(s.mode) };
+  }
+
+  private async list(p: ParamsOf<'session/list'>) {
+    const streams = await this.c.deps.store.listStreams(this.c.principal.tenantId, { prefix: sessionStreamId(''), limit: 200 });
+    const sessions = streams.map((s) => ({ sessionId: sessionIdOf(s.streamId) ?? s.streamId, cwd: p.cwd ?? '/', updatedAt: new Date(s.updatedAt).toISOString() }));
+    return { sessions };
+  }
+
+  private async closeSession(p: ParamsOf<'session/close'>) {
+    const s = this.c.sessions.get(p.sessionId);
+    if (!s) throw new AcpRpcError(RPC.RESOURCE_NOT_FOUND, `session ${p.sessionId} is not open on this connection`);
+    this.c.sessions.delete(p.sessionId);
+    await s.close();
+    return {};
+  }
+
+  private async prompt(p: ParamsOf<'session/prompt'>) {
+    const text = promptText(p.prompt);
+    if (!text.trim()) throw new AcpRpcError(RPC.INVALID_PARAMS, 'prompt has no text');
+    const s = await this.c.session(p.sessionId);
+    const turnId = `acp-${p.messageId ?? randomUUID()}`;
+    const ended = s.waitForTurn(turnId);
+    await this.c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { mcpServers: s.mcpServers.map((m) => m.name), mode: s.mode } }, busyPolicy: 'reject' }, `acp:${p.sessionId}:${turnId}`);
+    const end = await ended;
+    if (!end.ok) throw new AcpRpcError(RPC.INTERNAL_ERROR, end.message, { code: end.code, retryable: end.retryable });
+    return { stopReason: end.stopReason, _meta: { harn: { turnId } } };
+  }
+
+  private async cancel(p: ParamsOf<'session/cancel'>) {
+    await this.c.dispatch({ type: 'CancelTurn', sessionId: p.sessionId, reason: 'user' }, `acp:cancel:${randomUUID()}`);
+    return {};
+  }
+
+  private async setMode(p: ParamsOf<'session/set_mode'>) {
+    if (!SESSION_MODES.some((m) => m.id === p.modeId)) throw new AcpRpcError(RPC.INVALID_PARAMS, `unknown mode ${p.modeId}`);
+    const s = await this.c.session(p.sessionId);
+    s.mode = p.modeId;
+    this.c.send(rpcNotification('session/update', { sessionId: p.sessionId, update: { sessionUpdate: 'current_mode_update', currentModeId: p.modeId } }));
+    return {};
+  }
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Actor } from '@hub/domain';
+import type { EventStore } from '@hub/event-store';
+import { EnvironmentConfig } from '@hub/protocol-openenv';
+
+// Environments and the episodes started in them are kept in the log, on two non-session
+// streams per environment (not HubEvents: they configure the edge, they are not turns):
+//   openenv-env:<name>       EnvironmentConfigured  (last one wins)
+//   openenv-episodes:<name>  EpisodeStarted         (last one is the current episode)
+// So every ingress instance sees the same environments and episodes; nothing lives in memory.
+
+const EnvironmentConfigured = z.object({ type: z.literal('OpenEnvEnvironmentConfigured'), data: z.object({ name: z.string(), config: EnvironmentConfig }) });
+const EpisodeStarted = z.object({
+  type: z.literal('OpenEnvEpisodeStarted'),
+  data: z.object({ env: z.string(), episodeId: z.string(), sessionId: z.string(), seed: z.number().nullable() }),
+});
+export type Episode = z.infer<typeof EpisodeStarted>['data'];
+
+const envStream = (name: string) => `openenv-env:${name}`;
+const episodesStream = (name: string) => `openenv-episodes:${name}`;
+
+export class EnvironmentRegistry {
+  constructor(private readonly store: EventStore) {}
+
+  async put(tenantId: string, name: string, config: EnvironmentConfig, actor: Actor, correlationId: string): Promise<void> {
+    const event = { type: 'OpenEnvEnvironmentConfigured', data: { name, config } };
+    await this.store.append(tenantId, envStream(name), [{ ...event, metadata: { correlationId, actor, protocol: 'openenv' } }], { expectedVersion: 'any' });
+  }
+
+  async get(tenantId: string, name: string): Promise<EnvironmentConfig | null> {
+    const { events } = await this.store.readStream(tenantId, envStream(name));
+    const last = events.at(-1);
+    return last ? EnvironmentConfigured.parse({ type: last.type, data: last.data }).data.config : null;
+  }
+
+  /** A fresh episode: a new session, so a fresh conversation and a fresh working directory. */
+  async startEpisode(tenantId: string, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<Episode> {
+    const episode: Episode = { env, episodeId: req.episodeId ?? randomUUID(), sessionId: `oe.${env}.${randomUUID()}`, seed: req.seed ?? null };
+    await this.store.append(tenantId, episodesStream(env), [{ type: 'OpenEnvEpisodeStarted', data: episode, metadata: { correlationId, protocol: 'openenv' } }], {
+      expectedVersion: 'any',
+    });
+    return episode;
+  }
+
+  /** The named episode (its latest reset), or the environment's current one. */
+  async episode(tenantId: string, env: string, episodeId?: string | null): Promise<Episode | null> {
+    const { events } = await this.store.readStream(tenantId, episodesStream(env));
+    const all = events.map((e) => EpisodeStarted.parse({ type: e.type, data: e.data }).data);
+    const pick = episodeId ? all.filter((e) => e.episodeId === episodeId) : all;
+    return pick.at(-1) ?? null;
+  }
+}

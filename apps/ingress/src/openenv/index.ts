@@ -1,0 +1,4 @@
+export { OpenEnvController } from './openenv.controller';
+export { OpenEnvEpisodes } from './openenv-episodes';
+export { OpenEnvHarnessGateway } from './openenv-harness.gateway';
+export { OpenEnvWsGateway } from './openenv-ws.gateway';

@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '@hub/auth';
+import { buildRubric } from '@hub/agent';
+import { isDomainError, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
+import { EventStore } from '@hub/event-store';
+import {
+  encodeHarnessEventList,
+  encodeResetResult,
+  encodeStepResult,
+  type EnvironmentConfig,
+  type EpisodeState,
+  type HarnessAction,
+  type StepResult,
+} from '@hub/protocol-openenv';
+import { CommandService } from '../commands/command.service';
+import { TurnOutcomes, type TurnOutcome } from '../streams/turn-outcome.service';
+import { EnvironmentRegistry, type Episode } from './environment-registry';
+
+/** Why a reset/step/state cannot be answered; each edge writes it in its own shape. */
+export class OpenEnvRefusal extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'no_episode' | 'episode_done' | 'busy' | 'invalid' | 'unavailable',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_STEP_WAIT_MS = 15 * 60_000;
+
+/**
+ * The simulation API (RFC 005): `reset` starts an episode (a new hub session), `step` runs one
+ * conversational turn on it and waits for its outcome, `state` and `trajectory` read the log.
+ * Stateless: the environment, its current episode and the step count all come from the log.
+ */
+@Injectable()
+export class OpenEnvEpisodes {
+  readonly registry: EnvironmentRegistry;
+
+  constructor(
+    private readonly commands: CommandService,
+    private readonly outcomes: TurnOutcomes,
+    private readonly store: EventStore,
+  ) {
+    this.registry = new EnvironmentRegistry(store);
+  }
+
+  async environment(tenantId: string, env: string): Promise<EnvironmentConfig> {
+    const config = await this.registry.get(tenantId, env);
+    if (!config) throw new OpenEnvRefusal('not_found', `no environment ${env}: create it with PUT /v1/openenv/${env}`);
+    return config;
+  }
+
+  async reset(principal: Principal, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<{ episode: Episode; result: StepResult }> {
+    await this.environment(principal.tenantId, env);
+    const episode = await this.registry.startEpisode(principal.tenantId, env, req, correlationId);
+    return { episode, result: encodeResetResult(episode.episodeId) };
+  }
+
+  async step(principal: Principal, env: string, action: HarnessAction, opts: { episodeId?: string | null; episode?: Episode; timeoutS?: number | null; requestId?: string | null }, correlationId: string): Promise<StepResult> {
+    const config = await this.environment(principal.tenantId, env);
+    const episode = opts.episode ?? (await this.registry.episode(principal.tenantId, env, opts.episodeId));
+    if (!episode) throw new OpenEnvRefusal('no_episode', 'no episode: call reset first');
+    const before = await this.sessionEvents(principal.tenantId, episode.sessionId);
+    const stepCount = turnsOf(before).length;
+    if (isDone(before, config)) throw new OpenEnvRefusal('episode_done', `episode ${episode.episodeId} is done (${stepCount} of max_turns ${config.max_turns}): call reset`);
+    const turnId = randomUUID();
+    await this.submit(principal, episode, action, turnId, opts.requestId ?? turnId, correlationId);
+    const budgetMs = Math.min(MAX_STEP_WAIT_MS, 1000 * (opts.timeoutS ?? config.harness.session_timeout_s));
+    const outcome = await this.outcomes.wait(principal.tenantId, episode.sessionId, turnId, budgetMs);
+    if (outcome.kind === 'pending') await this.cancelTimedOut(principal, episode, turnId, correlationId);
+    const after = [...before, ...outcome.events.filter((e) => !before.some((b) => b.eventId === e.eventId))];
+    return this.observe(config, episode, action.message, turnId, outcome, after, stepCount + 1);
+  }
+
+  async state(tenantId: string, env: string, episode?: Episode | null): Promise<EpisodeState> {
+    await this.environment(tenantId, env);
+    const current = episode ?? (await this.registry.episode(tenantId, env));
+    if (!current) return { episode_id: null, step_count: 0 };
+    const events = await this.sessionEvents(tenantId, current.sessionId);
+    return { episode_id: current.episodeId, step_count: turnsOf(events).length, session_id: current.sessionId, env, seed: current.seed };
+  }
+
+  /** Every RFC 005 event of an episode, across all its turns. */
+  async trajectory(tenantId: string, env: string, episodeId?: string | null): Promise<{ episode_id: string; session_id: string; events: ReturnType<typeof encodeHarnessEventList> }> {
+    await this.environment(tenantId, env);
+    const episode = await this.registry.episode(tenantId, env, episodeId);
+    if (!episode) throw new OpenEnvRefusal('no_episode', episodeId ? `no episode ${episodeId}` : 'no episode: call reset first');
+    const events = await this.sessionEvents(tenantId, episode.sessionId);
+    return { episode_id: episode.episodeId, session_id: episode.sessionId, events: encodeHarnessEventList(events) };
+  }
+
+  async sessionEvents(tenantId: string, sessionId: string): Promise<Recorded<HubEvent>[]> {
+    return (await this.store.readStream<HubEvent>(tenantId, sessionStreamId(sessionId))).events as Recorded<HubEvent>[];
+  }
+
+  private async submit(principal: Principal, episode: Episode, action: HarnessAction, turnId: string, requestId: string, correlationId: string): Promise<void> {
+    const command = { type: 'SubmitTurn' as const, sessionId: episode.sessionId, turnId, prompt: action.message, context: { openenv: { env: episode.env, episode_id: episode.episodeId } }, busyPolicy: 'reject' as const };
+    const commandId = `openenv:${episode.sessionId}:${requestId}`;
+    let outcome;
+    try {
+      outcome = await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId });
+    } catch (e) {
+      if (isDomainError(e) && e.code === 'TIMEOUT') throw new OpenEnvRefusal('unavailable', 'the hub did not take the step in time');
+      throw e;
+    }
+    if (!outcome.ok) throw new OpenEnvRefusal(outcome.code === 'SESSION_BUSY' ? 'busy' : 'invalid', outcome.message);
+  }
+
+  /** RFC 005: `session_timeout_s` bounds a turn in wall-clock time; a turn over it is cancelled. */
+  private async cancelTimedOut(principal: Principal, episode: Episode, turnId: string, correlationId: string): Promise<void> {
+    const command = { type: 'CancelTurn' as const, sessionId: episode.sessionId, turnId, reason: 'timeout' as const };
+    await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId: `openenv:${episode.sessionId}:${turnId}:timeout` }).catch(() => undefined);
+  }
+
+  private observe(config: EnvironmentConfig, episode: Episode, message: string, turnId: string, outcome: TurnOutcome, all: Recorded<HubEvent>[], turnNumber: number): StepResult {
+    const mine = all.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId);
+    const response = outcome.kind === 'failed' ? '' : outcome.text;
+    const toolCalls = mine.flatMap((e) => (e.type === 'ToolCallStarted' ? [e.data.name] : []));
+    const episodeToolCalls = all.flatMap((e) => (e.type === 'ToolCallStarted' ? [e.data.name] : []));
+    const reward = config.rubric ? buildRubric(config.rubric)({ message, response, toolCalls, episodeToolCalls, status: outcome.kind }) : null;
+    const markerHit = outcome.kind === 'completed' && config.done_marker !== null && response.includes(config.done_marker);
+    return encodeStepResult({
+      status: outcome.kind,
+      response,
+      turnEvents: encodeHarnessEventList(mine),
+      turnNumber,
+      reward,
+      done: markerHit || turnNumber >= config.max_turns,
+      episodeId: episode.episodeId,
+      ...(outcome.kind === 'failed' ? { error: { code: outcome.code, message: outcome.message } } : {}),
+      ...(outcome.kind === 'pending' ? { error: { code: 'TIMEOUT', message: 'the turn ran past its time budget and was cancelled' } } : {}),
+    });
+  }
+}
+
+function turnsOf(events: readonly Recorded<HubEvent>[]): string[] {
+  return events.flatMap((e) => (e.type === 'TurnRequested' ? [e.data.turnId] : []));
+}
+
+/** Done: max_turns reached, or the last completed turn's answer holds the done marker. */
+function isDone(events: readonly Recorded<HubEvent>[], config: EnvironmentConfig): boolean {
+  if (turnsOf(events).length >= config.max_turns) return true;
+  const lastEnd = [...events].reverse().find((e) => e.type === 'TurnCompleted');
+  return config.done_marker !== null && lastEnd?.type === 'TurnCompleted' && lastEnd.data.text.includes(config.done_marker);
+}

@@ -1,0 +1,42 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { isDomainError } from '@hub/domain';
+import { httpDetail } from '@hub/protocol-openenv';
+import { OpenEnvRefusal } from './openenv-episodes';
+
+const log = new Logger('openenv');
+
+const REFUSAL_STATUS: Record<OpenEnvRefusal['kind'], number> = {
+  not_found: 404,
+  no_episode: 409,
+  episode_done: 409,
+  busy: 409,
+  invalid: 400,
+  unavailable: 503,
+};
+
+/** An error as OpenEnv's (FastAPI) server writes it: `{"detail": ...}` with the HTTP status. */
+export function errorReply(e: unknown): { status: number; body: { detail: unknown } } {
+  if (e instanceof OpenEnvRefusal) return { status: REFUSAL_STATUS[e.kind], body: httpDetail(e.message) };
+  if (isDomainError(e) && e.code === 'UNAUTHENTICATED') return { status: 401, body: httpDetail(e.message) };
+  if (e instanceof HttpException) {
+    const status = e.getStatus();
+    // Body-parser failures arrive here through BodyErrorGuard (http/body-errors.ts).
+    if (status === 413) return { status, body: httpDetail('Request body too large') };
+    if (status === 400) return { status: 422, body: { detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error' }] } };
+    return { status, body: httpDetail(status === 401 ? 'missing, invalid or revoked API key: send Authorization: Bearer <key>' : e.message) };
+  }
+  return { status: 500, body: httpDetail('Internal Server Error') };
+}
+
+/** Everything raised around the OpenEnv controller leaves in OpenEnv's shape, not problem+json. */
+@Catch()
+export class OpenEnvExceptionFilter implements ExceptionFilter {
+  catch(e: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<Request>();
+    const res = host.switchToHttp().getResponse<Response>();
+    const { status, body } = errorReply(e);
+    if (status >= 500) log.error(`${req.method} ${req.path}: ${(e as Error)?.stack ?? String(e)}`);
+    if (!res.headersSent) res.status(status).json(body);
+  }
+}

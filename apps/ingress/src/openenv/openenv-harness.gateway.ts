@@ -1,0 +1,103 @@
+import { Logger } from '@nestjs/common';
+import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import type { HubEvent, Recorded } from '@hub/domain';
+import { encodeHarnessEvents, initialHarnessEventView, type HarnessEvent, type HarnessEventView } from '@hub/protocol-openenv';
+import { correlationIdFrom } from '@hub/telemetry';
+import { CommandService } from '../commands/command.service';
+import { SessionStreams } from '../streams/session-streams.service';
+import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
+import { envName } from './environment-config';
+import { OpenEnvEpisodes } from './openenv-episodes';
+import { OPENENV_HARNESS_PATH, upgradeParams } from './openenv-upgrade';
+
+/**
+ * `WS /v1/openenv/<env>/harness[?episode_id=ID][&after=CURSOR]` — RFC 005 production mode: each
+ * text frame (a message, or `{"message": ...}`) is one turn, and the episode's `HarnessEvent`s
+ * stream out as they are recorded, each with its cursor. Without `episode_id` a fresh episode
+ * starts (RFC: the socket resets the environment); with it, the socket watches and steers that
+ * episode — one run by a training loop over `/step` included.
+ */
+@WebSocketGateway({ path: OPENENV_HARNESS_PATH })
+export class OpenEnvHarnessGateway implements OnGatewayConnection {
+  private readonly log = new Logger('openenv');
+
+  constructor(
+    private readonly episodes: OpenEnvEpisodes,
+    private readonly streams: SessionStreams,
+    private readonly commands: CommandService,
+  ) {}
+
+  async handleConnection(ws: WebSocket, req: UpgradeRequest): Promise<void> {
+    if (!req.principal) return ws.close(1008, 'unauthenticated');
+    const principal = req.principal;
+    const params = upgradeParams(req);
+    const correlationId = correlationIdFrom(req.headers['x-correlation-id'] as string | undefined);
+    const send = (frame: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame));
+    const fail = (message: string) => send({ type: 'error', timestamp: Date.now() / 1000, data: { message, recoverable: false }, cursor: 0 });
+    // Messages may arrive before the stream is open: take them now, submit them once it is.
+    let open!: () => void;
+    let chain: Promise<unknown> = new Promise<void>((resolve) => (open = resolve));
+    let sessionId = '';
+    ws.on('message', (data) => {
+      chain = chain.then(() => (sessionId ? this.submit(principal, sessionId, data.toString(), correlationId, fail) : undefined));
+    });
+    const afterRaw = params.get('after');
+    const after = afterRaw === null ? undefined : Number(afterRaw);
+    try {
+      if (after !== undefined && !(Number.isSafeInteger(after) && after >= 0)) throw new Error('after must be a non-negative integer cursor');
+      const env = envName(params.get('env') ?? '');
+      await this.episodes.environment(principal.tenantId, env);
+      const wanted = params.get('episode_id');
+      const episode = wanted ? await this.episodes.registry.episode(principal.tenantId, env, wanted) : await this.episodes.registry.startEpisode(principal.tenantId, env, {}, correlationId);
+      if (!episode) throw new Error(`no episode ${wanted}`);
+      let view: HarnessEventView = initialHarnessEventView();
+      const emit = (batch: Recorded<HubEvent>[], live: boolean) => {
+        for (const e of batch) {
+          const r = encodeHarnessEvents(e, view);
+          view = r.view;
+          if (live || after === undefined || e.globalPosition > after) r.events.forEach((h: HarnessEvent) => send(h));
+        }
+      };
+      let opened = false;
+      const pending: Recorded<HubEvent>[][] = [];
+      const feed = await this.streams.open(principal.tenantId, episode.sessionId, (batch) => (opened ? emit(batch, true) : void pending.push(batch)), { after });
+      ws.on('close', () => void feed.close());
+      send({ type: 'episode', data: { episode_id: episode.episodeId, session_id: episode.sessionId, env }, cursor: feed.head });
+      emit(feed.history, false);
+      opened = true;
+      pending.splice(0).forEach((b) => emit(b, true));
+      sessionId = episode.sessionId;
+    } catch (e) {
+      fail((e as Error).message);
+      ws.close(1008, 'cannot open harness stream');
+    } finally {
+      open();
+    }
+  }
+
+  private async submit(principal: NonNullable<UpgradeRequest['principal']>, sessionId: string, raw: string, correlationId: string, fail: (m: string) => void): Promise<void> {
+    const message = messageOf(raw);
+    if (!message) return fail('send a non-empty message (text, or {"message": "..."})');
+    const turnId = randomUUID();
+    const command = { type: 'SubmitTurn' as const, sessionId, turnId, prompt: message, context: {}, busyPolicy: 'enqueue' as const };
+    try {
+      const outcome = await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId: `openenv:${sessionId}:${turnId}` });
+      if (!outcome.ok) fail(`${outcome.code}: ${outcome.message}`);
+    } catch (e) {
+      this.log.warn(`harness submit: ${(e as Error).message}`);
+      fail('the hub did not take the message');
+    }
+  }
+}
+
+function messageOf(raw: string): string {
+  try {
+    const j: unknown = JSON.parse(raw);
+    if (j !== null && typeof j === 'object' && typeof (j as { message?: unknown }).message === 'string') return (j as { message: string }).message.trim() ? (j as { message: string }).message : '';
+  } catch {
+    // Not JSON: the frame is the message itself (RFC 005 sends plain text).
+  }
+  return raw.trim() ? raw : '';
+}

@@ -1,0 +1,31 @@
+import type { IncomingMessage, Server } from 'node:http';
+
+/** Fixed paths of the two OpenEnv gateways; the public paths below are rewritten onto them. */
+export const OPENENV_WS_PATH = '/v1/openenv-ws';
+export const OPENENV_HARNESS_PATH = '/v1/openenv-harness';
+
+const ROUTE = /^\/v1\/openenv\/([^/]+)\/(ws|harness)$/;
+const installed = new WeakSet<Server>();
+
+/**
+ * OpenEnv clients open `<base_url>/ws` (and RFC 005's `<base_url>/harness`), with the
+ * environment in the path; Nest's ws adapter routes upgrades by exact path only. This listener
+ * runs first and rewrites `/v1/openenv/<env>/ws` to `/v1/openenv-ws?env=<env>` (same for
+ * `harness`), so the gateways keep the adapter's authentication and frame-size rules.
+ */
+export function installUpgradeRoutes(server: Server): void {
+  if (installed.has(server)) return;
+  installed.add(server);
+  server.prependListener('upgrade', (req: IncomingMessage) => {
+    const url = new URL(req.url ?? '/', 'http://ingress');
+    const m = ROUTE.exec(url.pathname);
+    if (!m) return;
+    url.searchParams.set('env', decodeURIComponent(m[1]));
+    req.url = `${m[2] === 'ws' ? OPENENV_WS_PATH : OPENENV_HARNESS_PATH}?${url.searchParams.toString()}`;
+  });
+}
+
+/** The `env` and other query parameters of a rewritten upgrade request. */
+export function upgradeParams(req: IncomingMessage): URLSearchParams {
+  return new URL(req.url ?? '/', 'http://ingress').searchParams;
+}

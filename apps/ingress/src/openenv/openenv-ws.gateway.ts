@@ -1,0 +1,101 @@
+import { Logger } from '@nestjs/common';
+import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
+import type { WebSocket } from 'ws';
+import type { Principal } from '@hub/auth';
+import { decodeAction, decodeWsFrame, wsError, wsObservation, wsState, type WsClientFrame, type WsErrorCode } from '@hub/protocol-openenv';
+import { correlationIdFrom } from '@hub/telemetry';
+import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
+import type { Episode } from './environment-registry';
+import { envName } from './environment-config';
+import { OpenEnvEpisodes, OpenEnvRefusal } from './openenv-episodes';
+import { OPENENV_WS_PATH, upgradeParams } from './openenv-upgrade';
+
+/**
+ * `WS /v1/openenv/<env>/ws` — OpenEnv's WebSocket API (what its Python client uses by default):
+ * `{type: reset|step|state|close|mcp, data}` in, `{type: observation|state|error, data}` out.
+ * As upstream, each connection has its own episode; frames are handled one at a time.
+ */
+@WebSocketGateway({ path: OPENENV_WS_PATH })
+export class OpenEnvWsGateway implements OnGatewayConnection {
+  private readonly log = new Logger('openenv');
+
+  constructor(private readonly episodes: OpenEnvEpisodes) {}
+
+  async handleConnection(ws: WebSocket, req: UpgradeRequest): Promise<void> {
+    if (!req.principal) return ws.close(1008, 'unauthenticated');
+    const principal = req.principal;
+    const correlationId = correlationIdFrom(req.headers['x-correlation-id'] as string | undefined);
+    const send = (frame: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame));
+    // Frames may arrive before the environment is checked: take them now, handle them after.
+    let chain: Promise<unknown> = this.open(principal.tenantId, upgradeParams(req).get('env') ?? '', send, ws);
+    const conn: Conn = { principal, env: '', correlationId, episode: undefined };
+    chain = chain.then((env) => void (conn.env = env as string));
+    ws.on('message', (data, isBinary) => {
+      chain = chain.then(() => (conn.env ? this.onFrame(conn, isBinary ? null : data.toString(), send, ws) : undefined)).catch((e: unknown) => {
+        this.log.error(`openenv ws frame: ${(e as Error)?.stack ?? String(e)}`);
+        send(wsError('EXECUTION_ERROR', 'internal error'));
+      });
+    });
+    ws.on('error', (e) => this.log.warn(`socket error: ${e.message}`));
+  }
+
+  /** The checked environment name, or '' after refusing the socket. */
+  private async open(tenantId: string, raw: string, send: (f: object) => void, ws: WebSocket): Promise<string> {
+    try {
+      const env = envName(raw);
+      await this.episodes.environment(tenantId, env);
+      return env;
+    } catch (e) {
+      send(wsError('FACTORY_ERROR', (e as Error).message));
+      ws.close(1008, 'unknown environment');
+      return '';
+    }
+  }
+
+  private async onFrame(conn: Conn, raw: string | null, send: (f: object) => void, ws: WebSocket): Promise<void> {
+    if (raw === null) return void send(wsError('INVALID_JSON', 'binary frames are not part of this protocol'));
+    const d = decodeWsFrame(raw);
+    if (!d.ok) return void send(wsError(d.code, d.message));
+    try {
+      await this.handle(conn, d.frame, send, ws);
+    } catch (e) {
+      if (!(e instanceof OpenEnvRefusal)) throw e;
+      const code: WsErrorCode = e.kind === 'no_episode' || e.kind === 'episode_done' ? 'SESSION_ERROR' : 'EXECUTION_ERROR';
+      send(wsError(code, e.message));
+    }
+  }
+
+  private async handle(conn: Conn, frame: WsClientFrame, send: (f: object) => void, ws: WebSocket): Promise<void> {
+    switch (frame.type) {
+      case 'reset': {
+        const data = frame.data;
+        const episodeId = typeof data['episode_id'] === 'string' ? data['episode_id'] : null;
+        const seed = typeof data['seed'] === 'number' ? data['seed'] : null;
+        const { episode, result } = await this.episodes.reset(conn.principal, conn.env, { episodeId, seed }, conn.correlationId);
+        conn.episode = episode;
+        return void send(wsObservation(result));
+      }
+      case 'step': {
+        if (!conn.episode) return void send(wsError('SESSION_ERROR', 'no episode: send {"type": "reset"} first'));
+        const a = decodeAction(frame.data);
+        if (!a.ok) return void send(wsError('VALIDATION_ERROR', a.detail.map((x) => `${x.loc.join('.')}: ${x.msg}`).join('; ')));
+        return void send(wsObservation(await this.episodes.step(conn.principal, conn.env, a.value, { episode: conn.episode }, conn.correlationId)));
+      }
+      case 'state':
+        return void send(wsState(conn.episode ? await this.episodes.state(conn.principal.tenantId, conn.env, conn.episode) : { episode_id: null, step_count: 0 }));
+      case 'close':
+        return void ws.close(1000, 'closed by client');
+      case 'mcp': {
+        const id = frame.data['id'] ?? null;
+        return void send({ type: 'mcp', data: { jsonrpc: '2.0', id, error: { code: -32601, message: 'MCP over /ws is not served by the hub: tools reach the harness, not the trainer' } } });
+      }
+    }
+  }
+}
+
+interface Conn {
+  principal: Principal;
+  env: string;
+  correlationId: string;
+  episode: Episode | undefined;
+}

@@ -1,0 +1,1 @@
+export { buildRubric, registerRubric, rubricKinds, type RubricFactory, type RubricInput } from './rubrics';

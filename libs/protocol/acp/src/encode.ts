@@ -1,0 +1,138 @@
+import { assertNever, type HubEvent, type Recorded } from '@hub/domain';
+import { rpcNotification } from './jsonrpc';
+
+// `encode(event, view)`: the ACP projection of the log. A total map over HubEvent: events with
+// no ACP form map to no update. Standard variants keep ACP fields in place; every vendor field
+// rides under `_meta.harn` (Harn #904/#905).
+
+/** One `session/update` payload (`params.update`). */
+export type SessionUpdate = { sessionUpdate: string } & Record<string, unknown>;
+/** A whole `session/update` notification as it goes on the wire. */
+export type SessionUpdateNotification = ReturnType<typeof rpcNotification> & {
+  params: { sessionId: string; update: SessionUpdate; _meta: { harn: { cursor: number } } };
+};
+
+/** What the encoder remembers between events of one session. */
+export interface AcpView {
+  /** Visible text so far per assistant message (for `visible_text`). */
+  text: Record<string, string>;
+  tools: Record<string, { name: string; executor: string; input: unknown }>;
+}
+
+export const initialAcpView = (): AcpView => ({ text: {}, tools: {} });
+
+/** The Harn session-update extensions this hub can emit (advertised at `initialize`). */
+export const HARN_SESSION_UPDATE_EXTENSIONS = ['progress', 'log', 'hitl_request', 'hitl_resolved'] as const;
+/** The `_meta.harn` fields on `tool_call` / `tool_call_update` (advertised at `initialize`). */
+export const HARN_TOOL_LIFECYCLE_FIELDS = ['executor', 'durationMs', 'error', 'errorCategory', 'audit', 'policy'] as const;
+/** The `_meta.harn` fields on `agent_message_chunk` content. */
+export const HARN_CONTENT_EXTENSION_FIELDS = ['visible_text', 'visible_delta'] as const;
+
+const TOOL_KINDS: Record<string, string> = { read_file: 'read', write_file: 'edit', delete_file: 'delete', list_files: 'search', calculate: 'think', fetch: 'fetch' };
+/** ACP `ToolKind` from a hub tool name. */
+export const toolKind = (name: string): string => TOOL_KINDS[name] ?? 'other';
+
+const text = (t: string) => ({ type: 'text', text: t });
+const harn = (fields: Record<string, unknown>) => ({ _meta: { harn: fields } });
+
+function toolUpdates(event: HubEvent, view: AcpView): SessionUpdate[] {
+  switch (event.type) {
+    case 'ToolCallStarted': {
+      const d = event.data;
+      return [{ sessionUpdate: 'tool_call', toolCallId: d.toolCallId, title: d.name, kind: toolKind(d.name), status: d.policy === 'allow' ? 'in_progress' : 'pending', rawInput: d.input, ...harn({ executor: d.executor, policy: d.policy }) }];
+    }
+    case 'ToolCallUpdated':
+      return [{ sessionUpdate: 'tool_call_update', toolCallId: event.data.toolCallId, status: 'in_progress', content: [{ type: 'content', content: text(event.data.message) }] }];
+    case 'ToolCallCompleted': {
+      const d = event.data;
+      const tool = view.tools[d.toolCallId];
+      const failed = d.status !== 'complete';
+      const meta: Record<string, unknown> = { executor: tool?.executor ?? 'hub_builtin', durationMs: d.durationMs };
+      if (failed) Object.assign(meta, { error: d.output, errorCategory: d.status === 'denied' ? 'permission_denied' : 'tool_error' });
+      return [{ sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, title: tool?.name ?? null, status: failed ? 'failed' : 'completed', content: [{ type: 'content', content: text(d.output) }], rawOutput: { output: d.output, status: d.status }, ...harn(meta) }];
+    }
+    default:
+      return [];
+  }
+}
+
+function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
+  switch (event.type) {
+    case 'TurnRequested':
+      return [{ sessionUpdate: 'user_message_chunk', content: text(event.data.prompt), ...harn({ turnId: event.data.turnId, messageId: event.data.userMessageId }) }];
+    case 'TextDelta': {
+      const visible = (view.text[event.data.messageId] ?? '') + event.data.text;
+      return [{ sessionUpdate: 'agent_message_chunk', content: { ...text(event.data.text), ...harn({ visible_text: visible, visible_delta: event.data.text }) } }];
+    }
+    case 'ThoughtDelta':
+      return [{ sessionUpdate: 'agent_thought_chunk', content: text(event.data.text) }];
+    case 'ModelCallStarted':
+      return [{ sessionUpdate: 'progress', ...harn({ phase: 'model_call', message: `${event.data.provider}/${event.data.model}`, progress: event.data.step, data: { callId: event.data.callId, turnId: event.data.turnId } }) }];
+    case 'ToolCallStarted':
+    case 'ToolCallUpdated':
+    case 'ToolCallCompleted':
+      return toolUpdates(event, view);
+    case 'ApprovalRequested': {
+      const d = event.data;
+      return [{ sessionUpdate: 'hitl_request', ...harn({ requestId: d.approvalId, kind: 'approval', payload: { toolCallId: d.toolCallId, toolName: d.toolName, args: d.input, riskTier: d.riskTier, reason: d.reason, deadline: d.deadlineAt } }) }];
+    }
+    case 'ApprovalResolved': {
+      const d = event.data;
+      const approval = { approvalId: d.approvalId, decision: d.decision, by: d.by, via: d.via, reason: d.reason };
+      // The standard update lets any ACP client see the approval resolved (and by whom); the
+      // extension is Harn's own form.
+      return [
+        { sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, status: d.decision === 'approved' ? 'in_progress' : 'failed', ...harn({ approval }) },
+        { sessionUpdate: 'hitl_resolved', ...harn({ requestId: d.approvalId, kind: 'approval', outcome: d.decision, toolCallId: d.toolCallId, by: d.by, via: d.via, reason: d.reason }) },
+      ];
+    }
+    case 'TurnFailed':
+      return [{ sessionUpdate: 'log', ...harn({ level: 'error', message: event.data.message, fields: { code: event.data.code, retryable: event.data.retryable, turnId: event.data.turnId } }) }];
+    case 'SessionOpened':
+    case 'TurnStarted':
+    case 'MessageStarted':
+    case 'ModelCallCompleted':
+    case 'MessageCompleted':
+    case 'TurnCompleted':
+    case 'TurnCancelled':
+      return [];
+    default:
+      return assertNever(event, 'event');
+  }
+}
+
+function evolve(view: AcpView, event: HubEvent): AcpView {
+  if (event.type === 'TextDelta') return { ...view, text: { ...view.text, [event.data.messageId]: (view.text[event.data.messageId] ?? '') + event.data.text } };
+  if (event.type === 'ToolCallStarted') return { ...view, tools: { ...view.tools, [event.data.toolCallId]: { name: event.data.name, executor: event.data.executor, input: event.data.input } } };
+  return view;
+}
+
+/**
+ * The `session/update` notifications for one recorded event, and the view after it. Each carries
+ * the event's global position as `params._meta.harn.cursor`.
+ */
+export function encode(event: Recorded<HubEvent>, view: AcpView, sessionId: string): { view: AcpView; notifications: SessionUpdateNotification[] } {
+  const updates = updatesOf(event, view);
+  const notifications = updates.map(
+    (update) => rpcNotification('session/update', { sessionId, update, _meta: { harn: { cursor: event.globalPosition } } }) as SessionUpdateNotification,
+  );
+  return { view: evolve(view, event), notifications };
+}
+
+/** ACP `stopReason` for how a turn ended. */
+export function stopReasonOf(end: 'completed' | 'max_steps' | 'cancelled' | 'length' | 'refused'): 'end_turn' | 'max_turn_requests' | 'cancelled' | 'max_tokens' | 'refusal' {
+  switch (end) {
+    case 'completed':
+      return 'end_turn';
+    case 'max_steps':
+      return 'max_turn_requests';
+    case 'cancelled':
+      return 'cancelled';
+    case 'length':
+      return 'max_tokens';
+    case 'refused':
+      return 'refusal';
+    default:
+      return assertNever(end, 'turn end');
+  }
+}

@@ -1,0 +1,25 @@
+import { HARN_CONTENT_EXTENSION_FIELDS, HARN_SESSION_UPDATE_EXTENSIONS, HARN_TOOL_LIFECYCLE_FIELDS } from './encode';
+import { ACP_PROTOCOL_VERSION } from './schema';
+
+/** The `initialize` result: ACP capabilities plus, under `_meta.harn`, what the hub emits and which extension methods it serves. */
+export function initializeResult(opts: { version: string; extensionMethods: readonly string[] }) {
+  return {
+    protocolVersion: ACP_PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: false },
+      sessionCapabilities: { list: {}, resume: {}, close: {} },
+      _meta: {
+        harn: {
+          sessionUpdateExtensions: [...HARN_SESSION_UPDATE_EXTENSIONS],
+          toolLifecycleExtensionFields: [...HARN_TOOL_LIFECYCLE_FIELDS],
+          contentExtensionFields: [...HARN_CONTENT_EXTENSION_FIELDS],
+          extensionMethods: [...opts.extensionMethods],
+        },
+      },
+    },
+    agentInfo: { name: 'harness-hub', title: 'Harness Hub', version: opts.version },
+    authMethods: [{ id: 'hub-api-key', name: 'Hub API key', description: 'The connection is already authenticated with a hub API key (Authorization header / HUB_API_KEY).' }],
+  };
+}

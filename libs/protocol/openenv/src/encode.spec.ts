@@ -1,0 +1,61 @@
+import type { HubEvent, HubEventType, Recorded } from '@hub/domain';
+import { encodeHarnessEventList } from './encode';
+import { HarnessEvent } from './schema';
+
+const usage = { promptTokens: 3, completionTokens: 2, totalTokens: 5 };
+const T = 't1';
+const M = 't1:m';
+const C = 't1:c0';
+
+/** One of every hub event, in the order a turn with a tool call and an approval appends them. */
+const turn: HubEvent[] = [
+  { type: 'SessionOpened', data: { sessionId: 's', openedVia: 'openenv' } },
+  { type: 'TurnRequested', data: { turnId: T, userMessageId: 'u', prompt: 'p', context: {}, busyPolicy: 'reject' } },
+  { type: 'TurnStarted', data: { turnId: T } },
+  { type: 'MessageStarted', data: { turnId: T, messageId: M, role: 'assistant' } },
+  { type: 'ModelCallStarted', data: { turnId: T, callId: C, step: 0, provider: 'offline', model: 'm', messageCount: 1, toolNames: ['read_file'] } },
+  { type: 'ThoughtDelta', data: { turnId: T, messageId: M, callId: C, offset: 0, text: 'hmm' } },
+  { type: 'ModelCallCompleted', data: { turnId: T, callId: C, step: 0, text: '', toolCalls: [{ toolCallId: 'k1', name: 'write_file', input: { path: 'a' } }], finishReason: 'tool_calls', usage } },
+  { type: 'ToolCallStarted', data: { turnId: T, messageId: M, toolCallId: 'k1', name: 'write_file', input: { path: 'a' }, policy: 'ask', executor: 'hub' } },
+  { type: 'ApprovalRequested', data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', toolName: 'write_file', input: {}, riskTier: 'medium', reason: 'writes', deadlineAt: null } },
+  { type: 'ApprovalResolved', data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', decision: 'approved', by: { type: 'api_key', id: 'k' }, via: 'openenv', reason: null } },
+  { type: 'ToolCallUpdated', data: { turnId: T, toolCallId: 'k1', message: 'writing' } },
+  { type: 'ToolCallCompleted', data: { turnId: T, toolCallId: 'k1', status: 'complete', output: 'ok', durationMs: 1 } },
+  { type: 'TextDelta', data: { turnId: T, messageId: M, callId: 't1:c1', offset: 0, text: 'Done' } },
+  { type: 'MessageCompleted', data: { turnId: T, messageId: M } },
+  { type: 'TurnCompleted', data: { turnId: T, text: 'Done', stopReason: 'end_turn', usage } },
+  { type: 'TurnFailed', data: { turnId: 't2', code: 'PROVIDER_DOWN', message: 'down', retryable: true } },
+  { type: 'TurnCancelled', data: { turnId: 't3', reason: 'user', by: { type: 'api_key', id: 'k' } } },
+];
+
+const recorded = (events: HubEvent[]): Recorded<HubEvent>[] =>
+  events.map((e, i) => ({ ...e, eventId: `e${i}`, tenantId: 't', streamId: 'session-s', streamPosition: i + 1, globalPosition: 100 + i, createdAt: '2026-01-01T00:00:01.500Z', metadata: { correlationId: 'c' } }));
+
+describe('encodeHarnessEventList', () => {
+  const out = encodeHarnessEventList(recorded(turn));
+
+  it('the test turn holds every hub event type (so the map is exercised for all of them)', () => {
+    const all: Record<HubEventType, true> = {
+      SessionOpened: true, TurnRequested: true, TurnStarted: true, MessageStarted: true, ModelCallStarted: true, TextDelta: true, ThoughtDelta: true,
+      ModelCallCompleted: true, ToolCallStarted: true, ToolCallUpdated: true, ToolCallCompleted: true, ApprovalRequested: true, ApprovalResolved: true,
+      MessageCompleted: true, TurnCompleted: true, TurnFailed: true, TurnCancelled: true,
+    };
+    expect(new Set(turn.map((e) => e.type))).toEqual(new Set(Object.keys(all)));
+  });
+
+  it('writes valid RFC 005 HarnessEvents with the hub cursor and Unix-seconds timestamps', () => {
+    for (const e of out) expect(HarnessEvent.parse(e)).toEqual(e);
+    expect(out[0]).toEqual({ type: 'llm_request', timestamp: 1767225601.5, cursor: 104, data: expect.objectContaining({ model: 'm', tool_names: ['read_file'] }) });
+    expect(out.map((e) => e.type)).toEqual([
+      'llm_request', 'llm_chunk', 'llm_response', 'tool_call', 'text_output', 'text_output', 'text_output', 'tool_result', 'llm_chunk', 'turn_complete',
+      'error', 'turn_complete', 'error', 'turn_complete',
+    ]);
+  });
+
+  it('gives a tool result the tool name from its call, and a failed turn an error then turn_complete', () => {
+    expect(out.find((e) => e.type === 'tool_result')?.data).toMatchObject({ tool_name: 'write_file', result: 'ok', error: null });
+    expect(out.find((e) => e.type === 'tool_call')?.data).toMatchObject({ tool_name: 'write_file', arguments: { path: 'a' } });
+    expect(out.find((e) => e.type === 'turn_complete')?.data).toMatchObject({ response: 'Done' });
+    expect(out.filter((e) => e.type === 'error')[0].data).toEqual({ message: 'down', code: 'PROVIDER_DOWN', recoverable: true });
+  });
+});

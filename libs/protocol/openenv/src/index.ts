@@ -1,0 +1,4 @@
+export * from './schema';
+export * from './encode';
+export * from './decode';
+export * from './observation';
