@@ -10,12 +10,13 @@ export class CancelBus {
   private sub?: Redis;
   private readonly channel: string;
 
-  constructor(redisUrl: string, prefix: string) {
-    this.pub = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  constructor(
+    private readonly redisUrl: string,
+    prefix: string,
+  ) {
+    this.pub = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
     this.channel = `${prefix}:turn-cancel`;
-    this.redisUrl = redisUrl;
   }
-  private readonly redisUrl: string;
 
   async publish(tenantId: string, turnId: string): Promise<void> {
     await this.pub.publish(this.channel, JSON.stringify({ tenantId, turnId }));
