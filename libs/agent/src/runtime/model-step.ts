@@ -1,7 +1,6 @@
 import type { HubEvent, RequestedToolCall, Usage } from '@hub/domain';
 import { DomainError, toolCallIdFor } from '@hub/domain';
-import type { ModelFinishReason, ModelProvider } from '../providers/types';
-import type { ToolSpec } from '../providers/types';
+import type { ModelFinishReason, ModelProvider, ModelStreamPart, ToolSpec } from '../providers/types';
 import type { TurnAttempt } from './context';
 import { buildModelMessages } from './transcript';
 
@@ -19,16 +18,25 @@ export interface FlushPolicy {
   maxDelayMs: number;
 }
 
+export interface ModelStepDeps {
+  provider: ModelProvider;
+  tools: ToolSpec[];
+  signal: AbortSignal;
+  flush: FlushPolicy;
+  now: () => number;
+}
+
 /**
  * Skips what a previous attempt already recorded. A retried model call is asked again (the
  * provider has no memory of the first attempt); the part of its answer that the log holds is
- * not written again, so no stream sees it twice.
+ * not written again, so no stream sees it twice. An answer that differs from the recorded part
+ * (a non-deterministic provider) cannot be spliced honestly, so it fails the turn.
  */
 class Resumable {
   private seen = 0;
   constructor(private readonly recorded: string) {}
 
-  /** Returns the part of `chunk` that is new, or throws when the answer diverged from the log. */
+  /** Returns the part of `chunk` that is new. */
   take(chunk: string): string {
     const start = this.seen;
     this.seen += chunk.length;
@@ -39,65 +47,79 @@ class Resumable {
   }
 }
 
-/** One ReAct model call: stream it into the log, then record its outcome once. */
-export async function runModelStep(
-  attempt: TurnAttempt,
-  plan: ModelStepPlan,
-  deps: { provider: ModelProvider; tools: ToolSpec[]; signal: AbortSignal; flush: FlushPolicy; now: () => number },
-): Promise<void> {
-  const { turnId } = attempt;
-  const messageId = `${turnId}:m`;
-  if (!plan.started) {
-    await attempt.append([
-      {
-        type: 'ModelCallStarted',
-        data: {
-          turnId, callId: plan.callId, step: plan.step, provider: deps.provider.name, model: deps.provider.model,
-          messageCount: buildModelMessages(attempt.events).length, toolNames: deps.tools.map((t) => t.name),
-        },
-      },
-    ]);
+/** Streamed text and thoughts on their way into the log, in batches (see {@link FlushPolicy}). */
+class DeltaWriter {
+  private pending: HubEvent[] = [];
+  private pendingChars = 0;
+  private oldest = 0;
+  private readonly text: Resumable;
+  private readonly thought: Resumable;
+  private textOffset: number;
+  private thoughtOffset: number;
+  fullText = '';
+
+  constructor(
+    private readonly attempt: TurnAttempt,
+    private readonly plan: ModelStepPlan,
+    private readonly deps: ModelStepDeps,
+  ) {
+    this.text = new Resumable(plan.recordedText);
+    this.thought = new Resumable(plan.recordedThought);
+    this.textOffset = plan.recordedText.length;
+    this.thoughtOffset = plan.recordedThought.length;
   }
-  const messages = buildModelMessages(attempt.events);
-  const text = new Resumable(plan.recordedText);
-  const thought = new Resumable(plan.recordedThought);
-  let fullText = '';
-  let textOffset = plan.recordedText.length;
-  let thoughtOffset = plan.recordedThought.length;
-  let pending: HubEvent[] = [];
-  let pendingChars = 0;
-  let oldest = 0;
-  const flush = async () => {
-    if (pending.length) await attempt.append(pending);
-    pending = [];
-    pendingChars = 0;
+
+  async add(kind: 'text' | 'thought', chunk: string): Promise<void> {
+    if (kind === 'text') this.fullText += chunk;
+    const fresh = (kind === 'text' ? this.text : this.thought).take(chunk);
+    if (!fresh) return;
+    const offset = kind === 'text' ? this.textOffset : this.thoughtOffset;
+    if (kind === 'text') this.textOffset += fresh.length;
+    else this.thoughtOffset += fresh.length;
+    const data = { turnId: this.attempt.turnId, messageId: `${this.attempt.turnId}:m`, callId: this.plan.callId, offset, text: fresh };
+    this.pending.push(kind === 'text' ? { type: 'TextDelta', data } : { type: 'ThoughtDelta', data });
+    if (this.pendingChars === 0) this.oldest = this.deps.now();
+    this.pendingChars += fresh.length;
+    if (this.pendingChars >= this.deps.flush.maxChars || this.deps.now() - this.oldest >= this.deps.flush.maxDelayMs) await this.flush();
+  }
+
+  /** Writes what is pending, with `last` (the call's outcome) in the same append. */
+  async flush(last: HubEvent[] = []): Promise<void> {
+    const events = [...this.pending, ...last];
+    this.pending = [];
+    this.pendingChars = 0;
+    if (events.length) await this.attempt.append(events);
+  }
+}
+
+async function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps): Promise<void> {
+  if (plan.started) return;
+  const data = {
+    turnId: attempt.turnId,
+    callId: plan.callId,
+    step: plan.step,
+    provider: deps.provider.name,
+    model: deps.provider.model,
+    messageCount: buildModelMessages(attempt.events).length,
+    toolNames: deps.tools.map((t) => t.name),
   };
+  await attempt.append([{ type: 'ModelCallStarted', data }]);
+}
+
+/** One ReAct model call: stream it into the log, then record its outcome once. */
+export async function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps): Promise<void> {
+  await recordStart(attempt, plan, deps);
+  const writer = new DeltaWriter(attempt, plan, deps);
   const toolCalls: RequestedToolCall[] = [];
   let finish: { finishReason: ModelFinishReason; usage: Usage } | null = null;
-
-  for await (const part of deps.provider.stream({ messages, tools: deps.tools, signal: deps.signal })) {
-    if (part.type === 'text-delta' || part.type === 'reasoning-delta') {
-      const isText = part.type === 'text-delta';
-      if (isText) fullText += part.text;
-      const fresh = (isText ? text : thought).take(part.text);
-      if (!fresh) continue;
-      const offset = isText ? textOffset : thoughtOffset;
-      if (isText) textOffset += fresh.length;
-      else thoughtOffset += fresh.length;
-      pending.push({ type: isText ? 'TextDelta' : 'ThoughtDelta', data: { turnId, messageId, callId: plan.callId, offset, text: fresh } });
-      if (pendingChars === 0) oldest = deps.now();
-      pendingChars += fresh.length;
-      if (pendingChars >= deps.flush.maxChars || deps.now() - oldest >= deps.flush.maxDelayMs) await flush();
-    } else if (part.type === 'tool-call') {
-      toolCalls.push({ toolCallId: toolCallIdFor(turnId, plan.step, toolCalls.length), name: part.name, input: part.input });
-    } else {
-      finish = { finishReason: part.finishReason, usage: part.usage };
-    }
+  const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages: buildModelMessages(attempt.events), tools: deps.tools, signal: deps.signal });
+  for await (const part of parts) {
+    if (part.type === 'text-delta') await writer.add('text', part.text);
+    else if (part.type === 'reasoning-delta') await writer.add('thought', part.text);
+    else if (part.type === 'tool-call') toolCalls.push({ toolCallId: toolCallIdFor(attempt.turnId, plan.step, toolCalls.length), name: part.name, input: part.input });
+    else finish = { finishReason: part.finishReason, usage: part.usage };
   }
   if (!finish) throw new Error(`model stream of ${plan.callId} ended without a finish part`);
-  pending.push({
-    type: 'ModelCallCompleted',
-    data: { turnId, callId: plan.callId, step: plan.step, text: fullText, toolCalls, finishReason: finish.finishReason, usage: finish.usage },
-  });
-  await flush();
+  const data = { turnId: attempt.turnId, callId: plan.callId, step: plan.step, text: writer.fullText, toolCalls, finishReason: finish.finishReason, usage: finish.usage };
+  await writer.flush([{ type: 'ModelCallCompleted', data }]);
 }
