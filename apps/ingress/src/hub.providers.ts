@@ -1,7 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { ApiKeyService } from '@hub/auth';
-import { IngressConfig, parseConfig, queuePrefix } from '@hub/config';
+import { IngressConfig, mcpStdioAllowlist, parseConfig, queuePrefix } from '@hub/config';
 import { EventStore, EventSubscriber, PrismaClient, createPool, createPrismaClient } from '@hub/event-store';
 import { HubQueues } from '@hub/queue';
 
@@ -19,6 +19,8 @@ export interface IngressSettings {
   maxFrameBytes: number;
   maxBodyBytes: number;
   commandTimeoutMs: number;
+  /** Command prefixes a tenant's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
+  mcpStdioAllowlist: string[][];
 }
 
 export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
@@ -32,6 +34,7 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     maxFrameBytes: c.HUB_MAX_FRAME_BYTES,
     maxBodyBytes: c.HUB_MAX_BODY_BYTES,
     commandTimeoutMs: c.HUB_COMMAND_TIMEOUT_MS,
+    mcpStdioAllowlist: mcpStdioAllowlist(c),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Job, Worker } from 'bullmq';
-import { TurnRunner, RunningTurns, createBuiltinRegistry, createProvider, type TurnLog } from '@hub/agent';
+import { McpPool, TurnRunner, RunningTurns, buildMcpRegistry, createBuiltinRegistry, createProvider, mcpServersOf, type TurnLog } from '@hub/agent';
 import type { CommandMetadata, HubEvent, Recorded } from '@hub/domain';
 import { EventStore, createPool } from '@hub/event-store';
 import type { Pool } from 'pg';
@@ -22,9 +22,12 @@ export class HubWorker {
   private readonly runner: TurnRunner;
   private workers: Worker[] = [];
   private readonly probe: DequeueProbe;
+  /** MCP connections of the turns this process runs (OpenEnv environments' injected tools). */
+  private readonly mcp: McpPool;
 
   constructor(private readonly settings: WorkerSettings) {
     this.pool = createPool(settings.databaseUrl, { max: settings.concurrency * 2 + 4 });
+    this.mcp = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist });
     this.store = new EventStore(this.pool);
     this.queues = new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix });
     this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
@@ -41,6 +44,11 @@ export class HubWorker {
       running: this.running,
       provider: createProvider(settings.model),
       tools: createBuiltinRegistry(),
+      // A turn whose context names MCP servers gets their tools beside the built-ins.
+      toolsFor: async (context) => {
+        const servers = mcpServersOf(context);
+        return servers.length ? buildMcpRegistry(servers, this.mcp) : createBuiltinRegistry();
+      },
       worker: { type: 'worker', id: this.id },
       maxSteps: settings.maxSteps,
       approvalTtlMs: settings.approvalTtlMs,
@@ -113,6 +121,7 @@ export class HubWorker {
   async stop(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.close()));
     await this.probe.stop();
+    await this.mcp.close();
     await this.cancels.close();
     await this.queues.close();
     await this.pool.end();

@@ -1,4 +1,4 @@
-import { WorkerConfig, parseConfig, queuePrefix } from '@hub/config';
+import { WorkerConfig, mcpStdioAllowlist, parseConfig, queuePrefix } from '@hub/config';
 
 /** What the worker reads from its environment, parsed once at boot. */
 export interface WorkerSettings {
@@ -11,6 +11,8 @@ export interface WorkerSettings {
   model: { provider: 'offline' | 'openai' | 'anthropic'; model?: string; baseUrl?: string; apiKey?: string; offlineDelayMs: number };
   maxSteps: number;
   approvalTtlMs: number;
+  /** Command prefixes a tenant's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
+  mcpStdioAllowlist: string[][];
   telemetry: { serviceName: string; exporter: 'otlp' | 'console' | 'none'; otlpEndpoint?: string };
 }
 
@@ -26,6 +28,7 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
     model: { provider: c.HUB_MODEL_PROVIDER, model: c.HUB_MODEL, baseUrl: c.HUB_MODEL_BASE_URL, apiKey: c.HUB_MODEL_API_KEY, offlineDelayMs: c.HUB_OFFLINE_DELAY_MS },
     maxSteps: c.HUB_MAX_STEPS,
     approvalTtlMs: c.HUB_APPROVAL_TTL_MS,
+    mcpStdioAllowlist: mcpStdioAllowlist(c),
     telemetry: { serviceName: c.OTEL_SERVICE_NAME, exporter: c.OTEL_TRACES_EXPORTER, otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT },
   };
 }

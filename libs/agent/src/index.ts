@@ -39,3 +39,4 @@ export {
 
 export * from './runtime';
 export * from './rubrics';
+export * from './mcp';

@@ -8,6 +8,7 @@ export {
   MODEL_PROVIDERS,
   TRACE_EXPORTERS,
   WorkerConfig,
+  mcpStdioAllowlist,
   queuePrefix,
 } from './schemas';
 export { isSecretName } from './redact';

@@ -31,6 +31,12 @@ function sharedShape(serviceName: string) {
       expected: '1-64 characters of A-Z a-z 0-9 _ . -',
     }),
     HUB_REDIS_CLUSTER: envBool({ default: false }),
+    /**
+     * Commands a tenant may run as a stdio MCP server, `;`-separated; each entry is a command
+     * line prefix (`node /opt/mcp/server.js`). Unset: no stdio MCP servers at all (a tenant's
+     * config would otherwise run any program on our hosts). Streamable HTTP servers need no entry.
+     */
+    HUB_MCP_STDIO_COMMANDS: envOptionalString('`;`-separated command prefixes (or unset: stdio MCP servers off)'),
     LOG_LEVEL: envEnum(LOG_LEVELS, { default: 'info' }),
     OTEL_TRACES_EXPORTER: envEnum(TRACE_EXPORTERS, { default: 'none' }),
     OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalUrl(['http', 'https']),
@@ -93,6 +99,14 @@ export const KNOWN_SETTINGS: readonly string[] = [
  * The BullMQ prefix. On Redis Cluster every key of a queue must hash to one slot, so the prefix
  * is wrapped in a `{...}` hash tag there.
  */
+/** `HUB_MCP_STDIO_COMMANDS` as a list of command-line prefixes (argv arrays). */
+export function mcpStdioAllowlist(config: Pick<IngressConfig, 'HUB_MCP_STDIO_COMMANDS'>): string[][] {
+  return (config.HUB_MCP_STDIO_COMMANDS ?? '')
+    .split(';')
+    .map((entry) => entry.trim().split(/\s+/).filter(Boolean))
+    .filter((argv) => argv.length > 0);
+}
+
 export function queuePrefix(config: Pick<IngressConfig, 'HUB_QUEUE_PREFIX' | 'HUB_REDIS_CLUSTER'>): string {
   return config.HUB_REDIS_CLUSTER ? `{${config.HUB_QUEUE_PREFIX}}` : config.HUB_QUEUE_PREFIX;
 }

@@ -197,11 +197,22 @@ describe('EventStore', () => {
     expect((await store.readStream(tenant, 's-eid')).version).toBe(1);
   });
 
+  // readAll and headPosition see only settled events: a transaction still open anywhere on the
+  // server (other test files share it) holds them back briefly. Wait for that, then assert.
+  async function settled(tenantId: string, position: number): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    while ((await store.headPosition(tenantId)) < position) {
+      if (Date.now() > deadline) throw new Error(`position ${position} not settled within 15 s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   it('never reads across tenants', async () => {
     const [a, b] = [randomUUID(), randomUUID()];
     await store.append(a, 'shared-name', [ev(1)], { expectedVersion: 'any' });
-    await store.append(b, 'shared-name', [ev(2), ev(3)], { expectedVersion: 'any' });
+    const lastB = await store.append(b, 'shared-name', [ev(2), ev(3)], { expectedVersion: 'any' });
     await store.append(a, 'shared-name', [ev(4)], { expectedVersion: 'any' });
+    await settled(b, lastB.events[1].globalPosition);
     const readA = await store.readStream(a, 'shared-name');
     expect(readA.version).toBe(2);
     expect(readA.events.map((e) => e.tenantId)).toEqual([a, a]);
@@ -214,7 +225,9 @@ describe('EventStore', () => {
 
   it('readAll pages by global position', async () => {
     const t = randomUUID();
-    for (let i = 0; i < 5; i++) await store.append(t, `p-${i % 2}`, [ev(i)], { expectedVersion: 'any' });
+    let last = 0;
+    for (let i = 0; i < 5; i++) last = (await store.append(t, `p-${i % 2}`, [ev(i)], { expectedVersion: 'any' })).events[0].globalPosition;
+    await settled(t, last);
     const page1 = await store.readAll(t, { after: 0, limit: 3 });
     const page2 = await store.readAll(t, { after: page1[2].globalPosition, limit: 3 });
     expect([...page1, ...page2].map((e) => (e.data as { n: number }).n)).toEqual([0, 1, 2, 3, 4]);

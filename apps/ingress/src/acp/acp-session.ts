@@ -8,6 +8,8 @@ export type TurnEnd = { ok: true; stopReason: string } | { ok: false; code: stri
 /** What a session needs from its connection. */
 export interface SessionPeer {
   send(msg: unknown): void;
+  /** Whether the client takes this `session/update` kind (Harn extensions are opt-in). */
+  accepts(sessionUpdate: string): boolean;
   /** Sends `session/request_permission` for an approval; the connection turns the answer into ResolveApproval. */
   askPermission(approvalId: string, params: unknown): void;
   /** The approval was resolved elsewhere: withdraw an open request. */
@@ -35,6 +37,9 @@ export class AcpSession {
   private chain: Promise<void>;
   private openGate!: () => void;
   mode = 'default';
+  /** Messages injected on this connection (`session/inject`), by messageId. */
+  readonly injected = new Map<string, { mode: string; text: string; turnId: string }>();
+  private readonly turns = new Map<string, 'queued' | 'started' | 'cancelled' | 'ended'>();
   mcpServers: McpServer[] = [];
 
   constructor(
@@ -55,6 +60,11 @@ export class AcpSession {
   /** Starts live delivery, then asks for approvals still open in the history. */
   start(): void {
     this.openGate();
+    this.askPending();
+  }
+
+  /** Asks for the approvals still open (at start, and when this client gains control). */
+  askPending(): void {
     for (const [id, a] of this.pending) this.peer.askPermission(id, permissionRequest(this.sessionId, a, new Date().toISOString()));
   }
 
@@ -77,8 +87,9 @@ export class AcpSession {
   private apply(e: Recorded<HubEvent>, emit: boolean, live: boolean): void {
     const r = encode(e, this.view, this.sessionId);
     this.view = r.view;
-    if (emit) r.notifications.forEach((n) => this.peer.send(n));
+    if (emit) r.notifications.filter((n) => this.peer.accepts(n.params.update.sessionUpdate)).forEach((n) => this.peer.send(n));
     this.trackApprovals(e, live);
+    this.trackTurn(e);
     const end = turnEndOf(e);
     if (end && 'turnId' in e.data) {
       const turnId = (e.data as { turnId: string }).turnId;
@@ -86,6 +97,19 @@ export class AcpSession {
       this.waiters.get(turnId)?.(end);
       this.waiters.delete(turnId);
     }
+  }
+
+  /** Where a turn of this session is: queued, started, cancelled or ended; null if unknown. */
+  turnStatus(turnId: string): 'queued' | 'started' | 'cancelled' | 'ended' | null {
+    return this.turns.get(turnId) ?? null;
+  }
+
+  private trackTurn(e: Recorded<HubEvent>): void {
+    const status = ({ TurnRequested: 'queued', TurnStarted: 'started', TurnCancelled: 'cancelled', TurnCompleted: 'ended', TurnFailed: 'ended' } as const)[e.type as string];
+    if (!status || !('turnId' in e.data)) return;
+    const turnId = (e.data as { turnId: string }).turnId;
+    // A cancelled queued turn is revoked; a cancelled running one was delivered.
+    this.turns.set(turnId, status === 'cancelled' && this.turns.get(turnId) === 'started' ? 'ended' : status);
   }
 
   private trackApprovals(e: Recorded<HubEvent>, live: boolean): void {

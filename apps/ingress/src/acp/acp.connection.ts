@@ -2,7 +2,7 @@ import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
 import { isDomainError, SESSION_ID_PATTERN, type HubCommand } from '@hub/domain';
-import { AcpRpcError, isAgentMethod, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type Incoming } from '@hub/protocol-acp';
+import { acceptsUpdate, AcpRpcError, detach, isAgentMethod, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type ExtensionOptIn, type Incoming } from '@hub/protocol-acp';
 import { AcpSession } from './acp-session';
 import { AcpHandlers } from './acp.handlers';
 import { PermissionRequests, type PermissionDecision } from './acp-permissions';
@@ -17,6 +17,10 @@ export class AcpConnection {
   readonly sessions = new Map<string, AcpSession>();
   readonly permissions: PermissionRequests;
   clientInfo: unknown = null;
+  /** Harn session-update extensions the client asked for at `initialize` (none until then). */
+  extensions: ExtensionOptIn = new Set();
+  /** The live-session client id this connection attached as, per session. */
+  readonly attached = new Map<string, string>();
   private readonly handlers: AcpHandlers;
   private closed = false;
 
@@ -92,7 +96,13 @@ export class AcpConnection {
     if (known) return known;
     const s = new AcpSession(sessionId, this.principal.tenantId, {
       send: (m) => this.send(m),
-      askPermission: (approvalId, p) => (s.mode === 'read_only' ? void this.resolveApproval({ sessionId, approvalId, decision: 'denied', reason: 'session is read_only' }) : this.permissions.ask(sessionId, approvalId, p)),
+      accepts: (kind) => acceptsUpdate(this.extensions, kind),
+      askPermission: (approvalId, p) => {
+        // Only the live session's controller is asked (spec: permission routing).
+        if (!this.mayControl(sessionId)) return;
+        if (s.mode === 'read_only') return void this.resolveApproval({ sessionId, approvalId, decision: 'denied', reason: 'session is read_only' });
+        this.permissions.ask(sessionId, approvalId, p);
+      },
       withdrawPermission: (approvalId) => this.permissions.withdraw(approvalId),
     });
     this.sessions.set(sessionId, s);
@@ -101,7 +111,18 @@ export class AcpConnection {
     return s;
   }
 
+  /** Whether this connection may prompt, cancel, inject or answer permissions on the session. */
+  mayControl(sessionId: string): boolean {
+    return this.deps.live.mayControl(this.principal.tenantId, sessionId, this.attached.get(sessionId) ?? null);
+  }
+
+  /** Refuses a controlling call from an observer (spec: `not_owner_or_not_authorized`). */
+  assertControl(sessionId: string): void {
+    if (!this.mayControl(sessionId)) throw new AcpRpcError(RPC.INVALID_PARAMS, 'only the live session controller may do this', { reason: 'not_owner_or_not_authorized' });
+  }
+
   private async resolveApproval(d: PermissionDecision): Promise<void> {
+    if (!this.mayControl(d.sessionId)) return void this.log.log(`acp: approval ${d.approvalId}: answer from a client that lost control, ignored`);
     try {
       await this.dispatch({ type: 'ResolveApproval', sessionId: d.sessionId, approvalId: d.approvalId, decision: d.decision, reason: d.reason }, `acp:approval:${d.approvalId}:${randomUUID()}`);
     } catch (e) {
@@ -113,6 +134,9 @@ export class AcpConnection {
   async close(): Promise<void> {
     this.closed = true;
     this.permissions.dispose();
+    // A dropped connection detaches its clients (spec: reason "client_exit").
+    for (const [sessionId, clientId] of this.attached) this.deps.live.apply(this.principal.tenantId, sessionId, (st) => detach(st, clientId));
+    this.attached.clear();
     await Promise.all([...this.sessions.values()].map((s) => s.close()));
     this.sessions.clear();
   }

@@ -1,6 +1,7 @@
 import type { EventStore } from '@hub/event-store';
 import type { CommandService } from '../commands/command.service';
 import type { SessionStreams } from '../streams/session-streams.service';
+import type { LiveRegistry } from './live-registry';
 
 /** What an ACP connection uses from the hub. */
 export interface AcpDeps {
@@ -9,4 +10,6 @@ export interface AcpDeps {
   store: EventStore;
   /** How long a client has to answer `session/request_permission` before it counts as denied. */
   permissionTimeoutMs: number;
+  /** Who is attached to which live session (shared by the connections of this process). */
+  live: LiveRegistry;
 }

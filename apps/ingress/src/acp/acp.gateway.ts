@@ -8,6 +8,7 @@ import { CommandService } from '../commands/command.service';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import { AcpConnection } from './acp.connection';
+import { LiveRegistry } from './live-registry';
 
 /** How long a client has to answer a permission request before it counts as denied. */
 export const ACP_PERMISSION_TIMEOUT_MS = 120_000;
@@ -19,6 +20,7 @@ export const ACP_PERMISSION_TIMEOUT_MS = 120_000;
 @WebSocketGateway({ path: '/v1/acp' })
 export class AcpGateway implements OnGatewayConnection {
   private readonly log = new Logger('acp');
+  private readonly live = new LiveRegistry();
 
   constructor(
     private readonly streams: SessionStreams,
@@ -33,7 +35,7 @@ export class AcpGateway implements OnGatewayConnection {
     const send = (msg: unknown) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
     };
-    const deps = { streams: this.streams, commands: this.commands, store: this.store, permissionTimeoutMs: ACP_PERMISSION_TIMEOUT_MS };
+    const deps = { streams: this.streams, commands: this.commands, store: this.store, permissionTimeoutMs: ACP_PERMISSION_TIMEOUT_MS, live: this.live };
     const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId);
     // Frames are handled in arrival order per method call, but a long `session/prompt` must not
     // block the `session/cancel` or permission answer that follows it: each frame runs on its own.

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sessionIdOf, sessionStreamId } from '@hub/domain';
-import { AcpRpcError, initializeResult, promptText, RPC, rpcNotification, SESSION_MODES, type AgentMethod, type ParamsOf } from '@hub/protocol-acp';
+import { AcpRpcError, extensionOptIn, initializeResult, promptText, RPC, rpcNotification, SESSION_MODES, type AgentMethod, type ParamsOf } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
+import { live, LIVE_METHODS } from './acp-live';
+import { inject, INJECT_METHODS } from './acp-inject';
 
 /** The extension methods (Harn proposals) this hub serves; advertised at `initialize`. */
-export const EXTENSION_METHODS: readonly string[] = [];
+export const EXTENSION_METHODS: readonly string[] = [...LIVE_METHODS, ...INJECT_METHODS];
 
 const modes = (current: string) => ({ currentModeId: current, availableModes: SESSION_MODES.map((m) => ({ ...m })) });
 
@@ -16,8 +18,8 @@ export class AcpHandlers {
     return EXTENSION_METHODS.includes(method);
   }
 
-  async extension(method: string, _params: unknown): Promise<unknown> {
-    throw new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+  extension(method: string, params: unknown): Promise<unknown> {
+    return (INJECT_METHODS as readonly string[]).includes(method) ? inject(this.c, method, params) : live(this.c, method, params);
   }
 
   handle<M extends AgentMethod>(method: M, params: ParamsOf<M>): Promise<unknown> {
@@ -25,6 +27,7 @@ export class AcpHandlers {
     switch (method) {
       case 'initialize':
         this.c.clientInfo = (params as ParamsOf<'initialize'>).clientInfo ?? null;
+        this.c.extensions = extensionOptIn((params as ParamsOf<'initialize'>).clientCapabilities);
         return Promise.resolve(initializeResult({ version: '0.1.0', extensionMethods: EXTENSION_METHODS }));
       case 'authenticate':
         // The socket is already authenticated with the hub API key (upgrade header).
@@ -89,6 +92,7 @@ export class AcpHandlers {
   private async prompt(p: ParamsOf<'session/prompt'>) {
     const text = promptText(p.prompt);
     if (!text.trim()) throw new AcpRpcError(RPC.INVALID_PARAMS, 'prompt has no text');
+    this.c.assertControl(p.sessionId);
     const s = await this.c.session(p.sessionId);
     const turnId = `acp-${p.messageId ?? randomUUID()}`;
     const ended = s.waitForTurn(turnId);
@@ -99,6 +103,7 @@ export class AcpHandlers {
   }
 
   private async cancel(p: ParamsOf<'session/cancel'>) {
+    this.c.assertControl(p.sessionId);
     await this.c.dispatch({ type: 'CancelTurn', sessionId: p.sessionId, reason: 'user' }, `acp:cancel:${randomUUID()}`);
     return {};
   }

@@ -12,11 +12,20 @@ jest.setTimeout(120_000);
 const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/openenv');
 const fixture = (rel: string): unknown => JSON.parse(readFileSync(path.join(FIXTURES, rel), 'utf8'));
 
+// The stdio command that runs tools/test-harnesses/mcp-echo-server.ts, as bin/hub runs the hub.
+const ROOT = path.resolve(__dirname, '../../../..');
+const mcpEchoServerCommand = (variant: 'a' | 'b') => ({
+  command: [process.execPath, '-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses/mcp-echo-server.ts'), variant],
+  env: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
+});
+
 let stack: HubStack;
 let tenant: { tenantId: string; apiKey: string };
 
 beforeAll(async () => {
-  stack = await HubStack.start({ label: 'openenv', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '1' } });
+  // The operator allows exactly the test MCP server (interpreter + script) as a stdio command.
+  const allow = { HUB_MCP_STDIO_COMMANDS: mcpEchoServerCommand('a').command.slice(0, 4).join(' ') };
+  stack = await HubStack.start({ label: 'openenv', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '1', ...allow }, ingressEnv: allow });
   tenant = await stack.createTenant('trainer');
 });
 afterAll(() => stack?.stop());
@@ -116,6 +125,20 @@ describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () =>
 
     const traj = await http('GET', 'calc/trajectory');
     expect((traj.body['events'] as Json[]).filter((e) => e['type'] === 'turn_complete')).toHaveLength(3);
+    // Rewards and the reset are facts in the episode's log, beside its turns.
+    expect((traj.body['rewards'] as Json[]).map((r) => [r['rubric'], r['reward']])).toEqual([['expected_answer', 1], ['expected_answer', 0], ['expected_answer', 1]]);
+    const logged = await stack.events(tenant.tenantId, traj.body['session_id'] as string);
+    expect(logged.slice(0, 2).map((e) => e.type)).toEqual(['SessionOpened', 'EpisodeReset']);
+    expect(logged[1].data).toMatchObject({ env: 'calc', episodeId: 'episode-001' });
+    const rewards = logged.filter((e) => e.type === 'RewardComputed');
+    expect(rewards.map((e) => (e.data as Json)['reward'])).toEqual([1, 0, 1]);
+    // Each reward follows its turn's end: scored after the turn, outside the harness's loop.
+    for (const r of rewards) {
+      const turnId = (r.data as Json)['turnId'];
+      const end = logged.findIndex((e) => e.type === 'TurnCompleted' && (e.data as Json)['turnId'] === turnId);
+      expect(end).toBeGreaterThanOrEqual(0);
+      expect(logged.indexOf(r)).toBeGreaterThan(end);
+    }
 
     // A reset starts a fresh conversation: the first model call sees one message again.
     await http('POST', 'calc/reset', fixture('http/reset-request.empty.json'));
@@ -225,5 +248,48 @@ describe('bad input over HTTP, in OpenEnv\'s (FastAPI) error shapes', () => {
     const other = await stack.createTenant('other');
     expect((await http('GET', 'calc/state', undefined, other.apiKey)).status).toBe(404);
     expect((await http('GET', 'calc/state', undefined, 'wrong-key')).status).toBe(401);
+  });
+});
+
+describe('MCP tool injection: an environment\'s MCP servers give the agent their tools', () => {
+  const echo = (name: string, variant: 'a' | 'b') => ({ name, transport: 'stdio', ...mcpEchoServerCommand(variant) });
+
+  it('the agent calls an injected tool end to end; a clash with a built-in is prefixed env_; reset is never a tool', async () => {
+    const put = await configure('mcp', { mcp_servers: [echo('echo', 'a')], rubric: { kind: 'tool_usage', required: ['echo'] } });
+    expect(put.status).toBe(200);
+    await http('POST', 'mcp/reset', {});
+    const s1 = await http('POST', 'mcp/step', { action: { message: 'use echo with {"text": "hello mcp"}' } });
+    expect(s1.body).toMatchObject({ reward: 1, observation: { status: 'completed' } });
+    expect(s1.body['observation']['response']).toContain('echo: hello mcp');
+    const events = s1.body['observation']['turn_events'] as Json[];
+    expect(events.find((e) => e['type'] === 'tool_call')?.['data']).toMatchObject({ tool_name: 'echo', executor: 'mcp:echo', arguments: { text: 'hello mcp' } });
+    expect(events.find((e) => e['type'] === 'tool_result')?.['data']).toMatchObject({ result: 'echo: hello mcp' });
+    const offered = llmRequests(s1.body)[0]['data']['tool_names'] as string[];
+    expect(offered).toEqual(expect.arrayContaining(['read_file', 'calculator', 'echo', 'env_calculator']));
+    expect(offered).not.toContain('reset');
+
+    const s2 = await http('POST', 'mcp/step', { action: { message: 'use env_calculator with {"expression": "2+2"}' } });
+    expect(s2.body['observation']['response']).toContain('mcp calculator: 2+2');
+    const traj = await http('GET', 'mcp/trajectory');
+    expect((traj.body['rewards'] as Json[]).map((r) => r['reward'])).toEqual([1, 1]);
+
+    // A turn sent on /harness gets the environment's MCP tools too.
+    const h = await Ws.open('/v1/openenv/mcp/harness');
+    await h.until('the episode frame', () => h.frames.length > 0);
+    h.ws.send('use echo with {"text": "over harness"}');
+    await h.until('turn_complete', () => h.frames.some((f) => f['type'] === 'turn_complete'));
+    expect(h.frames.find((f) => f['type'] === 'tool_result')?.['data']).toMatchObject({ tool_name: 'echo', result: 'echo: over harness' });
+    h.ws.close();
+  });
+
+  it('refuses at configuration time one tool name with two schemas across servers, and a server that does not start', async () => {
+    const conflict = await configure('mcp-bad', { mcp_servers: [echo('one', 'a'), echo('two', 'b')] });
+    expect(conflict.status).toBe(422);
+    expect(conflict.body['detail'][0]).toMatchObject({ loc: ['body', 'mcp_servers'], msg: expect.stringMatching(/echo.*one.*two/) });
+    // A command the operator did not allow is refused before anything runs.
+    const dead = await configure('mcp-bad', { mcp_servers: [{ name: 'x', transport: 'stdio', command: ['/bin/sh', '-c', 'touch /tmp/pwned'] }] });
+    expect(dead.status).toBe(422);
+    expect(dead.body['detail'][0]).toMatchObject({ loc: ['body', 'mcp_servers'], msg: expect.stringMatching(/not allowed on this hub/) });
+    expect((await http('GET', 'mcp-bad')).status).toBe(404);
   });
 });

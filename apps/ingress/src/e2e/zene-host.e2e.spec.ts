@@ -154,7 +154,7 @@ describe('timeouts', () => {
 
 describe('one turn per session', () => {
   it('a second run while one runs is BUSY (retryable); --busy-policy enqueue waits its turn instead', async () => {
-    const first = host(runLine({ request_id: 'b-1', session_id: 'busy', prompt: 'slow long answer 40', idempotency_key: 'b-1' }));
+    const first = host(runLine({ request_id: 'b-1', session_id: 'busy', prompt: 'slow long answer 150', idempotency_key: 'b-1' }));
     await waitFor(async () => (await events('busy')).some((e) => e.type === 'TurnStarted'));
     const [second, queued] = await Promise.all([
       host(runLine({ request_id: 'b-2', session_id: 'busy', prompt: 'hello', idempotency_key: 'b-2' })),
@@ -173,7 +173,7 @@ describe('one turn per session', () => {
 
 describe('idempotency_key', () => {
   it('a repeat while the first runs waits for it; a repeat after returns it; one turn in all', async () => {
-    const line = (id: string) => runLine({ request_id: id, session_id: 'idem', prompt: 'slow long answer 20', idempotency_key: 'same-key' });
+    const line = (id: string) => runLine({ request_id: id, session_id: 'idem', prompt: 'slow long answer 100', idempotency_key: 'same-key' });
     const first = host(line('i-1'));
     await waitFor(async () => (await turnsOf('idem')).length > 0);
     const whileRunning = await host(line('i-2'));

@@ -77,9 +77,9 @@ describe('protocol mode (long-lived, --single-request false)', () => {
     expect(shapeOf(timeout)).toEqual(shapeOf(fixture('protocol-v1/run-timeout-final.json')));
     expect([timeout.status, timeout.text, timeout.error]).toEqual(['TIMEOUT', fixture('protocol-v1/run-timeout-final.json').text, { code: 'TIMEOUT', message: 'request exceeded timeout_ms', retryable: true }]);
     // A repeat while the first still runs is acknowledged as a duplicate, naming the first.
-    h.send({ protocol_version: 1, type: 'run', request_id: 'run-a', session_id: 'dup', prompt: 'slow long answer 30', idempotency_key: 'dup-key', stream: false });
+    h.send({ protocol_version: 1, type: 'run', request_id: 'run-a', session_id: 'dup', prompt: 'slow long answer 150', idempotency_key: 'dup-key', stream: false });
     await h.waitForLine(of('run-a', 'ack', 'ACCEPTED'));
-    h.send({ protocol_version: 1, type: 'run', request_id: 'run-b', session_id: 'dup', prompt: 'slow long answer 30', idempotency_key: 'dup-key', stream: false });
+    h.send({ protocol_version: 1, type: 'run', request_id: 'run-b', session_id: 'dup', prompt: 'slow long answer 150', idempotency_key: 'dup-key', stream: false });
     const duplicate = await h.waitForLine(of('run-b', 'ack'));
     // Seen once under full-suite load (ACCEPTED instead): print the session's log to diagnose it if it recurs.
     if (duplicate.status !== 'DUPLICATE_IN_PROGRESS') {

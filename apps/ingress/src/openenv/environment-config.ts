@@ -1,4 +1,4 @@
-import { buildRubric } from '@hub/agent';
+import { McpPool, buildRubric, listMcpTools, mcpToolsFrom } from '@hub/agent';
 import { ENV_NAME_PATTERN, EnvironmentConfig, validationDetail, type ValidationDetail } from '@hub/protocol-openenv';
 import { OpenEnvRefusal } from './openenv-episodes';
 
@@ -10,9 +10,11 @@ export function envName(raw: string): string {
 
 /**
  * A `PUT /v1/openenv/<env>` body, checked at configuration time: the schema, the rubric's kind
- * and parameters, and what this hub cannot run yet (wrapped harnesses, MCP injection).
+ * and parameters, what this hub cannot run yet (wrapped harnesses), and the MCP servers: each is
+ * connected and its tools listed, so a server that does not answer, or one tool name with two
+ * schemas across servers, is refused now rather than failing every step later.
  */
-export async function checkEnvironment(body: unknown): Promise<{ ok: true; config: EnvironmentConfig } | { ok: false; detail: ValidationDetail[] }> {
+export async function checkEnvironment(body: unknown, stdioAllowlist: readonly (readonly string[])[]): Promise<{ ok: true; config: EnvironmentConfig } | { ok: false; detail: ValidationDetail[] }> {
   const r = EnvironmentConfig.safeParse(body ?? {});
   if (!r.success) return { ok: false, detail: validationDetail(r.error, ['body'], body) };
   const config = r.data;
@@ -27,6 +29,30 @@ export async function checkEnvironment(body: unknown): Promise<{ ok: true; confi
   if (config.harness.kind !== 'builtin' && config.harness.command.length === 0) return refuse(['harness', 'command'], `a ${config.harness.kind} harness needs a command`);
   // Refused rather than silently run by the built-in agent: these are not wired to the worker yet.
   if (config.harness.kind !== 'builtin') return refuse(['harness', 'kind'], `harness kind ${config.harness.kind} is not available yet: only builtin runs`);
-  if (config.mcp_servers.length > 0) return refuse(['mcp_servers'], 'MCP tool injection is not available yet');
+  const mcp = await checkMcpServers(config, stdioAllowlist);
+  if (mcp) return refuse(['mcp_servers'], mcp);
   return { ok: true, config };
+}
+
+const MCP_CHECK_TIMEOUT_MS = 20_000;
+
+/** Why the environment's MCP servers cannot be used, or null. Connections are closed after. */
+async function checkMcpServers(config: EnvironmentConfig, stdioAllowlist: readonly (readonly string[])[]): Promise<string | null> {
+  if (config.mcp_servers.length === 0) return null;
+  const names = config.mcp_servers.map((s) => s.name);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) return `MCP server name ${dup} is used twice`;
+  const pool = new McpPool({ idleMs: 0, stdioAllowlist });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${MCP_CHECK_TIMEOUT_MS} ms`)), MCP_CHECK_TIMEOUT_MS)));
+  try {
+    // The built-ins' names only decide `env_` prefixes, which cannot conflict: an empty set suffices.
+    mcpToolsFrom(await Promise.race([listMcpTools(config.mcp_servers, pool), timeout]), new Set());
+    return null;
+  } catch (e) {
+    return `MCP servers: ${(e as Error).message}`;
+  } finally {
+    clearTimeout(timer);
+    await pool.close();
+  }
 }

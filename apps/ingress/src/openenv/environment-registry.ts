@@ -3,11 +3,13 @@ import { z } from 'zod';
 import type { Actor } from '@hub/domain';
 import type { EventStore } from '@hub/event-store';
 import { EnvironmentConfig } from '@hub/protocol-openenv';
+import { recordEpisodeReset } from './episode-log';
 
 // Environments and the episodes started in them are kept in the log, on two non-session
 // streams per environment (not HubEvents: they configure the edge, they are not turns):
 //   openenv-env:<name>       EnvironmentConfigured  (last one wins)
 //   openenv-episodes:<name>  EpisodeStarted         (last one is the current episode)
+// Each episode's own session stream then begins with SessionOpened + EpisodeReset (HubEvents).
 // So every ingress instance sees the same environments and episodes; nothing lives in memory.
 
 const EnvironmentConfigured = z.object({ type: z.literal('OpenEnvEnvironmentConfigured'), data: z.object({ name: z.string(), config: EnvironmentConfig }) });
@@ -40,6 +42,7 @@ export class EnvironmentRegistry {
     await this.store.append(tenantId, episodesStream(env), [{ type: 'OpenEnvEpisodeStarted', data: episode, metadata: { correlationId, protocol: 'openenv' } }], {
       expectedVersion: 'any',
     });
+    await recordEpisodeReset(this.store, tenantId, episode, undefined, correlationId);
     return episode;
   }
 

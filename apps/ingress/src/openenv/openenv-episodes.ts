@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
-import { buildRubric } from '@hub/agent';
-import { isDomainError, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
+import { MCP_CONTEXT_KEY } from '@hub/agent';
+import { isDomainError, sessionStreamId, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import {
   encodeHarnessEventList,
@@ -16,6 +16,7 @@ import {
 import { CommandService } from '../commands/command.service';
 import { TurnOutcomes, type TurnOutcome } from '../streams/turn-outcome.service';
 import { EnvironmentRegistry, type Episode } from './environment-registry';
+import { recordReward, rewardsOf } from './episode-log';
 
 /** Why a reset/step/state cannot be answered; each edge writes it in its own shape. */
 export class OpenEnvRefusal extends Error {
@@ -66,12 +67,12 @@ export class OpenEnvEpisodes {
     const stepCount = turnsOf(before).length;
     if (isDone(before, config)) throw new OpenEnvRefusal('episode_done', `episode ${episode.episodeId} is done (${stepCount} of max_turns ${config.max_turns}): call reset`);
     const turnId = randomUUID();
-    await this.submit(principal, episode, action, turnId, opts.requestId ?? turnId, correlationId);
+    await this.submit(principal, { episode, config }, action, turnId, opts.requestId ?? turnId, correlationId);
     const budgetMs = Math.min(MAX_STEP_WAIT_MS, 1000 * (opts.timeoutS ?? config.harness.session_timeout_s));
     const outcome = await this.outcomes.wait(principal.tenantId, episode.sessionId, turnId, budgetMs);
     if (outcome.kind === 'pending') await this.cancelTimedOut(principal, episode, turnId, correlationId);
     const after = [...before, ...outcome.events.filter((e) => !before.some((b) => b.eventId === e.eventId))];
-    return this.observe(config, episode, action.message, turnId, outcome, after, stepCount + 1);
+    return this.observe(principal.tenantId, { config, episode, message: action.message, turnId, correlationId }, outcome, after, stepCount + 1);
   }
 
   async state(tenantId: string, env: string, episode?: Episode | null): Promise<EpisodeState> {
@@ -83,20 +84,23 @@ export class OpenEnvEpisodes {
   }
 
   /** Every RFC 005 event of an episode, across all its turns. */
-  async trajectory(tenantId: string, env: string, episodeId?: string | null): Promise<{ episode_id: string; session_id: string; events: ReturnType<typeof encodeHarnessEventList> }> {
+  async trajectory(tenantId: string, env: string, episodeId?: string | null): Promise<{ episode_id: string; session_id: string; events: ReturnType<typeof encodeHarnessEventList>; rewards: ReturnType<typeof rewardsOf> }> {
     await this.environment(tenantId, env);
     const episode = await this.registry.episode(tenantId, env, episodeId);
     if (!episode) throw new OpenEnvRefusal('no_episode', episodeId ? `no episode ${episodeId}` : 'no episode: call reset first');
     const events = await this.sessionEvents(tenantId, episode.sessionId);
-    return { episode_id: episode.episodeId, session_id: episode.sessionId, events: encodeHarnessEventList(events) };
+    return { episode_id: episode.episodeId, session_id: episode.sessionId, events: encodeHarnessEventList(events), rewards: rewardsOf(events) };
   }
 
   async sessionEvents(tenantId: string, sessionId: string): Promise<Recorded<HubEvent>[]> {
     return (await this.store.readStream<HubEvent>(tenantId, sessionStreamId(sessionId))).events as Recorded<HubEvent>[];
   }
 
-  private async submit(principal: Principal, episode: Episode, action: HarnessAction, turnId: string, requestId: string, correlationId: string): Promise<void> {
-    const command = { type: 'SubmitTurn' as const, sessionId: episode.sessionId, turnId, prompt: action.message, context: { openenv: { env: episode.env, episode_id: episode.episodeId } }, busyPolicy: 'reject' as const };
+  /** Submits the step's turn; its context carries the environment's MCP servers to the worker. */
+  private async submit(principal: Principal, on: { episode: Episode; config: EnvironmentConfig }, action: HarnessAction, turnId: string, requestId: string, correlationId: string): Promise<void> {
+    const context = turnContext(on.config, on.episode);
+    const { episode } = on;
+    const command = { type: 'SubmitTurn' as const, sessionId: episode.sessionId, turnId, prompt: action.message, context, busyPolicy: 'reject' as const };
     const commandId = `openenv:${episode.sessionId}:${requestId}`;
     let outcome;
     try {
@@ -114,12 +118,15 @@ export class OpenEnvEpisodes {
     await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId: `openenv:${episode.sessionId}:${turnId}:timeout` }).catch(() => undefined);
   }
 
-  private observe(config: EnvironmentConfig, episode: Episode, message: string, turnId: string, outcome: TurnOutcome, all: Recorded<HubEvent>[], turnNumber: number): StepResult {
+  /** The step's observation; its reward is the `RewardComputed` recorded for the turn. */
+  private async observe(tenantId: string, step: StepContext, outcome: TurnOutcome, all: Recorded<HubEvent>[], turnNumber: number): Promise<StepResult> {
+    const { config, episode, message, turnId, correlationId } = step;
     const mine = all.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId);
     const response = outcome.kind === 'failed' ? '' : outcome.text;
     const toolCalls = mine.flatMap((e) => (e.type === 'ToolCallStarted' ? [e.data.name] : []));
     const episodeToolCalls = all.flatMap((e) => (e.type === 'ToolCallStarted' ? [e.data.name] : []));
-    const reward = config.rubric ? buildRubric(config.rubric)({ message, response, toolCalls, episodeToolCalls, status: outcome.kind }) : null;
+    const input = { message, response, toolCalls, episodeToolCalls, status: outcome.kind };
+    const reward = await recordReward(this.store, tenantId, { config, sessionId: episode.sessionId, turnId, input, correlationId });
     const markerHit = outcome.kind === 'completed' && config.done_marker !== null && response.includes(config.done_marker);
     return encodeStepResult({
       status: outcome.kind,
@@ -133,6 +140,19 @@ export class OpenEnvEpisodes {
       ...(outcome.kind === 'pending' ? { error: { code: 'TIMEOUT', message: 'the turn ran past its time budget and was cancelled' } } : {}),
     });
   }
+}
+
+/** A turn's context in an episode: where it runs, and the environment's MCP servers for the worker. */
+export function turnContext(config: EnvironmentConfig, episode: Episode): TurnContext {
+  return { openenv: { env: episode.env, episode_id: episode.episodeId }, ...(config.mcp_servers.length ? { [MCP_CONTEXT_KEY]: config.mcp_servers } : {}) };
+}
+
+interface StepContext {
+  config: EnvironmentConfig;
+  episode: Episode;
+  message: string;
+  turnId: string;
+  correlationId: string;
 }
 
 function turnsOf(events: readonly Recorded<HubEvent>[]): string[] {

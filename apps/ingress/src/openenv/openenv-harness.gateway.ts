@@ -2,14 +2,14 @@ import { Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import type { HubEvent, Recorded } from '@hub/domain';
+import type { HubEvent, Recorded, TurnContext } from '@hub/domain';
 import { encodeHarnessEvents, initialHarnessEventView, type HarnessEvent, type HarnessEventView } from '@hub/protocol-openenv';
 import { correlationIdFrom } from '@hub/telemetry';
 import { CommandService } from '../commands/command.service';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import { envName } from './environment-config';
-import { OpenEnvEpisodes } from './openenv-episodes';
+import { OpenEnvEpisodes, turnContext } from './openenv-episodes';
 import { OPENENV_HARNESS_PATH, upgradeParams } from './openenv-upgrade';
 
 /**
@@ -40,15 +40,16 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     let open!: () => void;
     let chain: Promise<unknown> = new Promise<void>((resolve) => (open = resolve));
     let sessionId = '';
+    let context: TurnContext = {};
     ws.on('message', (data) => {
-      chain = chain.then(() => (sessionId ? this.submit(principal, sessionId, data.toString(), correlationId, fail) : undefined));
+      chain = chain.then(() => (sessionId ? this.submit(principal, { sessionId, context }, data.toString(), correlationId, fail) : undefined));
     });
     const afterRaw = params.get('after');
     const after = afterRaw === null ? undefined : Number(afterRaw);
     try {
       if (after !== undefined && !(Number.isSafeInteger(after) && after >= 0)) throw new Error('after must be a non-negative integer cursor');
       const env = envName(params.get('env') ?? '');
-      await this.episodes.environment(principal.tenantId, env);
+      const config = await this.episodes.environment(principal.tenantId, env);
       const wanted = params.get('episode_id');
       const episode = wanted ? await this.episodes.registry.episode(principal.tenantId, env, wanted) : await this.episodes.registry.startEpisode(principal.tenantId, env, {}, correlationId);
       if (!episode) throw new Error(`no episode ${wanted}`);
@@ -68,6 +69,7 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       emit(feed.history, false);
       opened = true;
       pending.splice(0).forEach((b) => emit(b, true));
+      context = turnContext(config, episode);
       sessionId = episode.sessionId;
     } catch (e) {
       fail((e as Error).message);
@@ -77,11 +79,12 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     }
   }
 
-  private async submit(principal: NonNullable<UpgradeRequest['principal']>, sessionId: string, raw: string, correlationId: string, fail: (m: string) => void): Promise<void> {
+  private async submit(principal: NonNullable<UpgradeRequest['principal']>, on: { sessionId: string; context: TurnContext }, raw: string, correlationId: string, fail: (m: string) => void): Promise<void> {
+    const { sessionId, context } = on;
     const message = messageOf(raw);
     if (!message) return fail('send a non-empty message (text, or {"message": "..."})');
     const turnId = randomUUID();
-    const command = { type: 'SubmitTurn' as const, sessionId, turnId, prompt: message, context: {}, busyPolicy: 'enqueue' as const };
+    const command = { type: 'SubmitTurn' as const, sessionId, turnId, prompt: message, context, busyPolicy: 'enqueue' as const };
     try {
       const outcome = await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId: `openenv:${sessionId}:${turnId}` });
       if (!outcome.ok) fail(`${outcome.code}: ${outcome.message}`);

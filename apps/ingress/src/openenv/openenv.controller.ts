@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, OnModuleInit, Param, Post, Put, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, OnModuleInit, Param, Post, Put, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { actorOf, type Principal } from '@hub/auth';
 import { decodeReset, decodeStep, environmentSchema } from '@hub/protocol-openenv';
 import { correlationIdFrom } from '@hub/telemetry';
 import { CurrentPrincipal } from '../auth/api-key.guard';
+import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { checkEnvironment, envName } from './environment-config';
 import { OpenEnvExceptionFilter } from './openenv-errors';
 import { OpenEnvEpisodes } from './openenv-episodes';
@@ -24,6 +25,7 @@ export class OpenEnvController implements OnModuleInit {
   constructor(
     private readonly episodes: OpenEnvEpisodes,
     private readonly http: HttpAdapterHost,
+    @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
   ) {}
 
   onModuleInit(): void {
@@ -32,7 +34,7 @@ export class OpenEnvController implements OnModuleInit {
 
   @Put()
   async configure(@Param('env') env: string, @Body() body: unknown, @CurrentPrincipal() p: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const checked = await checkEnvironment(body);
+    const checked = await checkEnvironment(body, this.settings.mcpStdioAllowlist);
     if (!checked.ok) return void res.status(422).json({ detail: checked.detail });
     await this.episodes.registry.put(p.tenantId, envName(env), checked.config, actorOf(p), correlation(req));
     res.status(200).json({ name: env, config: checked.config });

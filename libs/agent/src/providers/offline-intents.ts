@@ -17,6 +17,7 @@ const WRITE_BARE = new RegExp(String.raw`\bwrite\s+(?:to\s+)?(?:the file\s+)?${P
 const READ = new RegExp(String.raw`\bread\s+(?:the file\s+)?${PATH}`, 'gi');
 const DELETE = new RegExp(String.raw`\bdelete\s+(?:the file\s+)?${PATH}`, 'gi');
 const LIST = /\blist\s+(?:the\s+|all\s+)?files\b/gi;
+const USE = /\buse\s+([A-Za-z_][\w.-]*)\s+with\s+(?=\{)/gi;
 const CALC = /\b(?:calculate|compute|what is|what's)\s+([-+(\d.][\d\s+\-*/().]*)/gi;
 
 /**
@@ -27,7 +28,14 @@ const CALC = /\b(?:calculate|compute|what is|what's)\s+([-+(\d.][\d\s+\-*/().]*)
 export function parseIntents(prompt: string): OfflineIntent[] {
   const intents: OfflineIntent[] = [];
   let text = prompt;
-  for (const m of prompt.matchAll(WRITE_QUOTED)) {
+  // First, and masked: a `use` call's JSON may hold quotes and words the rules below would read.
+  for (const m of prompt.matchAll(USE)) {
+    const use = useIntent(prompt, m);
+    if (!use) continue;
+    intents.push(use.intent);
+    text = mask(text, m.index, use.length);
+  }
+  for (const m of text.matchAll(WRITE_QUOTED)) {
     const path = cleanPath(m[2]);
     if (path) intents.push(writeIntent(m.index, path, m[1] ?? ''));
     text = mask(text, m.index, m[0].length);
@@ -55,6 +63,42 @@ export function parseIntents(prompt: string): OfflineIntent[] {
     }
   }
   return intents.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * `use <tool> with <json object>`: a call of any tool by name (for injected MCP tools). Null
+ * when the braces do not close or the JSON does not parse to an object.
+ */
+function useIntent(prompt: string, m: RegExpExecArray | RegExpMatchArray): { intent: OfflineIntent; length: number } | null {
+  const name = m[1] ?? '';
+  const index = m.index ?? 0;
+  const start = index + m[0].length;
+  const json = balancedObject(prompt, start);
+  if (!json) return null;
+  let input: unknown;
+  try {
+    input = JSON.parse(json);
+  } catch {
+    return null; // Not JSON after all: the prompt stays a chat message.
+  }
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return null;
+  return { intent: { index, say: `I'll use ${name}.`, name, input: input as Record<string, unknown> }, length: m[0].length + json.length };
+}
+
+/** The `{...}` starting at `start`, braces balanced outside JSON strings; '' when unclosed. */
+function balancedObject(s: string, start: number): string {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < s.length; i++) {
+    const c = s[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return s.slice(start, i + 1);
+  }
+  return '';
 }
 
 function writeIntent(index: number, path: string, content: string): OfflineIntent {

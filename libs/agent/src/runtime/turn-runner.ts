@@ -1,4 +1,4 @@
-import { DomainError, foldSession, foldTurn, nextTurnAfterEnd, planNextStep, type Actor, type HubEvent, type NextStep } from '@hub/domain';
+import { DomainError, foldSession, foldTurn, nextTurnAfterEnd, planNextStep, type Actor, type HubEvent, type NextStep, type TurnContext } from '@hub/domain';
 import { ProviderError } from '../providers/types';
 import type { ModelProvider } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
@@ -13,6 +13,11 @@ export interface TurnRunnerDeps {
   running: RunningTurns;
   provider: ModelProvider;
   tools: ToolRegistry;
+  /**
+   * When given, a turn's tools are built from its request context instead (e.g. the built-ins
+   * plus an OpenEnv environment's MCP tools); called once per job, before the first step.
+   */
+  toolsFor?: (context: TurnContext) => Promise<ToolRegistry>;
   worker: Actor;
   maxSteps: number;
   approvalTtlMs: number;
@@ -64,13 +69,15 @@ export class TurnRunner {
   }
 
   private async loop(attempt: TurnAttempt, signal: AbortSignal, finalAttempt: boolean): Promise<RunTurnOutcome> {
+    let tools: ToolRegistry | undefined;
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       await attempt.reload();
       const step = planNextStep(foldTurn(attempt.events, attempt.turnId), { maxSteps: this.deps.maxSteps });
       if (step.kind === 'idle') return 'stopped';
       if (step.kind === 'await-approval') return 'suspended';
       try {
-        const done = await this.perform(attempt, step, signal);
+        tools ??= await this.toolsOf(attempt);
+        const done = await this.perform(attempt, step, signal, tools);
         if (done) return 'completed';
       } catch (e) {
         if (isConflict(e) || signal.aborted) continue; // someone else wrote: re-read and re-plan
@@ -83,14 +90,20 @@ export class TurnRunner {
   }
 
   /** Does one step; true when the turn is finished. */
-  private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal): Promise<boolean> {
-    const toolDeps = { tools: this.deps.tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, isoNow: () => new Date(this.now()).toISOString() };
+  private async toolsOf(attempt: TurnAttempt): Promise<ToolRegistry> {
+    if (!this.deps.toolsFor) return this.deps.tools;
+    const requested = attempt.events.find((e) => e.type === 'TurnRequested' && e.data.turnId === attempt.turnId);
+    return this.deps.toolsFor(requested?.type === 'TurnRequested' ? requested.data.context : {});
+  }
+
+  private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal, tools: ToolRegistry): Promise<boolean> {
+    const toolDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, isoNow: () => new Date(this.now()).toISOString() };
     switch (step.kind) {
       case 'start-message':
         await attempt.append([{ type: 'MessageStarted', data: { turnId: attempt.turnId, messageId: `${attempt.turnId}:m`, role: 'assistant' } }]);
         return false;
       case 'call-model':
-        await runModelStep(attempt, step, { provider: this.deps.provider, tools: this.deps.tools.specs(), signal, flush: this.deps.flush, now: this.now });
+        await runModelStep(attempt, step, { provider: this.deps.provider, tools: tools.specs(), signal, flush: this.deps.flush, now: this.now });
         return false;
       case 'start-tool': {
         const asked = await startTool(attempt, step.tool, toolDeps);

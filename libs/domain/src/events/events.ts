@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { Actor, Protocol } from '../metadata';
+import { EpisodeReset, RewardComputed } from './episode-events';
+
+export * from './episode-events';
 
 // The canonical events. Each is declared once: a zod const and a same-named type. Events are
 // facts, past tense; never edit one in place — add `v2` with an upcaster instead.
@@ -206,6 +209,8 @@ export const HubEvent = z.discriminatedUnion('type', [
   TurnCompleted,
   TurnFailed,
   TurnCancelled,
+  RewardComputed,
+  EpisodeReset,
 ]);
 export type HubEvent = z.infer<typeof HubEvent>;
 export type HubEventType = HubEvent['type'];

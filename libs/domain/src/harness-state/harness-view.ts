@@ -87,12 +87,15 @@ function stepFor(view: HarnessView, event: HubEvent): HarnessStep {
       return step.turnFailed(view, event.data);
     case 'TurnCancelled':
       return step.turnCancelled(view, event.data.turnId);
-    // Not part of this wire state: thoughts, model calls, tool progress, the session itself.
+    // Not part of this wire state: thoughts, model calls, tool progress, the session itself,
+    // OpenEnv episode facts (rewards, resets: scored outside the conversation).
     case 'SessionOpened':
     case 'ModelCallStarted':
     case 'ThoughtDelta':
     case 'ModelCallCompleted':
     case 'ToolCallUpdated':
+    case 'RewardComputed':
+    case 'EpisodeReset':
       return { ops: [] };
     default:
       return assertNever(event, 'HubEvent');

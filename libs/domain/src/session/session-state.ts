@@ -88,7 +88,8 @@ export function evolveSession(state: SessionState, event: HubEvent): SessionStat
       return onTurnEnded(state, event.data.turnId, 'failed');
     case 'TurnCancelled':
       return onTurnEnded(state, event.data.turnId, 'cancelled');
-    // The turn's progress does not change what the decider may decide.
+    // The turn's progress, and OpenEnv episode facts recorded beside turns, do not change what
+    // the decider may decide.
     case 'MessageStarted':
     case 'ModelCallStarted':
     case 'TextDelta':
@@ -98,6 +99,8 @@ export function evolveSession(state: SessionState, event: HubEvent): SessionStat
     case 'ToolCallUpdated':
     case 'ToolCallCompleted':
     case 'MessageCompleted':
+    case 'RewardComputed':
+    case 'EpisodeReset':
       return state;
     default:
       return assertNever(event, 'HubEvent');

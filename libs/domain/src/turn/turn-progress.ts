@@ -125,6 +125,8 @@ export function evolveTurn(p: TurnProgress, e: HubEvent): TurnProgress {
       return { ...p, status: 'cancelled' };
     case 'SessionOpened':
     case 'ToolCallUpdated':
+    case 'RewardComputed':
+    case 'EpisodeReset':
       return p;
     default:
       return assertNever(e, 'event');

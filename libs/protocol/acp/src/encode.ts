@@ -95,6 +95,8 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
     case 'MessageCompleted':
     case 'TurnCompleted':
     case 'TurnCancelled':
+    case 'RewardComputed':
+    case 'EpisodeReset':
       return [];
     default:
       return assertNever(event, 'event');

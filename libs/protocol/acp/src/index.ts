@@ -3,4 +3,6 @@ export * from './schema';
 export * from './encode';
 export * from './permission';
 export * from './initialize';
-export { acpValidatorsFrom, STANDARD_SESSION_UPDATES } from './testing/validators';
+export * from './extensions';
+export { acpValidatorsFrom } from './testing/validators';
+export * from './live-session';

@@ -10,6 +10,7 @@ const C = 't1:c0';
 /** One of every hub event, in the order a turn with a tool call and an approval appends them. */
 const turn: HubEvent[] = [
   { type: 'SessionOpened', data: { sessionId: 's', openedVia: 'openenv' } },
+  { type: 'EpisodeReset', data: { env: 'e', episodeId: 'ep', seed: null } },
   { type: 'TurnRequested', data: { turnId: T, userMessageId: 'u', prompt: 'p', context: {}, busyPolicy: 'reject' } },
   { type: 'TurnStarted', data: { turnId: T } },
   { type: 'MessageStarted', data: { turnId: T, messageId: M, role: 'assistant' } },
@@ -24,6 +25,7 @@ const turn: HubEvent[] = [
   { type: 'TextDelta', data: { turnId: T, messageId: M, callId: 't1:c1', offset: 0, text: 'Done' } },
   { type: 'MessageCompleted', data: { turnId: T, messageId: M } },
   { type: 'TurnCompleted', data: { turnId: T, text: 'Done', stopReason: 'end_turn', usage } },
+  { type: 'RewardComputed', data: { turnId: T, rubric: 'expected_answer', reward: 1, details: {} } },
   { type: 'TurnFailed', data: { turnId: 't2', code: 'PROVIDER_DOWN', message: 'down', retryable: true } },
   { type: 'TurnCancelled', data: { turnId: 't3', reason: 'user', by: { type: 'api_key', id: 'k' } } },
 ];
@@ -39,13 +41,14 @@ describe('encodeHarnessEventList', () => {
       SessionOpened: true, TurnRequested: true, TurnStarted: true, MessageStarted: true, ModelCallStarted: true, TextDelta: true, ThoughtDelta: true,
       ModelCallCompleted: true, ToolCallStarted: true, ToolCallUpdated: true, ToolCallCompleted: true, ApprovalRequested: true, ApprovalResolved: true,
       MessageCompleted: true, TurnCompleted: true, TurnFailed: true, TurnCancelled: true,
+      RewardComputed: true, EpisodeReset: true,
     };
     expect(new Set(turn.map((e) => e.type))).toEqual(new Set(Object.keys(all)));
   });
 
   it('writes valid RFC 005 HarnessEvents with the hub cursor and Unix-seconds timestamps', () => {
     for (const e of out) expect(HarnessEvent.parse(e)).toEqual(e);
-    expect(out[0]).toEqual({ type: 'llm_request', timestamp: 1767225601.5, cursor: 104, data: expect.objectContaining({ model: 'm', tool_names: ['read_file'] }) });
+    expect(out[0]).toEqual({ type: 'llm_request', timestamp: 1767225601.5, cursor: 105, data: expect.objectContaining({ model: 'm', tool_names: ['read_file'] }) });
     expect(out.map((e) => e.type)).toEqual([
       'llm_request', 'llm_chunk', 'llm_response', 'tool_call', 'text_output', 'text_output', 'text_output', 'tool_result', 'llm_chunk', 'turn_complete',
       'error', 'turn_complete', 'error', 'turn_complete',

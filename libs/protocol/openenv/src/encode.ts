@@ -21,12 +21,16 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
     data,
     cursor: event.globalPosition,
   });
+  // Rewards (RewardComputed) sit beside the observation and in a trajectory's `rewards`, never in
+  // the harness's event stream: RFC 005 keeps the reward out of the harness's reach.
   switch (event.type) {
     case 'SessionOpened':
     case 'TurnRequested':
     case 'TurnStarted':
     case 'MessageStarted':
     case 'MessageCompleted':
+    case 'RewardComputed':
+    case 'EpisodeReset':
       return { view, events: [] };
     case 'ModelCallStarted': {
       const e = event.data;

@@ -25,6 +25,9 @@ const wsClient = nodeModule._load(path.join(SDK_DIST, 'transports/ws-stream.js')
   createWebSocketStream(url: string, o: { headers: Record<string, string>; WebSocket: unknown }): Stream;
 };
 
+/** The console the SDK logs to (Node's own, not Jest's): it reports updates it rejects there. */
+export const sdkConsole = nodeModule._load('console', null, false) as Console;
+
 /** What the client answers to `session/request_permission` (a promise: it may hold the answer). */
 export type PermissionPolicy = (p: PermissionParams) => Promise<PermissionAnswer>;
 

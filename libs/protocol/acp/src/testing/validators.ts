@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv';
+import { STANDARD_SESSION_UPDATES } from '../extensions';
 
 // JSON Schema checks of what the hub emits, shared by the lib's conformance spec and the e2e
 // specs: ACP v0.12.2 for standard variants, Harn's session/update profile where it covers one.
@@ -9,12 +10,6 @@ interface AjvLike {
   getSchema(ref: string): ValidateFunction | undefined;
   compile(schema: object): ValidateFunction;
 }
-
-/** The ACP variants of `session/update` (everything else is a Harn extension). */
-export const STANDARD_SESSION_UPDATES = new Set([
-  'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan',
-  'available_commands_update', 'current_mode_update', 'config_option_update', 'session_info_update',
-]);
 
 const errs = (fn: ValidateFunction, doc: unknown): string[] => (fn(doc) ? [] : (fn.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
 

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { AcpRpcError, ContentBlock, promptText, RPC } from '@hub/protocol-acp';
+import type { AcpConnection } from './acp.connection';
+import type { AcpSession } from './acp-session';
+
+// Live input (spec: session/inject): an injected message becomes a queued turn of the session
+// (SubmitTurn, busy policy `enqueue`) whose turn id derives from the agent-owned messageId, so
+// it is delivered when the running turn ends. `steer` is delivered the same way for now (the
+// turn runner has no mid-turn boundary hook yet). Revoking cancels the queued turn before it starts.
+
+/** The live-input extension methods served here. */
+export const INJECT_METHODS = ['session/inject', 'session/revoke_inject', 'session/replace_inject', 'session/pending_injections'] as const;
+
+const InjectParams = z.looseObject({ sessionId: z.string().min(1), mode: z.enum(['steer', 'queue']).default('queue'), content: z.union([z.string().min(1), z.array(ContentBlock).min(1)]) });
+const RevokeParams = z.looseObject({ sessionId: z.string().min(1), messageId: z.string().min(1) });
+const ReplaceParams = z.looseObject({ sessionId: z.string().min(1), messageId: z.string().min(1), content: InjectParams.shape.content });
+const PendingParams = z.looseObject({ sessionId: z.string().min(1) });
+
+/** The turn id of an injected message. */
+export const injectTurnId = (messageId: string) => `acp-inject-${messageId}`;
+
+const race = (reason: string, messageId: string) => new AcpRpcError(RPC.INVALID_PARAMS, `inject ${messageId}: ${reason}`, { reason, messageId });
+
+function parsed<T extends z.ZodType>(schema: T, method: string, params: unknown): z.infer<T> {
+  const r = schema.safeParse(params);
+  if (!r.success) throw new AcpRpcError(RPC.INVALID_PARAMS, `Invalid params for ${method}: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+  return r.data;
+}
+
+const textOf = (content: string | ContentBlock[]) => (typeof content === 'string' ? content : promptText(content));
+
+/** The still-queued turn of an injected message, or the race error that says why not. */
+function queuedTurn(s: AcpSession, messageId: string): string {
+  const turnId = s.injected.get(messageId)?.turnId ?? injectTurnId(messageId);
+  const status = s.turnStatus(turnId);
+  if (status === 'cancelled') throw race('already_revoked', messageId);
+  if (status === null) throw race('unknown_message_id', messageId);
+  if (status !== 'queued') throw race('already_delivered', messageId);
+  return turnId;
+}
+
+/** `session/replace_inject`: the queued turn is cancelled and the new text queued under the same messageId (at the back of the queue). */
+async function replace(c: AcpConnection, params: unknown) {
+  const p = parsed(ReplaceParams, 'session/replace_inject', params);
+  const s = await c.session(p.sessionId);
+  if (!c.mayControl(p.sessionId)) throw race('not_owner_or_not_authorized', p.messageId);
+  const old = queuedTurn(s, p.messageId);
+  const text = textOf(p.content);
+  const turnId = `${injectTurnId(p.messageId)}-r${randomUUID().slice(0, 8)}`;
+  await c.dispatch({ type: 'CancelTurn', sessionId: p.sessionId, turnId: old, reason: 'user' }, `acp:revoke:${old}`);
+  await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { inject: 'queue', messageId: p.messageId, mode: s.mode } }, busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+  s.injected.set(p.messageId, { mode: s.injected.get(p.messageId)?.mode ?? 'queue', text, turnId });
+  return { messageId: p.messageId, status: 'replaced' };
+}
+
+/** session/inject, session/revoke_inject, session/replace_inject and session/pending_injections. */
+export async function inject(c: AcpConnection, method: string, params: unknown): Promise<unknown> {
+  if (method === 'session/replace_inject') return replace(c, params);
+  if (method === 'session/inject') {
+    const p = parsed(InjectParams, method, params);
+    c.assertControl(p.sessionId);
+    const text = textOf(p.content);
+    if (!text.trim()) throw new AcpRpcError(RPC.INVALID_PARAMS, 'content has no text');
+    const s = await c.session(p.sessionId);
+    const messageId = `msg-${randomUUID()}`;
+    const turnId = injectTurnId(messageId);
+    await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { inject: p.mode, messageId, mode: s.mode } }, busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+    s.injected.set(messageId, { mode: p.mode, text, turnId });
+    return { status: 'accepted', messageId };
+  }
+  if (method === 'session/revoke_inject') {
+    const p = parsed(RevokeParams, method, params);
+    const s = await c.session(p.sessionId);
+    if (!c.mayControl(p.sessionId)) throw race('not_owner_or_not_authorized', p.messageId);
+    let turnId: string;
+    try {
+      turnId = queuedTurn(s, p.messageId);
+    } catch (e) {
+      // Revoking twice is not a race: it answers `already_revoked`.
+      if (e instanceof AcpRpcError && (e.data as { reason?: string } | undefined)?.reason === 'already_revoked') return { messageId: p.messageId, status: 'already_revoked' };
+      throw e;
+    }
+    await c.dispatch({ type: 'CancelTurn', sessionId: p.sessionId, turnId, reason: 'user' }, `acp:revoke:${turnId}`);
+    return { messageId: p.messageId, status: 'revoked' };
+  }
+  if (method === 'session/pending_injections') {
+    const p = parsed(PendingParams, method, params);
+    const s = await c.session(p.sessionId);
+    const injections = [...s.injected].filter(([, m]) => s.turnStatus(m.turnId) === 'queued').map(([messageId, m]) => ({ kind: 'user', messageId, mode: m.mode, content: m.text }));
+    return { pendingCount: injections.length, injections };
+  }
+  throw new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+}

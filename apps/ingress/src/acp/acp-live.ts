@@ -1,0 +1,53 @@
+import { attach, AttachParams, DetachParams, detach, heartbeat, HeartbeatParams, RPC, AcpRpcError, takeover, TakeoverParams, type LiveResult } from '@hub/protocol-acp';
+import type { z } from 'zod';
+import type { AcpConnection } from './acp.connection';
+
+/** The live-session extension methods (spec: "Live session attach/detach"). */
+export const LIVE_METHODS = ['session/attach', 'session/detach', 'session/takeover', 'session/heartbeat'] as const;
+
+function parsed<T extends z.ZodType>(schema: T, method: string, params: unknown): z.infer<T> {
+  const r = schema.safeParse(params);
+  if (!r.success) throw new AcpRpcError(RPC.INVALID_PARAMS, `Invalid params for ${method}: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+  return r.data;
+}
+
+function answer(r: LiveResult) {
+  if (!r.ok) throw new AcpRpcError(RPC.INVALID_PARAMS, `live session: ${r.reason}`, { reason: r.reason, active_controller_id: r.activeControllerId });
+  return r.response;
+}
+
+/** Attach, detach, takeover and heartbeat of one connection's clients. */
+export async function live(c: AcpConnection, method: string, params: unknown): Promise<unknown> {
+  const now = new Date().toISOString();
+  const reg = c.deps.live;
+  const tenant = c.principal.tenantId;
+  switch (method) {
+    case 'session/attach': {
+      const p = parsed(AttachParams, method, params);
+      const s = await c.session(p.sessionId);
+      const res = answer(reg.apply(tenant, p.sessionId, (st) => attach(st, p, now)));
+      c.attached.set(p.sessionId, p.clientId);
+      s.askPending();
+      return res;
+    }
+    case 'session/takeover': {
+      const p = parsed(TakeoverParams, method, params);
+      const res = answer(reg.apply(tenant, p.sessionId, (st) => takeover(st, p.clientId, now)));
+      c.attached.set(p.sessionId, p.clientId);
+      c.sessions.get(p.sessionId)?.askPending();
+      return res;
+    }
+    case 'session/detach': {
+      const p = parsed(DetachParams, method, params);
+      const res = answer(reg.apply(tenant, p.sessionId, (st) => detach(st, p.clientId)));
+      if (c.attached.get(p.sessionId) === p.clientId) c.attached.delete(p.sessionId);
+      return { ...res, reason: p.reason ?? 'detach' };
+    }
+    case 'session/heartbeat': {
+      const p = parsed(HeartbeatParams, method, params);
+      return answer(reg.apply(tenant, p.sessionId, (st) => heartbeat(st, p.clientId, p._meta, now)));
+    }
+    default:
+      throw new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+  }
+}

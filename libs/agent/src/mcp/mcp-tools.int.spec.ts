@@ -1,0 +1,82 @@
+import * as path from 'node:path';
+import { McpConfigError, type McpServerSpec } from './mcp-servers';
+import { McpNotAllowedError, McpPool, stdioAllowed } from './mcp-pool';
+import { buildMcpRegistry, listMcpTools, mcpToolsFrom } from './mcp-tools';
+
+// Against the real stdio MCP server in tools/test-harnesses (spawned through the SDK).
+jest.setTimeout(30_000);
+
+// The stdio command that runs tools/test-harnesses/mcp-echo-server.ts, as bin/hub runs the hub.
+const ROOT = path.resolve(__dirname, '../../../..');
+const mcpEchoServerCommand = (variant: 'a' | 'b') => ({
+  command: [process.execPath, '-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses/mcp-echo-server.ts'), variant],
+  env: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
+});
+
+const server = (name: string, variant: 'a' | 'b'): McpServerSpec => ({ name, transport: 'stdio', ...mcpEchoServerCommand(variant) });
+// What an operator would put in HUB_MCP_STDIO_COMMANDS: the interpreter and the server script.
+const ALLOW = [mcpEchoServerCommand('a').command.slice(0, 4)];
+const ctx = { tenantId: 't', sessionId: 's', signal: new AbortController().signal, files: new Map<string, string>() };
+
+let pool: McpPool;
+beforeEach(() => (pool = new McpPool({ idleMs: 0, stdioAllowlist: ALLOW })));
+afterEach(() => pool.close());
+
+describe('stdio MCP servers are off unless the operator allows the command', () => {
+  it('refuses any stdio command by default, and one outside the allowlist', async () => {
+    const closed = new McpPool({ idleMs: 0 });
+    await expect(closed.session(server('echo', 'a'))).rejects.toBeInstanceOf(McpNotAllowedError);
+    await expect(pool.session({ name: 'evil', transport: 'stdio', command: ['/bin/sh', '-c', 'id'], env: {} })).rejects.toThrow(/not allowed on this hub/);
+    await closed.close();
+  });
+
+  it('matches whole argv prefixes, not string prefixes', () => {
+    expect(stdioAllowed(['node', '/opt/mcp/server.js', '--x'], [['node', '/opt/mcp/server.js']])).toBe(true);
+    expect(stdioAllowed(['node', '/opt/mcp/server.js.evil'], [['node', '/opt/mcp/server.js']])).toBe(false);
+    expect(stdioAllowed(['node'], [['node', '/opt/mcp/server.js']])).toBe(false);
+    expect(stdioAllowed(['node', 'x.js'], [])).toBe(false);
+  });
+});
+
+describe('MCP tool injection', () => {
+  it('adds the server tools to the built-ins, prefixes a clash with env_, never offers reset, and calls through', async () => {
+    const registry = await buildMcpRegistry([server('echo', 'a')], pool);
+    const names = registry.list().map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['read_file', 'calculator', 'echo', 'env_calculator']));
+    expect(names).not.toContain('reset');
+    const echo = registry.get('echo');
+    expect(echo).toMatchObject({ executor: 'mcp:echo', policy: 'allow' });
+    expect(echo?.inputSchema).toMatchObject({ properties: { text: { type: 'string' } } });
+    await expect(echo?.execute({ text: 'hi' }, ctx)).resolves.toBe('echo: hi');
+    await expect(registry.get('env_calculator')?.execute({ expression: '1+1' }, ctx)).resolves.toBe('mcp calculator: 1+1');
+    expect(registry.get('calculator')?.executor).toBe('builtin');
+  });
+
+  it('refuses the same tool name with different schemas across servers; the same schema is offered once', async () => {
+    await expect(buildMcpRegistry([server('one', 'a'), server('two', 'b')], pool)).rejects.toThrow(McpConfigError);
+    await expect(buildMcpRegistry([server('one', 'a'), server('two', 'b')], pool)).rejects.toThrow(/echo.*one.*two/);
+    const twice = mcpToolsFrom(await listMcpTools([server('one', 'a'), server('again', 'a')], pool), new Set());
+    expect(twice.filter((t) => t.name === 'echo').map((t) => t.executor)).toEqual(['mcp:one']);
+  });
+
+  it('reuses a connection per server spec, and sweeps idle ones', async () => {
+    let connects = 0;
+    let closes = 0;
+    let now = 0;
+    const fake = new McpPool({
+      idleMs: 1000,
+      stdioAllowlist: ALLOW,
+      now: () => now,
+      connect: async () => (connects++, { listTools: async () => [], callTool: async () => '', close: async () => void closes++ }),
+    });
+    await fake.session(server('x', 'a'));
+    await fake.session(server('x', 'a'));
+    expect(connects).toBe(1);
+    now = 5000;
+    await fake.sweep();
+    expect(closes).toBe(1);
+    await fake.session(server('x', 'a'));
+    expect(connects).toBe(2);
+    await fake.close();
+  });
+});
