@@ -191,7 +191,8 @@ describe('live input (session/inject)', () => {
     expect((await prompt).stopReason).toBe('end_turn');
     const turnOf = (id: string) => `acp-inject-${id}`;
     const events = async () => stack.events(tenant.tenantId, sessionId);
-    const deadline = Date.now() + 20_000;
+    // Generous: the two injected turns run after a slow one, and CI runs other suites beside this.
+    const deadline = Date.now() + 60_000;
     const replacedDone = (es: Awaited<ReturnType<typeof events>>) => es.some((e) => e.type === 'TurnCompleted' && e.data.turnId.startsWith(`${turnOf(edited.messageId)}-r`));
     while (!replacedDone(await events()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const all = await events();

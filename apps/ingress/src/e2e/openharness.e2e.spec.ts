@@ -116,7 +116,7 @@ describe('turns, approvals and the transport WebSocket', () => {
     expect(approval.deadline_ms).toBeGreaterThan(500_000);
     expect(approval.deadline_ms).toBeLessThanOrEqual(600_000);
     expect(continuationOf(approval).run_id).toBe('oh-req-ws-1');
-    expect(texts(first)).toBe("I'll write 2 bytes to out.txt.");
+    expect(texts(first)).toBe("I'll write 2 bytes to out.txt.\n\n");
 
     await ws.waitFor('the pending approval', (x) => x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'pending');
     expect(ws.state?.messages.find((m) => m.role === 'user')?.content).toBe('write "ok" to out.txt');

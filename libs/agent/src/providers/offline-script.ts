@@ -58,7 +58,9 @@ function replyToPrompt(prompt: string, messages: readonly ModelMessage[]): Pick<
   if (intents.length > 0) {
     const base = `call_${fnv1a(JSON.stringify(messages))}`;
     return {
-      text: intents.map((i) => i.say).join(' '),
+      // Like a real model, it ends what it says before a tool call with a paragraph break, so the
+      // answer that follows the tool results does not run into it.
+      text: `${intents.map((i) => i.say).join(' ')}\n\n`,
       toolCalls: intents.map((i, n) => ({ toolCallId: `${base}_${n}`, name: i.name, input: i.input })),
       finishReason: 'tool_calls',
     };

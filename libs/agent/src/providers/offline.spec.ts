@@ -34,7 +34,7 @@ function afterTools(prompt: string, calls: { name: string; input: unknown; resul
 describe('OfflineProvider scripted behaviour', () => {
   it('read <path> → says so, calls read_file, finishes with tool_calls', async () => {
     const parts = await run('Please READ the file notes.txt.');
-    expect(textOf(parts)).toBe("I'll read notes.txt.");
+    expect(textOf(parts)).toBe("I'll read notes.txt.\n\n");
     expect(callsOf(parts)).toEqual([{ name: 'read_file', input: { path: 'notes.txt' } }]);
     expect(finishOf(parts).finishReason).toBe('tool_calls');
   });
@@ -45,7 +45,7 @@ describe('OfflineProvider scripted behaviour', () => {
     ]);
     const bare = await run('write b.md');
     expect(callsOf(bare)).toEqual([{ name: 'write_file', input: { path: 'b.md', content: DEFAULT_WRITE_CONTENT } }]);
-    expect(textOf(bare)).toBe(`I'll write ${DEFAULT_WRITE_CONTENT.length} bytes to b.md.`);
+    expect(textOf(bare)).toBe(`I'll write ${DEFAULT_WRITE_CONTENT.length} bytes to b.md.\n\n`);
   });
 
   it('delete, list files and calculate / what is', async () => {
