@@ -5,7 +5,7 @@ import { ApiKeyService } from '@hub/auth';
 import { IngressModule } from './app.module';
 import { deferBodyErrors } from './http/body-errors';
 import { AuthenticatedWsAdapter } from './transport/authenticated-ws.adapter';
-import type { IngressSettings } from './hub.providers';
+import type { IngressSettings } from './settings';
 
 /** Builds and starts one ingress process (also used by e2e tests, on port 0). */
 export async function startIngress(settings: IngressSettings): Promise<NestExpressApplication> {

@@ -1,6 +1,6 @@
 import type { Job, Worker } from 'bullmq';
 import { McpPool, TurnRunner, RunningTurns, buildMcpRegistry, createBuiltinRegistry, createProvider, mcpServersOf, type TurnLog } from '@hub/agent';
-import type { CommandMetadata, HubEvent, Recorded } from '@hub/domain';
+import type { CommandMetadata, HubEvent } from '@hub/domain';
 import { EventStore, createPool } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { CancelBus, HubQueues, JOBS, startWorkers, type ProcessorMap } from '@hub/queue';
@@ -125,11 +125,6 @@ export class HubWorker {
     await this.cancels.close();
     await this.queues.close();
     await this.pool.end();
-  }
-
-  /** For tests that read what the worker wrote. */
-  readStream(tenantId: string, streamId: string): Promise<{ version: number; events: Recorded<HubEvent>[] }> {
-    return this.store.readStream(tenantId, streamId) as Promise<{ version: number; events: Recorded<HubEvent>[] }>;
   }
 }
 

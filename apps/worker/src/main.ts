@@ -1,22 +1,13 @@
 // Telemetry first: it must be running before the libraries it traces are loaded.
 import { startTelemetry } from '@hub/telemetry';
-import { ConfigError } from '@hub/config';
+import { runUntilSignal, settingsOrExit } from '@hub/config';
 import { createServer } from 'node:http';
-import { loadWorkerSettings, type WorkerSettings } from './settings';
+import { loadWorkerSettings } from './settings';
 
-function settingsOrExit(): WorkerSettings {
-  try {
-    return loadWorkerSettings();
-  } catch (e) {
-    process.stderr.write(`${e instanceof ConfigError ? e.message : String(e)}\n`);
-    process.exit(2);
-  }
-}
-
-const settings = settingsOrExit();
+const settings = settingsOrExit(() => loadWorkerSettings());
 const telemetry = startTelemetry(settings.telemetry);
 
-async function main(): Promise<void> {
+runUntilSignal('worker', async () => {
   const { preflight } = await import('./preflight');
   await preflight(settings.databaseUrl, settings.redisUrl);
   require('reflect-metadata');
@@ -35,17 +26,9 @@ async function main(): Promise<void> {
       }).listen(settings.healthPort)
     : null;
   process.stderr.write(`${JSON.stringify({ msg: 'worker started', worker: worker.id, concurrency: settings.concurrency, healthPort: settings.healthPort || null })}\n`);
-  const stop = async () => {
+  return async () => {
     health?.close();
     await app.close();
     await telemetry.shutdown();
-    process.exit(0);
   };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
-}
-
-main().catch((e: unknown) => {
-  process.stderr.write(`worker failed to start: ${(e as Error).message}\n`);
-  process.exit(1);
 });

@@ -12,3 +12,4 @@ export {
   queuePrefix,
 } from './schemas';
 export { isSecretName } from './redact';
+export { runUntilSignal, settingsOrExit } from './boot';

@@ -52,7 +52,13 @@ export class CommandService {
     try {
       raw = await this.queues.enqueueAndWait('command', { command, meta }, this.config.commandTimeoutMs);
     } catch (e) {
-      throw new DomainError('TIMEOUT', `command not decided within ${this.config.commandTimeoutMs} ms: ${(e as Error).message}`);
+      // BullMQ rejects the wait both when time runs out and when the job failed for good; only
+      // the first is a timeout (and may still be decided later), the second is the worker's error.
+      const message = e instanceof Error ? e.message : String(e);
+      if (/timed out before finishing/.test(message)) {
+        throw new DomainError('TIMEOUT', `command not decided within ${this.config.commandTimeoutMs} ms`);
+      }
+      throw new DomainError('INTERNAL', `command failed: ${message}`);
     }
     return CommandOutcome.parse(raw);
   }

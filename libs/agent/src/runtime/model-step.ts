@@ -92,7 +92,7 @@ class DeltaWriter {
   }
 }
 
-async function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps): Promise<void> {
+async function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps, messageCount: number): Promise<void> {
   if (plan.started) return;
   const data = {
     turnId: attempt.turnId,
@@ -100,7 +100,7 @@ async function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mode
     step: plan.step,
     provider: deps.provider.name,
     model: deps.provider.model,
-    messageCount: buildModelMessages(attempt.events).length,
+    messageCount,
     toolNames: deps.tools.map((t) => t.name),
   };
   await attempt.append([{ type: 'ModelCallStarted', data }]);
@@ -108,11 +108,13 @@ async function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mode
 
 /** One ReAct model call: stream it into the log, then record its outcome once. */
 export async function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps): Promise<void> {
-  await recordStart(attempt, plan, deps);
+  // Built once: recording the start appends nothing the conversation shows.
+  const messages = buildModelMessages(attempt.events);
+  await recordStart(attempt, plan, deps, messages.length);
   const writer = new DeltaWriter(attempt, plan, deps);
   const toolCalls: RequestedToolCall[] = [];
   let finish: { finishReason: ModelFinishReason; usage: Usage } | null = null;
-  const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages: buildModelMessages(attempt.events), tools: deps.tools, signal: deps.signal });
+  const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages, tools: deps.tools, signal: deps.signal });
   for await (const part of parts) {
     if (part.type === 'text-delta') await writer.add('text', part.text);
     else if (part.type === 'reasoning-delta') await writer.add('thought', part.text);

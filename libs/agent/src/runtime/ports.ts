@@ -38,8 +38,4 @@ export class RunningTurns {
     c?.abort(new Error('turn cancelled'));
     return c !== undefined;
   }
-
-  get size(): number {
-    return this.running.size;
-  }
 }

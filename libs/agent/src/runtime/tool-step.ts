@@ -12,7 +12,6 @@ export interface ToolStepDeps {
   now: () => number;
   /** 0: approvals wait forever; else they are denied this long after being asked. */
   approvalTtlMs: number;
-  isoNow: () => string;
 }
 
 /**

@@ -97,7 +97,7 @@ export class TurnRunner {
   }
 
   private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal, tools: ToolRegistry): Promise<boolean> {
-    const toolDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, isoNow: () => new Date(this.now()).toISOString() };
+    const toolDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs };
     switch (step.kind) {
       case 'start-message':
         await attempt.append([{ type: 'MessageStarted', data: { turnId: attempt.turnId, messageId: `${attempt.turnId}:m`, role: 'assistant' } }]);
