@@ -8,7 +8,7 @@ import { HealthController } from './health/health.controller';
 import { CorrelationMiddleware } from './http/correlation.middleware';
 import { ProblemFilter } from './http/problem';
 import { hubProviders, type IngressSettings } from './hub.providers';
-import { OpenEnvController, OpenEnvEpisodes, OpenEnvHarnessGateway, OpenEnvWsGateway } from './openenv';
+import { OpenEnvController, OpenEnvEpisodes, OpenEnvHarnessGateway, OpenEnvMcp, OpenEnvWsGateway } from './openenv';
 import { OpenHarnessController } from './openharness';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionStreams } from './streams/session-streams.service';
@@ -32,7 +32,7 @@ export class IngressModule implements NestModule {
         TurnOutcomes,
         TransportGateway,
         AcpGateway,
-        OpenEnvEpisodes, OpenEnvWsGateway, OpenEnvHarnessGateway,
+        OpenEnvEpisodes, OpenEnvWsGateway, OpenEnvHarnessGateway, OpenEnvMcp,
         ZeneService, ZeneRunService,
       ],
     };

@@ -8,18 +8,22 @@ import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import type { Episode } from './environment-registry';
 import { envName } from './environment-config';
 import { OpenEnvEpisodes, OpenEnvRefusal } from './openenv-episodes';
+import { OpenEnvMcp } from './openenv-mcp';
 import { OPENENV_WS_PATH, upgradeParams } from './openenv-upgrade';
 
 /**
  * `WS /v1/openenv/<env>/ws` — OpenEnv's WebSocket API (what its Python client uses by default):
- * `{type: reset|step|state|close|mcp, data}` in, `{type: observation|state|error, data}` out.
+ * `{type: reset|step|state|close|mcp, data}` in, `{type: observation|state|mcp|error, data}` out.
  * As upstream, each connection has its own episode; frames are handled one at a time.
  */
 @WebSocketGateway({ path: OPENENV_WS_PATH })
 export class OpenEnvWsGateway implements OnGatewayConnection {
   private readonly log = new Logger('openenv');
 
-  constructor(private readonly episodes: OpenEnvEpisodes) {}
+  constructor(
+    private readonly episodes: OpenEnvEpisodes,
+    private readonly mcp: OpenEnvMcp,
+  ) {}
 
   async handleConnection(ws: WebSocket, req: UpgradeRequest): Promise<void> {
     if (!req.principal) return ws.close(1008, 'unauthenticated');
@@ -85,10 +89,8 @@ export class OpenEnvWsGateway implements OnGatewayConnection {
         return void send(wsState(conn.episode ? await this.episodes.state(conn.principal.tenantId, conn.env, conn.episode) : { episode_id: null, step_count: 0 }));
       case 'close':
         return void ws.close(1000, 'closed by client');
-      case 'mcp': {
-        const id = frame.data['id'] ?? null;
-        return void send({ type: 'mcp', data: { jsonrpc: '2.0', id, error: { code: -32601, message: 'MCP over /ws is not served by the hub: tools reach the harness, not the trainer' } } });
-      }
+      case 'mcp':
+        return void send({ type: 'mcp', data: await this.mcp.answer(conn.principal.tenantId, conn.env, frame.data) });
     }
   }
 }

@@ -9,6 +9,7 @@ import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { checkEnvironment, envName } from './environment-config';
 import { OpenEnvExceptionFilter } from './openenv-errors';
 import { OpenEnvEpisodes } from './openenv-episodes';
+import { OpenEnvMcp, OpenEnvMcpFilter } from './openenv-mcp';
 import { installUpgradeRoutes } from './openenv-upgrade';
 
 const correlation = (req: Request) => correlationIdFrom(req.header('x-correlation-id'));
@@ -16,7 +17,7 @@ const correlation = (req: Request) => correlationIdFrom(req.header('x-correlatio
 /**
  * OpenEnv's server API for one environment of the caller's tenant, under `/v1/openenv/<env>`
  * (so an OpenEnv client's `base_url` points there): reset, step, state, health, metadata,
- * schema, plus the environment's configuration and an episode's trajectory. See
+ * schema and mcp, plus the environment's configuration and an episode's trajectory. See
  * libs/protocol/openenv/README.md.
  */
 @Controller('v1/openenv/:env')
@@ -24,6 +25,7 @@ const correlation = (req: Request) => correlationIdFrom(req.header('x-correlatio
 export class OpenEnvController implements OnModuleInit {
   constructor(
     private readonly episodes: OpenEnvEpisodes,
+    private readonly mcp: OpenEnvMcp,
     private readonly http: HttpAdapterHost,
     @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
   ) {}
@@ -66,6 +68,14 @@ export class OpenEnvController implements OnModuleInit {
   @Get('state')
   state(@Param('env') env: string, @CurrentPrincipal() p: Principal) {
     return this.episodes.state(p.tenantId, envName(env));
+  }
+
+  /** JSON-RPC 2.0 over the environment's MCP tools; always HTTP 200 once the environment exists. */
+  @Post('mcp')
+  @HttpCode(200)
+  @UseFilters(OpenEnvMcpFilter)
+  mcpRequest(@Param('env') env: string, @Body() body: unknown, @CurrentPrincipal() p: Principal) {
+    return this.mcp.answer(p.tenantId, envName(env), body);
   }
 
   @Get('trajectory')

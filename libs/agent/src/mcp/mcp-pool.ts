@@ -16,13 +16,17 @@ export function stdioAllowed(command: readonly string[], allowlist: readonly (re
 
 interface Entry {
   session: Promise<McpSession>;
+  /** The session once connected, to see whether it is still alive. */
+  live?: McpSession;
   lastUsed: number;
 }
 
 /**
  * Connections to MCP servers, shared by the turns of one process and keyed by the server's full
- * spec (so two environments configuring the same server share it, a changed spec reconnects).
- * A connection unused for `idleMs` is closed by `sweep`, which runs on a timer.
+ * spec (so two environments configuring the same server share it, a changed spec reconnects) and
+ * by an optional scope (a tenant: tenants never share a connection, nor a stateful server's
+ * session). A connection unused for `idleMs` is closed by `sweep`, which runs on a timer; one
+ * that died (see `McpSession.alive`) is replaced on its next use.
  */
 export class McpPool {
   private readonly entries = new Map<string, Entry>();
@@ -46,19 +50,27 @@ export class McpPool {
   }
 
   /** The server's session, connecting on first use; a failed connect is not kept. */
-  session(server: McpServerSpec): Promise<McpSession> {
+  session(server: McpServerSpec, scope = ''): Promise<McpSession> {
     if (server.transport === 'stdio' && !stdioAllowed(server.command, this.opts.stdioAllowlist ?? [])) {
       return Promise.reject(new McpNotAllowedError(server.name, server.command));
     }
-    const key = JSON.stringify(server);
+    const key = JSON.stringify([scope, server]);
     const hit = this.entries.get(key);
-    if (hit) {
+    if (hit && hit.live?.alive?.() !== false) {
       hit.lastUsed = this.now();
       return hit.session;
     }
+    if (hit) {
+      this.entries.delete(key);
+      void hit.live?.close().catch(() => undefined);
+    }
     const session = (this.opts.connect ?? connectMcp)(server);
-    this.entries.set(key, { session, lastUsed: this.now() });
-    session.catch(() => this.entries.delete(key));
+    const entry: Entry = { session, lastUsed: this.now() };
+    this.entries.set(key, entry);
+    session.then(
+      (s) => void (entry.live = s),
+      () => this.entries.get(key) === entry && this.entries.delete(key),
+    );
     return session;
   }
 

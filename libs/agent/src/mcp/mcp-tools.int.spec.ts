@@ -67,7 +67,7 @@ describe('MCP tool injection', () => {
       idleMs: 1000,
       stdioAllowlist: ALLOW,
       now: () => now,
-      connect: async () => (connects++, { listTools: async () => [], callTool: async () => '', close: async () => void closes++ }),
+      connect: async () => (connects++, { listTools: async () => [], callTool: async () => '', callToolResult: async () => ({ content: [], isError: false }), close: async () => void closes++ }),
     });
     await fake.session(server('x', 'a'));
     await fake.session(server('x', 'a'));

@@ -16,25 +16,33 @@ export interface McpListing {
   tools: McpListedTool[];
 }
 
-/** Connects to each server (through the pool) and lists its tools. */
-export async function listMcpTools(servers: readonly McpServerSpec[], pool: McpPool): Promise<McpListing[]> {
+/** Connects to each server (through the pool, in `scope`: see {@link McpPool.session}) and lists its tools. */
+export async function listMcpTools(servers: readonly McpServerSpec[], pool: McpPool, scope = ''): Promise<McpListing[]> {
   return Promise.all(
     servers.map(async (s) => {
-      const session = await pool.session(s);
+      const session = await pool.session(s, scope);
       return { server: s.name, session, tools: await session.listTools() };
     }),
   );
 }
 
+/** An injected tool's name (after `env_` prefixing) and where it goes: its server and listed tool. */
+export interface McpToolTarget {
+  name: string;
+  server: string;
+  session: McpSession;
+  listed: McpListedTool;
+}
+
 /**
- * The injected tools of a turn, from what the servers list: `reset`/`step`/`state`/`close` are
- * never offered; a name a built-in tool has is prefixed `env_`; a name two servers list with the
- * same schema is offered once (the first server's); with different schemas it is an
+ * The injected tools, from what the servers list: `reset`/`step`/`state`/`close` are never
+ * offered; a name a built-in tool has is prefixed `env_`; a name two servers list with the same
+ * schema is offered once (the first server's); with different schemas it is an
  * {@link McpConfigError} (refused when the environment is configured).
  */
-export function mcpToolsFrom(listings: readonly McpListing[], builtinNames: ReadonlySet<string>, policy: ToolPolicyDecision = 'allow'): Tool[] {
+export function resolveMcpTools(listings: readonly McpListing[], builtinNames: ReadonlySet<string>): McpToolTarget[] {
   const seen = new Map<string, { server: string; schema: string }>();
-  const tools: Tool[] = [];
+  const targets: McpToolTarget[] = [];
   for (const { server, session, tools: listed } of listings) {
     for (const t of listed) {
       if (RESERVED_MCP_TOOL_NAMES.has(t.name)) continue;
@@ -45,20 +53,25 @@ export function mcpToolsFrom(listings: readonly McpListing[], builtinNames: Read
       }
       if (prior) continue;
       seen.set(t.name, { server, schema });
-      tools.push(mcpTool(server, session, t, builtinNames.has(t.name) ? `${MCP_CLASH_PREFIX}${t.name}` : t.name, policy));
+      targets.push({ name: builtinNames.has(t.name) ? `${MCP_CLASH_PREFIX}${t.name}` : t.name, server, session, listed: t });
     }
   }
-  return tools;
+  return targets;
 }
 
-/** A turn's registry: the built-in tools plus the MCP servers' tools. */
-export async function buildMcpRegistry(servers: readonly McpServerSpec[], pool: McpPool, builtins: readonly Tool[] = BUILTIN_TOOLS): Promise<ToolRegistry> {
+/** The injected tools of a turn ({@link resolveMcpTools}) as agent tools, each with `policy`. */
+export function mcpToolsFrom(listings: readonly McpListing[], builtinNames: ReadonlySet<string>, policy: ToolPolicyDecision = 'allow'): Tool[] {
+  return resolveMcpTools(listings, builtinNames).map((t) => mcpTool(t, policy));
+}
+
+/** A turn's registry: the built-in tools plus the MCP servers' tools (connected in `scope`). */
+export async function buildMcpRegistry(servers: readonly McpServerSpec[], pool: McpPool, builtins: readonly Tool[] = BUILTIN_TOOLS, scope = ''): Promise<ToolRegistry> {
   if (servers.length === 0) return new ToolRegistry([...builtins]);
-  const injected = mcpToolsFrom(await listMcpTools(servers, pool), new Set(builtins.map((t) => t.name)));
+  const injected = mcpToolsFrom(await listMcpTools(servers, pool, scope), new Set(builtins.map((t) => t.name)));
   return new ToolRegistry([...builtins, ...injected]);
 }
 
-function mcpTool(server: string, session: McpSession, listed: McpListedTool, name: string, policy: ToolPolicyDecision): Tool {
+function mcpTool({ server, session, listed, name }: McpToolTarget, policy: ToolPolicyDecision): Tool {
   return {
     name,
     description: listed.description || `${listed.name} (MCP server ${server})`,

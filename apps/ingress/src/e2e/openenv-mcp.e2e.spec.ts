@@ -1,0 +1,193 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import WebSocket from 'ws';
+import { HubStack } from '@hub/testing';
+
+// OpenEnv's MCP surface (issue #6) against real ingress and worker processes: `POST /mcp` and the
+// `mcp` frame of `/ws` in upstream's JSON-RPC shapes, over an environment's real MCP servers (the
+// stdio echo server and the streamable-HTTP one in tools/test-harnesses), and an agent turn that
+// calls a tool only the HTTP server has.
+
+jest.setTimeout(120_000);
+
+const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/openenv');
+const fixture = (rel: string): unknown => JSON.parse(readFileSync(path.join(FIXTURES, rel), 'utf8'));
+
+const ROOT = path.resolve(__dirname, '../../../..');
+const REGISTER = ['-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js')];
+const SWC_ENV = { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') };
+const ECHO = [process.execPath, ...REGISTER, path.join(ROOT, 'tools/test-harnesses/mcp-echo-server.ts')];
+
+let stack: HubStack;
+let tenant: { tenantId: string; apiKey: string };
+let httpServer: ChildProcess;
+let httpUrl: string;
+
+/** Starts tools/test-harnesses/mcp-http-server.ts on a free port and reads the URL it prints. */
+async function startHttpMcpServer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...REGISTER, path.join(ROOT, 'tools/test-harnesses/mcp-http-server.ts'), '--port', '0'], {
+    env: { ...process.env, ...SWC_ENV },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const stdout = child.stdout;
+  if (!stdout) throw new Error('no stdout pipe');
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`mcp-http-server exited (${code}) before listening`)));
+  });
+  return { child, url };
+}
+
+beforeAll(async () => {
+  ({ child: httpServer, url: httpUrl } = await startHttpMcpServer());
+  // The operator allows exactly the stdio test server (interpreter + script); HTTP servers need no allowlist.
+  const allow = { HUB_MCP_STDIO_COMMANDS: ECHO.join(' ') };
+  stack = await HubStack.start({ label: 'openenv_mcp', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '1', ...allow }, ingressEnv: allow });
+  tenant = await stack.createTenant('trainer');
+  const put = await http('PUT', 'tools', {
+    mcp_servers: [
+      { name: 'echo', transport: 'stdio', command: [...ECHO, 'a'], env: SWC_ENV },
+      { name: 'web', transport: 'http', url: httpUrl },
+    ],
+  });
+  expect(put.status).toBe(200);
+});
+afterAll(async () => {
+  await stack?.stop();
+  httpServer?.kill('SIGTERM');
+});
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by tests
+
+async function http(method: string, route: string, body?: unknown, apiKey = tenant.apiKey): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${stack.url}/v1/openenv/${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** One JSON-RPC request on `POST /mcp`; upstream answers every request with HTTP 200. */
+async function rpc(body: unknown, env = 'tools'): Promise<Json> {
+  const r = await http('POST', `${env}/mcp`, body);
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+const call = (name: string, args: unknown, id: number | string = 7) => ({ jsonrpc: '2.0', method: 'tools/call', params: { name, arguments: args }, id });
+
+/** A `/ws` client, request/response as OpenEnv's client uses it. */
+async function openWs(env: string): Promise<{ ask: (frame: unknown) => Promise<Json>; close: () => void }> {
+  const u = new URL(`/v1/openenv/${env}/ws`, stack.url);
+  u.protocol = 'ws:';
+  const ws = new WebSocket(u, { headers: { Authorization: `Bearer ${tenant.apiKey}` } });
+  const inbox: Json[] = [];
+  const waiting: ((f: Json) => void)[] = [];
+  ws.on('message', (raw) => {
+    const f = JSON.parse(raw.toString()) as Json;
+    const w = waiting.shift();
+    if (w) w(f);
+    else inbox.push(f);
+  });
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const next = () => new Promise<Json>((resolve) => (inbox.length ? resolve(inbox.shift() as Json) : waiting.push(resolve)));
+  return {
+    ask: (frame) => (ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame)), next()),
+    close: () => ws.close(),
+  };
+}
+
+describe('POST /mcp and the /ws mcp frame serve the environment\'s MCP tools (upstream JSON-RPC shapes)', () => {
+  it('tools/list over HTTP and over /ws, with no reset first: both servers\' tools, env_ on a clash, never reset', async () => {
+    const listed = await rpc(fixture('mcp/tools-list-request.json'));
+    expect(listed).toMatchObject({ jsonrpc: '2.0', id: 100, result: { tools: expect.any(Array) } });
+    expect(listed).not.toHaveProperty('error');
+    const tools = listed['result']['tools'] as Json[];
+    expect(tools.map((t) => t['name']).sort()).toEqual(['echo', 'env_calculator', 'open_sessions', 'reverse']);
+    expect(tools.find((t) => t['name'] === 'reverse')).toEqual({ name: 'reverse', description: 'Reverses the text', inputSchema: expect.objectContaining({ properties: { text: { type: 'string' } } }) });
+
+    const ws = await openWs('tools');
+    const frame = await ws.ask(fixture('ws/client-mcp-tools-list.json'));
+    expect(frame).toEqual({ type: 'mcp', data: { jsonrpc: '2.0', id: 1, result: listed['result'] } });
+    ws.close();
+  });
+
+  it('tools/call runs a tool of either server and returns its MCP result', async () => {
+    const reversed = await rpc(call('reverse', { text: 'stressed' }, 'r1'));
+    expect(reversed).toEqual({ jsonrpc: '2.0', id: 'r1', result: { content: [{ type: 'text', text: 'reversed: desserts' }], isError: false, data: 'reversed: desserts' } });
+    expect((await rpc(call('env_calculator', { expression: '6*7' })))['result']['data']).toBe('mcp calculator: 6*7');
+
+    const ws = await openWs('tools');
+    const echoed = await ws.ask({ type: 'mcp', data: call('echo', { text: 'over ws' }, 2) });
+    expect(echoed).toMatchObject({ type: 'mcp', data: { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'echo: over ws' }], isError: false } } });
+    ws.close();
+  });
+
+  it('refuses orchestration names, unknown tools and bad params; unknown methods are -32601', async () => {
+    for (const name of ['reset', 'step', 'state', 'close']) {
+      const r = await rpc(call(name, {}));
+      expect(r).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(new RegExp(`^Tool not found: ${name}`)) } });
+    }
+    // The built-in calculator is the harness's tool, not the environment's: only env_calculator is MCP.
+    expect((await rpc(call('calculator', { expression: '1' })))['error']).toEqual({ code: -32602, message: 'Tool not found: calculator' });
+    expect((await rpc(call('reverse', { text: 42 })))['error']).toMatchObject({ code: -32602, message: expect.stringMatching(/Input validation error/) });
+    expect((await rpc({ jsonrpc: '2.0', method: 'tools/call', params: { arguments: {} }, id: 8 }))['error']).toEqual({ code: -32602, message: "Missing 'name' in params" });
+    expect((await rpc({ jsonrpc: '2.0', method: 'tools/list', params: [1], id: 9 }))['error']['code']).toBe(-32602);
+    for (const method of ['tools/invalid', 'initialize', 'reset', 'step']) {
+      expect(await rpc({ jsonrpc: '2.0', method, id: 10 })).toEqual({ jsonrpc: '2.0', id: 10, error: { code: -32601, message: `Method not found: ${method}` } });
+    }
+    const ws = await openWs('tools');
+    expect((await ws.ask({ type: 'mcp', data: { jsonrpc: '2.0', method: 'initialize', id: 3 } }))['data']['error']['code']).toBe(-32601);
+    expect((await ws.ask({ type: 'mcp', data: call('reset', {}, 4) }))['data']).toMatchObject({ id: 4, error: { code: -32602 } });
+    ws.close();
+  });
+
+  it('answers malformed JSON with -32700 and a malformed request with -32600', async () => {
+    expect(await rpc('{"jsonrpc": "2.0", ')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    expect((await rpc({ jsonrpc: '1.0', method: 'tools/list', id: 1 }))['error']['code']).toBe(-32600);
+    expect((await rpc({ jsonrpc: '2.0', id: 1 }))['error']['code']).toBe(-32600);
+    expect((await rpc([{ jsonrpc: '2.0', method: 'tools/list', id: 1 }]))['error']['code']).toBe(-32600);
+    const ws = await openWs('tools');
+    expect(await ws.ask({ type: 'mcp', data: { method: 'tools/list', id: 5 } })).toMatchObject({ type: 'mcp', data: { jsonrpc: '2.0', id: 5, error: { code: -32600 } } });
+    ws.close();
+  });
+
+  it('answers OpenEnv\'s client session methods, and an environment without MCP servers as upstream does', async () => {
+    const created = await rpc({ jsonrpc: '2.0', method: 'openenv/session/create', params: {}, id: 1 });
+    expect(created['result']['session_id']).toEqual(expect.any(String));
+    const listed = await rpc({ jsonrpc: '2.0', method: 'tools/list', params: { session_id: created['result']['session_id'] }, id: 2 });
+    expect(listed['result']['tools']).toHaveLength(4);
+    expect((await rpc({ jsonrpc: '2.0', method: 'openenv/session/close', params: { session_id: created['result']['session_id'] }, id: 3 }))['result']).toEqual({ session_id: created['result']['session_id'], closed: true });
+    expect((await http('PUT', 'plain', {})).status).toBe(200);
+    expect((await rpc({ jsonrpc: '2.0', method: 'tools/list', id: 4 }, 'plain'))['error']).toMatchObject({ code: -32603, message: expect.stringMatching(/does not support MCP/) });
+  });
+
+  it('serves only the key\'s tenant\'s environment', async () => {
+    const other = await stack.createTenant('other');
+    expect((await http('POST', 'tools/mcp', fixture('mcp/tools-list-request.json'), other.apiKey)).status).toBe(404);
+    expect((await http('POST', 'tools/mcp', fixture('mcp/tools-list-request.json'), 'wrong-key')).status).toBe(401);
+    expect((await http('POST', 'nope/mcp', fixture('mcp/tools-list-request.json'))).status).toBe(404);
+  });
+});
+
+describe('the agent uses a tool of the environment\'s streamable-HTTP MCP server', () => {
+  it('a step calls `reverse` (only the HTTP server has it) end to end; a trainer\'s /mcp call adds no turn events', async () => {
+    expect((await http('POST', 'tools/reset', { episode_id: 'mcp-http' })).status).toBe(200);
+    const s1 = await http('POST', 'tools/step', { action: { message: 'use reverse with {"text": "stressed"}' }, timeout_s: 90 });
+    expect(s1.body).toMatchObject({ observation: { status: 'completed' } });
+    expect(s1.body['observation']['response']).toContain('reversed: desserts');
+    const events = s1.body['observation']['turn_events'] as Json[];
+    expect(events.find((e) => e['type'] === 'tool_call')?.['data']).toMatchObject({ tool_name: 'reverse', executor: 'mcp:web', arguments: { text: 'stressed' } });
+    expect(events.find((e) => e['type'] === 'tool_result')?.['data']).toMatchObject({ result: 'reversed: desserts' });
+
+    const state = (await http('GET', 'tools/state')).body;
+    const before = await stack.events(tenant.tenantId, state['session_id'] as string);
+    expect((await rpc(call('reverse', { text: 'direct' })))['result']['data']).toBe('reversed: tcerid');
+    const after = await stack.events(tenant.tenantId, state['session_id'] as string);
+    expect(after.map((e) => e.type)).toEqual(before.map((e) => e.type));
+    expect((await http('GET', 'tools/state')).body).toMatchObject({ episode_id: 'mcp-http', step_count: 1 });
+  });
+});
