@@ -10,6 +10,8 @@ export interface IngressSettings {
   maxFrameBytes: number;
   maxBodyBytes: number;
   commandTimeoutMs: number;
+  /** How long an ACP client has to answer a permission request (`HUB_ACP_PERMISSION_TIMEOUT_MS`). */
+  acpPermissionTimeoutMs: number;
   /** Command prefixes a tenant's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
   mcpStdioAllowlist: string[][];
   telemetry: { serviceName: string; exporter: 'otlp' | 'console' | 'none'; otlpEndpoint?: string };
@@ -26,6 +28,7 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     maxFrameBytes: c.HUB_MAX_FRAME_BYTES,
     maxBodyBytes: c.HUB_MAX_BODY_BYTES,
     commandTimeoutMs: c.HUB_COMMAND_TIMEOUT_MS,
+    acpPermissionTimeoutMs: c.HUB_ACP_PERMISSION_TIMEOUT_MS,
     mcpStdioAllowlist: mcpStdioAllowlist(c),
     telemetry: { serviceName: c.OTEL_SERVICE_NAME, exporter: c.OTEL_TRACES_EXPORTER, otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT },
   };

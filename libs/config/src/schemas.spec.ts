@@ -16,6 +16,7 @@ describe('defaults', () => {
       HUB_MAX_FRAME_BYTES: 1_048_576,
       HUB_MAX_BODY_BYTES: 1_048_576,
       HUB_COMMAND_TIMEOUT_MS: 10_000,
+      HUB_ACP_PERMISSION_TIMEOUT_MS: 120_000,
     });
   });
 

@@ -58,6 +58,8 @@ export const IngressConfig = z.object({
   HUB_MAX_BODY_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
   /** How long ingress waits for a command's outcome before answering "accepted, still running". */
   HUB_COMMAND_TIMEOUT_MS: envInt({ min: 1, max: INT32_MAX, default: 10_000 }),
+  /** How long an ACP client has to answer `session/request_permission` before it counts as denied (fail closed). */
+  HUB_ACP_PERMISSION_TIMEOUT_MS: envInt({ min: 1, max: INT32_MAX, default: 120_000 }),
 });
 export type IngressConfig = z.output<typeof IngressConfig>;
 

@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { DELIVERY_CONTEXT_KEY, sessionStreamId, type HubEvent } from '@hub/domain';
 import { AcpRpcError, ContentBlock, promptText, RPC } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 import type { AcpSession } from './acp-session';
+import { mcpContext } from './acp-mcp';
+import { pendingInjections } from './acp-remind';
 
 // Live input (spec: session/inject): an injected message becomes a queued turn of the session
-// (SubmitTurn, busy policy `enqueue`) whose turn id derives from the agent-owned messageId, so
-// it is delivered when the running turn ends. `steer` is delivered the same way for now (the
-// turn runner has no mid-turn boundary hook yet). Revoking cancels the queued turn before it starts.
+// (SubmitTurn, busy policy `enqueue`) whose turn id derives from the agent-owned messageId.
+// `queue` is delivered when the running turn ends (its turn starts); `steer` carries
+// `context.delivery: 'steer'`, so the turn runner delivers it into the running turn at its next
+// step boundary (UserMessageInjected, before the next model call), or it starts as its own turn
+// when no turn is running. Revoking cancels the queued turn before either happens.
 
 /** The live-input extension methods served here. */
 export const INJECT_METHODS = ['session/inject', 'session/revoke_inject', 'session/replace_inject', 'session/pending_injections'] as const;
@@ -30,6 +35,23 @@ function parsed<T extends z.ZodType>(schema: T, method: string, params: unknown)
 
 const textOf = (content: string | ContentBlock[]) => (typeof content === 'string' ? content : promptText(content));
 
+/** The context of an injected message's turn. */
+const injectContext = (mode: string, messageId: string, s: AcpSession) => ({
+  [DELIVERY_CONTEXT_KEY]: mode === 'steer' ? 'steer' : 'after_turn',
+  acp: { inject: mode, messageId, mode: s.mode },
+  ...mcpContext(s.mcpServers),
+});
+
+/** Cancels a still-queued inject turn; losing the race to its delivery answers `already_delivered`. */
+async function cancelQueued(c: AcpConnection, sessionId: string, turnId: string, messageId: string): Promise<void> {
+  try {
+    await c.dispatch({ type: 'CancelTurn', sessionId, turnId, reason: 'user' }, `acp:revoke:${turnId}`);
+  } catch (e) {
+    if (e instanceof AcpRpcError && (e.data as { code?: string } | undefined)?.code === 'NO_ACTIVE_TURN') throw race('already_delivered', messageId);
+    throw e;
+  }
+}
+
 /** The still-queued turn of an injected message, or the race error that says why not. */
 function queuedTurn(s: AcpSession, messageId: string): string {
   const turnId = s.injected.get(messageId)?.turnId ?? injectTurnId(messageId);
@@ -44,13 +66,14 @@ function queuedTurn(s: AcpSession, messageId: string): string {
 async function replace(c: AcpConnection, params: unknown) {
   const p = parsed(ReplaceParams, 'session/replace_inject', params);
   const s = await c.session(p.sessionId);
-  if (!c.mayControl(p.sessionId)) throw race('not_owner_or_not_authorized', p.messageId);
+  if (!(await c.mayControl(p.sessionId))) throw race('not_owner_or_not_authorized', p.messageId);
   const old = queuedTurn(s, p.messageId);
   const text = textOf(p.content);
+  const mode = s.injected.get(p.messageId)?.mode ?? 'queue';
   const turnId = `${injectTurnId(p.messageId)}-r${randomUUID().slice(0, 8)}`;
-  await c.dispatch({ type: 'CancelTurn', sessionId: p.sessionId, turnId: old, reason: 'user' }, `acp:revoke:${old}`);
-  await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { inject: 'queue', messageId: p.messageId, mode: s.mode } }, busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
-  s.injected.set(p.messageId, { mode: s.injected.get(p.messageId)?.mode ?? 'queue', text, turnId });
+  await cancelQueued(c, p.sessionId, old, p.messageId);
+  await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: injectContext(mode, p.messageId, s), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+  s.injected.set(p.messageId, { mode, text, turnId });
   return { messageId: p.messageId, status: 'replaced' };
 }
 
@@ -59,20 +82,20 @@ export async function inject(c: AcpConnection, method: string, params: unknown):
   if (method === 'session/replace_inject') return replace(c, params);
   if (method === 'session/inject') {
     const p = parsed(InjectParams, method, params);
-    c.assertControl(p.sessionId);
+    await c.assertControl(p.sessionId);
     const text = textOf(p.content);
     if (!text.trim()) throw new AcpRpcError(RPC.INVALID_PARAMS, 'content has no text');
     const s = await c.session(p.sessionId);
     const messageId = `msg-${randomUUID()}`;
     const turnId = injectTurnId(messageId);
-    await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { inject: p.mode, messageId, mode: s.mode } }, busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+    await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: injectContext(p.mode, messageId, s), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
     s.injected.set(messageId, { mode: p.mode, text, turnId });
     return { status: 'accepted', messageId };
   }
   if (method === 'session/revoke_inject') {
     const p = parsed(RevokeParams, method, params);
     const s = await c.session(p.sessionId);
-    if (!c.mayControl(p.sessionId)) throw race('not_owner_or_not_authorized', p.messageId);
+    if (!(await c.mayControl(p.sessionId))) throw race('not_owner_or_not_authorized', p.messageId);
     let turnId: string;
     try {
       turnId = queuedTurn(s, p.messageId);
@@ -81,14 +104,14 @@ export async function inject(c: AcpConnection, method: string, params: unknown):
       if (e instanceof AcpRpcError && (e.data as { reason?: string } | undefined)?.reason === 'already_revoked') return { messageId: p.messageId, status: 'already_revoked' };
       throw e;
     }
-    await c.dispatch({ type: 'CancelTurn', sessionId: p.sessionId, turnId, reason: 'user' }, `acp:revoke:${turnId}`);
+    await cancelQueued(c, p.sessionId, turnId, p.messageId);
     return { messageId: p.messageId, status: 'revoked' };
   }
   if (method === 'session/pending_injections') {
     const p = parsed(PendingParams, method, params);
-    const s = await c.session(p.sessionId);
-    const injections = [...s.injected].filter(([, m]) => s.turnStatus(m.turnId) === 'queued').map(([messageId, m]) => ({ kind: 'user', messageId, mode: m.mode, content: m.text }));
-    return { pendingCount: injections.length, injections };
+    await c.session(p.sessionId);
+    const { events } = await c.deps.store.readStream(c.principal.tenantId, sessionStreamId(p.sessionId));
+    return pendingInjections(events as HubEvent[]);
   }
   throw new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
 }

@@ -1,4 +1,4 @@
-import { attach, AttachParams, DetachParams, detach, heartbeat, HeartbeatParams, RPC, AcpRpcError, takeover, TakeoverParams, type LiveResult } from '@hub/protocol-acp';
+import { attach, AttachParams, DetachParams, detach, heartbeat, HeartbeatParams, RPC, AcpRpcError, takeover, TakeoverParams, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
 import type { z } from 'zod';
 import type { AcpConnection } from './acp.connection';
 
@@ -16,7 +16,12 @@ function answer(r: LiveResult) {
   return r.response;
 }
 
-/** Attach, detach, takeover and heartbeat of one connection's clients. */
+const harnOf = (m: Record<string, unknown> | null | undefined): Record<string, unknown> => {
+  const h = m?.['harn'];
+  return typeof h === 'object' && h !== null ? (h as Record<string, unknown>) : {};
+};
+
+/** Attach, detach, takeover and heartbeat of one connection's clients, each recorded in the log (see LiveRegistry). */
 export async function live(c: AcpConnection, method: string, params: unknown): Promise<unknown> {
   const now = new Date().toISOString();
   const reg = c.deps.live;
@@ -25,27 +30,32 @@ export async function live(c: AcpConnection, method: string, params: unknown): P
     case 'session/attach': {
       const p = parsed(AttachParams, method, params);
       const s = await c.session(p.sessionId);
-      const res = answer(reg.apply(tenant, p.sessionId, (st) => attach(st, p, now)));
+      const fact = (): LiveFact => ({ type: 'AcpClientAttached', data: { clientId: p.clientId, mode: p.mode, takeover: p.takeover, metadata: harnOf(p._meta), at: now } });
+      const res = answer(await reg.apply(tenant, p.sessionId, (st) => attach(st, p, now), fact, c.correlationId));
       c.attached.set(p.sessionId, p.clientId);
       s.askPending();
       return res;
     }
     case 'session/takeover': {
       const p = parsed(TakeoverParams, method, params);
-      const res = answer(reg.apply(tenant, p.sessionId, (st) => takeover(st, p.clientId, now)));
+      const fact = (before: LiveState): LiveFact => ({ type: 'AcpControlTakenOver', data: { clientId: p.clientId, previousControllerId: before.controllerId, at: now } });
+      const res = answer(await reg.apply(tenant, p.sessionId, (st) => takeover(st, p.clientId, now), fact, c.correlationId));
       c.attached.set(p.sessionId, p.clientId);
       c.sessions.get(p.sessionId)?.askPending();
       return res;
     }
     case 'session/detach': {
       const p = parsed(DetachParams, method, params);
-      const res = answer(reg.apply(tenant, p.sessionId, (st) => detach(st, p.clientId)));
+      const reason = p.reason ?? 'detach';
+      const fact = (): LiveFact => ({ type: 'AcpClientDetached', data: { clientId: p.clientId, reason, at: now } });
+      const res = answer(await reg.apply(tenant, p.sessionId, (st) => detach(st, p.clientId), fact, c.correlationId));
       if (c.attached.get(p.sessionId) === p.clientId) c.attached.delete(p.sessionId);
-      return { ...res, reason: p.reason ?? 'detach' };
+      return { ...res, reason };
     }
     case 'session/heartbeat': {
       const p = parsed(HeartbeatParams, method, params);
-      return answer(reg.apply(tenant, p.sessionId, (st) => heartbeat(st, p.clientId, p._meta, now)));
+      const fact = (): LiveFact => ({ type: 'AcpClientHeartbeat', data: { clientId: p.clientId, metadata: harnOf(p._meta), at: now } });
+      return answer(await reg.apply(tenant, p.sessionId, (st) => heartbeat(st, p.clientId, p._meta, now), fact, c.correlationId));
     }
     default:
       throw new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);

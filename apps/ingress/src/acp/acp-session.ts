@@ -1,5 +1,6 @@
 import type { ApprovalRequested, HubEvent, Recorded } from '@hub/domain';
-import { encode, initialAcpView, permissionRequest, stopReasonOf, type AcpView, type McpServer } from '@hub/protocol-acp';
+import type { McpServerSpec } from '@hub/agent';
+import { encode, initialAcpView, permissionRequest, stopReasonOf, type AcpView } from '@hub/protocol-acp';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
 
 /** How a prompt's turn ended, as `session/prompt` answers it. */
@@ -40,7 +41,8 @@ export class AcpSession {
   /** Messages injected on this connection (`session/inject`), by messageId. */
   readonly injected = new Map<string, { mode: string; text: string; turnId: string }>();
   private readonly turns = new Map<string, 'queued' | 'started' | 'cancelled' | 'ended'>();
-  mcpServers: McpServer[] = [];
+  /** The session's MCP servers (`session/new` / `session/load`), injected into every turn it starts. */
+  mcpServers: McpServerSpec[] = [];
 
   constructor(
     readonly sessionId: string,
@@ -105,6 +107,8 @@ export class AcpSession {
   }
 
   private trackTurn(e: Recorded<HubEvent>): void {
+    // A steered message went into the running turn: its own queued turn is delivered.
+    if (e.type === 'UserMessageInjected') return void this.turns.set(e.data.fromTurnId, 'ended');
     const status = ({ TurnRequested: 'queued', TurnStarted: 'started', TurnCancelled: 'cancelled', TurnCompleted: 'ended', TurnFailed: 'ended' } as const)[e.type as string];
     if (!status || !('turnId' in e.data)) return;
     const turnId = (e.data as { turnId: string }).turnId;

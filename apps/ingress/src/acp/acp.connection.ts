@@ -97,12 +97,7 @@ export class AcpConnection {
     const s = new AcpSession(sessionId, this.principal.tenantId, {
       send: (m) => this.send(m),
       accepts: (kind) => acceptsUpdate(this.extensions, kind),
-      askPermission: (approvalId, p) => {
-        // Only the live session's controller is asked (spec: permission routing).
-        if (!this.mayControl(sessionId)) return;
-        if (s.mode === 'read_only') return void this.resolveApproval({ sessionId, approvalId, decision: 'denied', reason: 'session is read_only' });
-        this.permissions.ask(sessionId, approvalId, p);
-      },
+      askPermission: (approvalId, p) => void this.askPermission(s, approvalId, p),
       withdrawPermission: (approvalId) => this.permissions.withdraw(approvalId),
     });
     this.sessions.set(sessionId, s);
@@ -111,18 +106,29 @@ export class AcpConnection {
     return s;
   }
 
+  /** Only the live session's controller is asked (spec: permission routing). */
+  private async askPermission(s: AcpSession, approvalId: string, params: unknown): Promise<void> {
+    try {
+      if (!(await this.mayControl(s.sessionId))) return;
+    } catch (e) {
+      return void this.log.warn(`acp: approval ${approvalId}: live-session state unreadable, not asked: ${(e as Error).message}`);
+    }
+    if (s.mode === 'read_only') return void this.resolveApproval({ sessionId: s.sessionId, approvalId, decision: 'denied', reason: 'session is read_only' });
+    this.permissions.ask(s.sessionId, approvalId, params);
+  }
+
   /** Whether this connection may prompt, cancel, inject or answer permissions on the session. */
-  mayControl(sessionId: string): boolean {
+  mayControl(sessionId: string): Promise<boolean> {
     return this.deps.live.mayControl(this.principal.tenantId, sessionId, this.attached.get(sessionId) ?? null);
   }
 
   /** Refuses a controlling call from an observer (spec: `not_owner_or_not_authorized`). */
-  assertControl(sessionId: string): void {
-    if (!this.mayControl(sessionId)) throw new AcpRpcError(RPC.INVALID_PARAMS, 'only the live session controller may do this', { reason: 'not_owner_or_not_authorized' });
+  async assertControl(sessionId: string): Promise<void> {
+    if (!(await this.mayControl(sessionId))) throw new AcpRpcError(RPC.INVALID_PARAMS, 'only the live session controller may do this', { reason: 'not_owner_or_not_authorized' });
   }
 
   private async resolveApproval(d: PermissionDecision): Promise<void> {
-    if (!this.mayControl(d.sessionId)) return void this.log.log(`acp: approval ${d.approvalId}: answer from a client that lost control, ignored`);
+    if (!(await this.mayControl(d.sessionId))) return void this.log.log(`acp: approval ${d.approvalId}: answer from a client that lost control, ignored`);
     try {
       await this.dispatch({ type: 'ResolveApproval', sessionId: d.sessionId, approvalId: d.approvalId, decision: d.decision, reason: d.reason }, `acp:approval:${d.approvalId}:${randomUUID()}`);
     } catch (e) {
@@ -134,9 +140,15 @@ export class AcpConnection {
   async close(): Promise<void> {
     this.closed = true;
     this.permissions.dispose();
-    // A dropped connection detaches its clients (spec: reason "client_exit").
-    for (const [sessionId, clientId] of this.attached) this.deps.live.apply(this.principal.tenantId, sessionId, (st) => detach(st, clientId));
+    // A dropped connection detaches its clients (spec: reason "client_exit"), recorded like any detach.
+    const at = new Date().toISOString();
+    const detaching = [...this.attached].map(([sessionId, clientId]) =>
+      this.deps.live
+        .apply(this.principal.tenantId, sessionId, (st) => detach(st, clientId), () => ({ type: 'AcpClientDetached', data: { clientId, reason: 'client_exit', at } }), this.correlationId)
+        .catch((e: Error) => this.log.warn(`acp: client_exit of ${clientId} on ${sessionId} not recorded: ${e.message}`)),
+    );
     this.attached.clear();
+    await Promise.all(detaching);
     await Promise.all([...this.sessions.values()].map((s) => s.close()));
     this.sessions.clear();
   }

@@ -10,6 +10,8 @@ export interface AcpDeps {
   store: EventStore;
   /** How long a client has to answer `session/request_permission` before it counts as denied. */
   permissionTimeoutMs: number;
+  /** Command prefixes a session's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
+  mcpStdioAllowlist: readonly (readonly string[])[];
   /** Who is attached to which live session (shared by the connections of this process). */
   live: LiveRegistry;
 }

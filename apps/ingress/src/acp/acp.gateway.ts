@@ -1,17 +1,15 @@
-import { Logger } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import { EventStore } from '@hub/event-store';
 import { RPC, rpcError } from '@hub/protocol-acp';
 import { correlationIdFrom } from '@hub/telemetry';
 import { CommandService } from '../commands/command.service';
+import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import { AcpConnection } from './acp.connection';
 import { LiveRegistry } from './live-registry';
-
-/** How long a client has to answer a permission request before it counts as denied. */
-export const ACP_PERMISSION_TIMEOUT_MS = 120_000;
 
 /**
  * `WS /v1/acp` — the Agent Client Protocol (JSON-RPC 2.0, one message per text frame) with the
@@ -20,13 +18,16 @@ export const ACP_PERMISSION_TIMEOUT_MS = 120_000;
 @WebSocketGateway({ path: '/v1/acp' })
 export class AcpGateway implements OnGatewayConnection {
   private readonly log = new Logger('acp');
-  private readonly live = new LiveRegistry();
+  private readonly live: LiveRegistry;
 
   constructor(
     private readonly streams: SessionStreams,
     private readonly commands: CommandService,
     private readonly store: EventStore,
-  ) {}
+    @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
+  ) {
+    this.live = new LiveRegistry(store);
+  }
 
   handleConnection(ws: WebSocket, req: UpgradeRequest): void {
     if (!req.principal) return ws.close(1008, 'unauthenticated');
@@ -35,7 +36,14 @@ export class AcpGateway implements OnGatewayConnection {
     const send = (msg: unknown) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
     };
-    const deps = { streams: this.streams, commands: this.commands, store: this.store, permissionTimeoutMs: ACP_PERMISSION_TIMEOUT_MS, live: this.live };
+    const deps = {
+      streams: this.streams,
+      commands: this.commands,
+      store: this.store,
+      permissionTimeoutMs: this.settings.acpPermissionTimeoutMs,
+      mcpStdioAllowlist: this.settings.mcpStdioAllowlist,
+      live: this.live,
+    };
     const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId);
     // Frames are handled in arrival order per method call, but a long `session/prompt` must not
     // block the `session/cancel` or permission answer that follows it: each frame runs on its own.

@@ -4,9 +4,11 @@ import { AcpRpcError, extensionOptIn, initializeResult, promptText, RPC, rpcNoti
 import type { AcpConnection } from './acp.connection';
 import { live, LIVE_METHODS } from './acp-live';
 import { inject, INJECT_METHODS } from './acp-inject';
+import { mcpContext, sessionMcpServers } from './acp-mcp';
+import { reminders, REMIND_METHODS } from './acp-remind';
 
 /** The extension methods (Harn proposals) this hub serves; advertised at `initialize`. */
-export const EXTENSION_METHODS: readonly string[] = [...LIVE_METHODS, ...INJECT_METHODS];
+export const EXTENSION_METHODS: readonly string[] = [...LIVE_METHODS, ...INJECT_METHODS, ...REMIND_METHODS];
 
 const modes = (current: string) => ({ currentModeId: current, availableModes: SESSION_MODES.map((m) => ({ ...m })) });
 
@@ -19,7 +21,9 @@ export class AcpHandlers {
   }
 
   extension(method: string, params: unknown): Promise<unknown> {
-    return (INJECT_METHODS as readonly string[]).includes(method) ? inject(this.c, method, params) : live(this.c, method, params);
+    if ((INJECT_METHODS as readonly string[]).includes(method)) return inject(this.c, method, params);
+    if ((REMIND_METHODS as readonly string[]).includes(method)) return reminders(this.c, method, params);
+    return live(this.c, method, params);
   }
 
   handle<M extends AgentMethod>(method: M, params: ParamsOf<M>): Promise<unknown> {
@@ -39,7 +43,7 @@ export class AcpHandlers {
       case 'session/list':
         return this.list(p);
       case 'session/resume':
-        return this.c.session((params as ParamsOf<'session/resume'>).sessionId).then((s) => ({ modes: modes(s.mode) }));
+        return this.resume(p);
       case 'session/close':
         return this.closeSession(p);
       case 'session/prompt':
@@ -56,13 +60,15 @@ export class AcpHandlers {
   }
 
   private async newSession(p: ParamsOf<'session/new'>) {
+    const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpStdioAllowlist);
     const sessionId = `acp-${randomUUID()}`;
     const s = await this.c.session(sessionId);
-    s.mcpServers = p.mcpServers;
+    s.mcpServers = mcpServers;
     return { sessionId, modes: modes(s.mode) };
   }
 
   private async load(p: ParamsOf<'session/load'>) {
+    const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpStdioAllowlist);
     const { events } = await this.c.deps.store.readStream(this.c.principal.tenantId, sessionStreamId(p.sessionId));
     if (events.length === 0) throw new AcpRpcError(RPC.RESOURCE_NOT_FOUND, `session ${p.sessionId} not found`, { uri: p.sessionId });
     const open = this.c.sessions.get(p.sessionId);
@@ -71,7 +77,14 @@ export class AcpHandlers {
       this.c.sessions.delete(p.sessionId);
     }
     const s = await this.c.session(p.sessionId, true);
-    s.mcpServers = p.mcpServers;
+    s.mcpServers = mcpServers;
+    return { modes: modes(s.mode) };
+  }
+
+  private async resume(p: ParamsOf<'session/resume'>) {
+    const mcpServers = p.mcpServers ? sessionMcpServers(p.mcpServers, this.c.deps.mcpStdioAllowlist) : null;
+    const s = await this.c.session(p.sessionId);
+    if (mcpServers) s.mcpServers = mcpServers;
     return { modes: modes(s.mode) };
   }
 
@@ -92,18 +105,18 @@ export class AcpHandlers {
   private async prompt(p: ParamsOf<'session/prompt'>) {
     const text = promptText(p.prompt);
     if (!text.trim()) throw new AcpRpcError(RPC.INVALID_PARAMS, 'prompt has no text');
-    this.c.assertControl(p.sessionId);
+    await this.c.assertControl(p.sessionId);
     const s = await this.c.session(p.sessionId);
     const turnId = `acp-${p.messageId ?? randomUUID()}`;
     const ended = s.waitForTurn(turnId);
-    await this.c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { mcpServers: s.mcpServers.map((m) => m.name), mode: s.mode } }, busyPolicy: 'reject' }, `acp:${p.sessionId}:${turnId}`);
+    await this.c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { mcpServers: s.mcpServers.map((m) => m.name), mode: s.mode }, ...mcpContext(s.mcpServers) }, busyPolicy: 'reject' }, `acp:${p.sessionId}:${turnId}`);
     const end = await ended;
     if (!end.ok) throw new AcpRpcError(RPC.INTERNAL_ERROR, end.message, { code: end.code, retryable: end.retryable });
     return { stopReason: end.stopReason, _meta: { harn: { turnId } } };
   }
 
   private async cancel(p: ParamsOf<'session/cancel'>) {
-    this.c.assertControl(p.sessionId);
+    await this.c.assertControl(p.sessionId);
     await this.c.dispatch({ type: 'CancelTurn', sessionId: p.sessionId, reason: 'user' }, `acp:cancel:${randomUUID()}`);
     return {};
   }

@@ -1,26 +1,38 @@
-import { emptyLiveState, mayControl, type LiveResult, type LiveState } from '@hub/protocol-acp';
+import { appendWithRetry, type EventStore } from '@hub/event-store';
+import { foldLive, LIVE_FACT_TYPES, mayControl, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
 
-/**
- * Who is attached to which live session, for every ACP connection of this ingress process.
- * In memory: another ingress process does not see it (the log-backed form, ClientAttached /
- * ClientDetached events, is the follow-up).
- */
+// Who is attached to which live session, kept in the log (not HubEvents: attachment is about
+// connections, not turns) on one non-session stream per session:
+//   acp-live:<sessionId>   AcpClientAttached | AcpControlTakenOver | AcpClientDetached | AcpClientHeartbeat
+// Every transition is decided on the state folded from that stream and appended at the version it
+// was read at, so two ingress instances agree on the controller; a race re-reads and re-decides.
+
+/** The stream of a session's live-session facts. */
+export const liveStreamId = (sessionId: string) => `acp-live:${sessionId}`;
+
 export class LiveRegistry {
-  private readonly sessions = new Map<string, LiveState>();
+  constructor(private readonly store: EventStore) {}
 
-  /** Applies one transition; the state changes only when it succeeds. */
-  apply(tenantId: string, sessionId: string, step: (s: LiveState) => LiveResult): LiveResult {
-    const key = `${tenantId}\u0000${sessionId}`;
-    const r = step(this.sessions.get(key) ?? emptyLiveState());
-    if (r.ok) {
-      if (Object.keys(r.state.clients).length === 0) this.sessions.delete(key);
-      else this.sessions.set(key, r.state);
-    }
-    return r;
+  /** The session's attachment state, folded from its stream. */
+  async state(tenantId: string, sessionId: string): Promise<{ version: number; state: LiveState }> {
+    const { version, events } = await this.store.readStream(tenantId, liveStreamId(sessionId));
+    const facts = events.filter((e) => LIVE_FACT_TYPES.has(e.type)).map((e) => ({ type: e.type, data: e.data }) as LiveFact);
+    return { version, state: foldLive(facts) };
   }
 
-  /** Whether `clientId` (null: a connection that never attached) may prompt or answer permissions. */
-  mayControl(tenantId: string, sessionId: string, clientId: string | null): boolean {
-    return mayControl(this.sessions.get(`${tenantId}\u0000${sessionId}`) ?? emptyLiveState(), clientId);
+  /** Decides one transition on the recorded state and records it; nothing is recorded when it is refused. */
+  apply(tenantId: string, sessionId: string, step: (s: LiveState) => LiveResult, fact: (before: LiveState) => LiveFact, correlationId: string): Promise<LiveResult> {
+    return appendWithRetry(async () => {
+      const { version, state } = await this.state(tenantId, sessionId);
+      const r = step(state);
+      if (!r.ok) return r;
+      await this.store.append(tenantId, liveStreamId(sessionId), [{ ...fact(state), metadata: { correlationId, protocol: 'acp' } }], { expectedVersion: version });
+      return r;
+    }, { attempts: 10 });
+  }
+
+  /** Whether `clientId` (null: a connection that never attached) may prompt, inject or answer permissions. */
+  async mayControl(tenantId: string, sessionId: string, clientId: string | null): Promise<boolean> {
+    return mayControl((await this.state(tenantId, sessionId)).state, clientId);
   }
 }

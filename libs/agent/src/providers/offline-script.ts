@@ -54,6 +54,9 @@ export function planOfflineReply(messages: readonly ModelMessage[]): OfflinePlan
 }
 
 function replyToPrompt(prompt: string, messages: readonly ModelMessage[]): Pick<OfflinePlan, 'text' | 'toolCalls' | 'finishReason'> {
+  // `what are my system reminders`: says which reminders reached its system prompt, so a test can
+  // tell that a reminder was (or was not) rendered into the request.
+  if (/\bsystem reminders?\b/i.test(prompt)) return { text: remindersSeen(messages), toolCalls: [], finishReason: 'stop' };
   const intents = parseIntents(prompt);
   if (intents.length > 0) {
     const base = `call_${fnv1a(JSON.stringify(messages))}`;
@@ -74,6 +77,12 @@ function replyToPrompt(prompt: string, messages: readonly ModelMessage[]): Pick<
     `You said: "${clip(prompt)}". I am the offline provider, a deterministic stand-in for a real model. ` +
     'Ask me to read, write or delete a file, list files, or calculate something.';
   return { text, toolCalls: [], finishReason: 'stop' };
+}
+
+function remindersSeen(messages: readonly ModelMessage[]): string {
+  const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+  const bodies = system.split(/\n\n(?=System reminder:\n)/).filter((part) => part.startsWith('System reminder:\n')).map((part) => clip(part.slice('System reminder:\n'.length)));
+  return bodies.length === 0 ? 'I see no system reminders.' : `I see these system reminders: ${bodies.map((b) => `"${b}"`).join(', ')}.`;
 }
 
 type ToolResult = Extract<ModelMessage, { role: 'tool' }>;

@@ -1,4 +1,4 @@
-import { DomainError, foldSession, foldTurn, nextTurnAfterEnd, planNextStep, type Actor, type HubEvent, type NextStep, type TurnContext } from '@hub/domain';
+import { DomainError, foldSession, foldTurn, nextTurnAfterEnd, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type TurnContext } from '@hub/domain';
 import { ProviderError } from '../providers/types';
 import type { ModelProvider } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
@@ -72,7 +72,7 @@ export class TurnRunner {
     let tools: ToolRegistry | undefined;
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       await attempt.reload();
-      const step = planNextStep(foldTurn(attempt.events, attempt.turnId), { maxSteps: this.deps.maxSteps });
+      const step = planNextStep(foldTurn(attempt.events, attempt.turnId), { maxSteps: this.deps.maxSteps, live: liveInput(attempt.events) });
       if (step.kind === 'idle') return 'stopped';
       if (step.kind === 'await-approval') return 'suspended';
       try {
@@ -118,9 +118,13 @@ export class TurnRunner {
       case 'refuse-tool':
         await refuseTool(attempt, step.tool, step.reason);
         return false;
+      case 'deliver-input':
+        await attempt.append(deliveries(attempt.turnId, step));
+        return false;
       case 'complete': {
         const usage = foldTurn(attempt.events, attempt.turnId).usage;
         await this.endTurn(attempt, [
+          ...auditOnlyDrain(attempt.turnId, attempt.events),
           { type: 'MessageCompleted', data: { turnId: attempt.turnId, messageId: `${attempt.turnId}:m` } },
           { type: 'TurnCompleted', data: { turnId: attempt.turnId, text: step.text, stopReason: step.stopReason, usage } },
         ]);
@@ -149,4 +153,28 @@ export class TurnRunner {
     await this.endTurn(attempt, [{ type: 'TurnFailed', data: { turnId: attempt.turnId, code, message, retryable } }]);
     return true;
   }
+}
+
+/** What waits to enter the running turn at its next step boundary: steered messages and reminders to render. */
+function liveInput(events: readonly HubEvent[]): LiveInput {
+  const session = foldSession(events);
+  return { steers: pendingSteers(session), reminders: pendingReminders(session).filter((r) => r.mode !== 'audit_only') };
+}
+
+/** The boundary's deliveries, recorded before the model call they precede (reminders first, then user messages). */
+function deliveries(turnId: string, step: Extract<NextStep, { kind: 'deliver-input' }>): HubEvent[] {
+  return [
+    ...step.reminders.map((r): HubEvent => ({ type: 'ReminderEmitted', data: { turnId, reminderId: r.reminderId, beforeStep: step.step, renderedRole: 'system' } })),
+    ...step.steers.map((q): HubEvent => ({
+      type: 'UserMessageInjected',
+      data: { turnId, fromTurnId: q.turnId, messageId: q.request.userMessageId, text: q.request.prompt, beforeStep: step.step },
+    })),
+  ];
+}
+
+/** Harn `audit_only` reminders drain at loop exit: recorded with the turn, never shown to the model. */
+function auditOnlyDrain(turnId: string, events: readonly HubEvent[]): HubEvent[] {
+  return pendingReminders(foldSession(events))
+    .filter((r) => r.mode === 'audit_only')
+    .map((r) => ({ type: 'ReminderEmitted', data: { turnId, reminderId: r.reminderId, beforeStep: null, renderedRole: null } }));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BusyPolicy, TurnContext } from '../events/events';
+import { BusyPolicy, Reminder, TurnContext } from '../events/events';
 import { SESSION_ID_PATTERN } from '../events/recorded';
 
 // The canonical commands: imperative, declared once. Every protocol's `decode` produces these;
@@ -36,6 +36,22 @@ export const ResolveApproval = z.object({
 });
 export type ResolveApproval = z.infer<typeof ResolveApproval>;
 
-export const HubCommand = z.discriminatedUnion('type', [SubmitTurn, CancelTurn, ResolveApproval]);
+/** Queues ambient context for the model (Harn `session/remind`); the reminder id is chosen at ingress. */
+export const QueueReminder = z.object({
+  type: z.literal('QueueReminder'),
+  sessionId: SessionId,
+  reminder: Reminder.extend({ reminderId: z.string().min(1), body: z.string().min(1) }),
+});
+export type QueueReminder = z.infer<typeof QueueReminder>;
+
+/** Withdraws a reminder before a turn drains it (Harn `session/revoke_reminder`). */
+export const RevokeReminder = z.object({
+  type: z.literal('RevokeReminder'),
+  sessionId: SessionId,
+  reminderId: z.string().min(1),
+});
+export type RevokeReminder = z.infer<typeof RevokeReminder>;
+
+export const HubCommand = z.discriminatedUnion('type', [SubmitTurn, CancelTurn, ResolveApproval, QueueReminder, RevokeReminder]);
 export type HubCommand = z.infer<typeof HubCommand>;
 export type HubCommandType = HubCommand['type'];

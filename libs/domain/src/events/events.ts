@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { Actor, Protocol } from '../metadata';
 import { EpisodeReset, RewardComputed } from './episode-events';
+import { ReminderEmitted, ReminderQueued, ReminderRevoked, UserMessageInjected } from './live-input-events';
 
 export * from './episode-events';
+export * from './live-input-events';
 
 // The canonical events. Each is declared once: a zod const and a same-named type. Events are
 // facts, past tense; never edit one in place — add `v2` with an upcaster instead.
@@ -211,6 +213,10 @@ export const HubEvent = z.discriminatedUnion('type', [
   TurnCancelled,
   RewardComputed,
   EpisodeReset,
+  UserMessageInjected,
+  ReminderQueued,
+  ReminderRevoked,
+  ReminderEmitted,
 ]);
 export type HubEvent = z.infer<typeof HubEvent>;
 export type HubEventType = HubEvent['type'];

@@ -47,6 +47,15 @@ export function turnStarted(view: HarnessView, turnId: string): HarnessStep {
   return { ops, book: { ...book, messageIndex: withKey(view.messageIndex, message.id, index) } };
 }
 
+/** A steered message joins the running turn: it shows as a user message from now on (its queued turn never starts). */
+export function userMessageInjected(view: HarnessView, data: EventOf<'UserMessageInjected'>['data']): HarnessStep {
+  const book = { requested: withoutKey(view.requested, data.fromTurnId) };
+  if (own(view.messageIndex, data.messageId) !== undefined) return { ops: [], book };
+  const index = view.state.messages.length;
+  const message: HarnessMessage = { id: data.messageId, role: 'user', content: data.text, status: 'complete', turnId: data.turnId };
+  return { ops: [set(messagePath(index), message)], book: { ...book, messageIndex: withKey(view.messageIndex, message.id, index) } };
+}
+
 export function messageStarted(view: HarnessView, data: EventOf<'MessageStarted'>['data']): HarnessStep {
   if (own(view.messageIndex, data.messageId) !== undefined) return NOTHING;
   const index = view.state.messages.length;

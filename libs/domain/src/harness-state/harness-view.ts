@@ -87,8 +87,11 @@ function stepFor(view: HarnessView, event: HubEvent): HarnessStep {
       return step.turnFailed(view, event.data);
     case 'TurnCancelled':
       return step.turnCancelled(view, event.data.turnId);
+    case 'UserMessageInjected':
+      return step.userMessageInjected(view, event.data);
     // Not part of this wire state: thoughts, model calls, tool progress, the session itself,
-    // OpenEnv episode facts (rewards, resets: scored outside the conversation).
+    // OpenEnv episode facts (rewards, resets: scored outside the conversation), and reminders
+    // (ambient context for the model, not conversation messages).
     case 'SessionOpened':
     case 'ModelCallStarted':
     case 'ThoughtDelta':
@@ -96,6 +99,9 @@ function stepFor(view: HarnessView, event: HubEvent): HarnessStep {
     case 'ToolCallUpdated':
     case 'RewardComputed':
     case 'EpisodeReset':
+    case 'ReminderQueued':
+    case 'ReminderRevoked':
+    case 'ReminderEmitted':
       return { ops: [] };
     default:
       return assertNever(event, 'HubEvent');

@@ -1,4 +1,4 @@
-import type { CancelTurn, HubCommand, ResolveApproval, SubmitTurn } from '../commands/commands';
+import type { CancelTurn, HubCommand, QueueReminder, ResolveApproval, RevokeReminder, SubmitTurn } from '../commands/commands';
 import { DomainError, assertNever } from '../errors';
 import type { EventOf, HubEvent } from '../events/events';
 import type { CommandMetadata } from '../metadata';
@@ -30,6 +30,10 @@ export function decide(command: HubCommand, state: SessionState, meta: CommandMe
       return cancelTurn(command, state, meta);
     case 'ResolveApproval':
       return resolveApproval(command, state, meta);
+    case 'QueueReminder':
+      return queueReminder(command, state, meta);
+    case 'RevokeReminder':
+      return revokeReminder(command, state);
     default:
       return assertNever(command, 'HubCommand');
   }
@@ -148,6 +152,27 @@ function resolveApproval(command: ResolveApproval, state: SessionState, meta: Co
   throw new DomainError('APPROVAL_NOT_FOUND', `approval ${approvalId} not found in session ${state.sessionId}`, {
     approvalId,
   });
+}
+
+function queueReminder(command: QueueReminder, state: SessionState, meta: CommandMetadata): HubEvent[] {
+  const queued: EventOf<'ReminderQueued'> = { type: 'ReminderQueued', data: command.reminder };
+  // A reminder may come before the first prompt: it opens the session and waits for its first turn.
+  if (state.status === 'new') return [{ type: 'SessionOpened', data: { sessionId: command.sessionId, openedVia: meta.protocol } }, queued];
+  return state.reminders.has(command.reminder.reminderId) ? [] : [queued];
+}
+
+/**
+ * Revokes a pending reminder. Revoking one already withdrawn decides nothing (`[]`: the edge
+ * answers `already_revoked`); one a turn already drained is refused (`already_delivered`).
+ */
+function revokeReminder(command: RevokeReminder, state: SessionState): HubEvent[] {
+  if (state.status === 'new') throw sessionNotFound(command.sessionId);
+  const r = state.reminders.get(command.reminderId);
+  if (!r) throw new DomainError('INVALID_COMMAND', `reminder ${command.reminderId}: unknown_reminder_id`, { reminderId: command.reminderId, reason: 'unknown_reminder_id' });
+  if (r.status === 'delivered') {
+    throw new DomainError('INVALID_COMMAND', `reminder ${command.reminderId}: already_delivered`, { reminderId: command.reminderId, reason: 'already_delivered' });
+  }
+  return r.status === 'pending' ? [{ type: 'ReminderRevoked', data: { reminderId: command.reminderId } }] : [];
 }
 
 function turnStarted(turnId: string): EventOf<'TurnStarted'> {

@@ -1,5 +1,6 @@
 import { DomainError, assertNever } from '../errors';
-import type { EventOf, HubEvent, TurnRequested } from '../events/events';
+import type { EventOf, HubEvent, Reminder, TurnRequested } from '../events/events';
+import { isSteer } from '../events/live-input-events';
 
 /** What the active turn is doing: producing output, or waiting for a human decision. */
 export type ActiveTurnStatus = 'running' | 'awaiting_approval';
@@ -29,7 +30,14 @@ export interface QueuedTurn {
   readonly request: TurnRequested['data'];
 }
 
-export type TurnOutcome = 'completed' | 'failed' | 'cancelled';
+/** `delivered`: a queued steer turn whose message went into the running turn (it never starts). */
+export type TurnOutcome = 'completed' | 'failed' | 'cancelled' | 'delivered';
+
+/** A reminder queued on the session, and where it is: waiting, drained by a turn, or withdrawn (revoked, or replaced by one with its dedupe key). */
+export interface TrackedReminder {
+  readonly reminder: Reminder;
+  readonly status: 'pending' | 'delivered' | 'revoked' | 'replaced';
+}
 
 /** What every opened session remembers, whatever its status. */
 export interface SessionBook {
@@ -40,6 +48,8 @@ export interface SessionBook {
   readonly knownTurnIds: ReadonlySet<string>;
   readonly finishedTurns: ReadonlyMap<string, TurnOutcome>;
   readonly closedApprovals: ReadonlyMap<string, ClosedApproval>;
+  /** Every reminder ever queued, in queue order (pending ones drain FIFO). */
+  readonly reminders: ReadonlyMap<string, TrackedReminder>;
 }
 
 export interface NewSession {
@@ -88,6 +98,14 @@ export function evolveSession(state: SessionState, event: HubEvent): SessionStat
       return onTurnEnded(state, event.data.turnId, 'failed');
     case 'TurnCancelled':
       return onTurnEnded(state, event.data.turnId, 'cancelled');
+    case 'UserMessageInjected':
+      return onUserMessageInjected(state, event.data.fromTurnId);
+    case 'ReminderQueued':
+      return onReminderQueued(state, event.data);
+    case 'ReminderRevoked':
+      return setReminder(state, event.data.reminderId, 'revoked');
+    case 'ReminderEmitted':
+      return setReminder(state, event.data.reminderId, 'delivered');
     // The turn's progress, and OpenEnv episode facts recorded beside turns, do not change what
     // the decider may decide.
     case 'MessageStarted':
@@ -127,14 +145,15 @@ function openSession(event: HubEvent): SessionState {
     knownTurnIds: new Set(),
     finishedTurns: new Map(),
     closedApprovals: new Map(),
+    reminders: new Map(),
   };
 }
 
 type OpenSession = IdleSession | ActiveSession;
 
 function book(state: OpenSession): SessionBook {
-  const { sessionId, queue, knownTurnIds, finishedTurns, closedApprovals } = state;
-  return { sessionId, queue, knownTurnIds, finishedTurns, closedApprovals };
+  const { sessionId, queue, knownTurnIds, finishedTurns, closedApprovals, reminders } = state;
+  return { sessionId, queue, knownTurnIds, finishedTurns, closedApprovals, reminders };
 }
 
 function onTurnRequested(state: OpenSession, request: TurnRequested['data']): OpenSession {
@@ -189,4 +208,39 @@ function onTurnEnded(state: OpenSession, turnId: string, outcome: TurnOutcome): 
     closedApprovals.set(approvalId, { ...pending, outcome: 'turn_ended' });
   }
   return { ...book(state), status: 'idle', finishedTurns, queue, closedApprovals };
+}
+
+/** The queued turn was delivered into the running one: it leaves the queue and never starts. */
+function onUserMessageInjected(state: OpenSession, fromTurnId: string): OpenSession {
+  return {
+    ...state,
+    queue: state.queue.filter((q) => q.turnId !== fromTurnId),
+    finishedTurns: new Map(state.finishedTurns).set(fromTurnId, 'delivered'),
+  };
+}
+
+function onReminderQueued(state: OpenSession, reminder: Reminder): OpenSession {
+  if (state.reminders.has(reminder.reminderId)) return state;
+  const reminders = new Map(state.reminders);
+  // Harn: a new reminder replaces pending ones with its dedupe key.
+  for (const [id, r] of reminders) {
+    if (reminder.dedupeKey !== null && r.status === 'pending' && r.reminder.dedupeKey === reminder.dedupeKey) reminders.set(id, { ...r, status: 'replaced' });
+  }
+  return { ...state, reminders: reminders.set(reminder.reminderId, { reminder, status: 'pending' }) };
+}
+
+function setReminder(state: OpenSession, reminderId: string, status: TrackedReminder['status']): OpenSession {
+  const r = state.reminders.get(reminderId);
+  if (!r || r.status !== 'pending') return state;
+  return { ...state, reminders: new Map(state.reminders).set(reminderId, { ...r, status }) };
+}
+
+/** Queued turns that asked to be delivered into the running turn (`steer`), in request order. */
+export function pendingSteers(state: SessionState): QueuedTurn[] {
+  return state.status === 'new' ? [] : state.queue.filter((q) => isSteer(q.request.context));
+}
+
+/** Reminders not yet drained, revoked or replaced, in queue order. */
+export function pendingReminders(state: SessionState): Reminder[] {
+  return state.status === 'new' ? [] : [...state.reminders.values()].filter((r) => r.status === 'pending').map((r) => r.reminder);
 }

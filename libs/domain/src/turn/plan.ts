@@ -1,4 +1,5 @@
-import type { RequestedToolCall } from '../events/events';
+import type { Reminder, RequestedToolCall } from '../events/events';
+import type { QueuedTurn } from '../session/session-state';
 import { modelCallId, type ToolProgress, type TurnProgress } from './turn-progress';
 
 /** The one next thing a turn needs, derived only from what the log already holds. */
@@ -10,7 +11,18 @@ export type NextStep =
   | { kind: 'await-approval'; approvalId: string }
   | { kind: 'run-tool'; tool: RequestedToolCall }
   | { kind: 'refuse-tool'; tool: RequestedToolCall; reason: string }
+  | { kind: 'deliver-input'; step: number; steers: QueuedTurn[]; reminders: Reminder[] }
   | { kind: 'complete'; stopReason: 'end_turn' | 'max_steps'; text: string };
+
+/**
+ * Live input waiting at the session level (see `pendingSteers` / `pendingReminders`): delivered
+ * at the turn's next step boundary, before a model call that has not started yet.
+ */
+export interface LiveInput {
+  steers: readonly QueuedTurn[];
+  /** Reminders to render (audit_only ones are drained at turn end instead). */
+  reminders: readonly Reminder[];
+}
 
 function toolStep(t: ToolProgress): NextStep | null {
   if (t.completed) return null;
@@ -27,7 +39,7 @@ export function turnText(p: TurnProgress): string {
   return p.calls.map((c) => c.completed?.text ?? c.text).join('');
 }
 
-export function planNextStep(p: TurnProgress, opts: { maxSteps: number }): NextStep {
+export function planNextStep(p: TurnProgress, opts: { maxSteps: number; live?: LiveInput }): NextStep {
   if (p.status === 'unknown') return { kind: 'idle', why: 'unknown-turn' };
   if (p.status === 'queued') return { kind: 'idle', why: 'not-started' };
   if (p.status !== 'running') return { kind: 'idle', why: 'finished' };
@@ -45,5 +57,9 @@ export function planNextStep(p: TurnProgress, opts: { maxSteps: number }): NextS
   }
   const step = p.calls.length;
   if (step >= opts.maxSteps) return { kind: 'complete', stopReason: 'max_steps', text: turnText(p) };
+  const live = opts.live;
+  if (live && (live.steers.length > 0 || live.reminders.length > 0)) {
+    return { kind: 'deliver-input', step, steers: [...live.steers], reminders: [...live.reminders] };
+  }
   return { kind: 'call-model', step, callId: modelCallId(p.turnId, step), started: false, recordedText: '', recordedThought: '' };
 }

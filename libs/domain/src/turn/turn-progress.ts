@@ -23,7 +23,18 @@ export interface ToolProgress {
   completed: ToolCallCompleted['data'] | null;
 }
 
-export type TurnStatus = 'unknown' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+/** `delivered`: a queued steer turn whose message went into another, running turn; it never runs itself. */
+export type TurnStatus = 'unknown' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'delivered';
+
+/** Live input that entered this turn at a step boundary, before model call `beforeStep`. */
+export interface DeliveredInput {
+  kind: 'user' | 'reminder';
+  /** The user message id (`user`) or the reminder id. */
+  id: string;
+  /** The message text; empty for a reminder (its body is on its `ReminderQueued`). */
+  text: string;
+  beforeStep: number;
+}
 
 export interface TurnProgress {
   turnId: string;
@@ -34,6 +45,8 @@ export interface TurnProgress {
   messageCompleted: boolean;
   calls: ModelCallProgress[];
   tools: ToolProgress[];
+  /** Steered messages and rendered reminders, in delivery order. */
+  delivered: DeliveredInput[];
   usage: Usage;
 }
 
@@ -53,6 +66,7 @@ export function initialTurnProgress(turnId: string): TurnProgress {
     messageCompleted: false,
     calls: [],
     tools: [],
+    delivered: [],
     usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
   };
 }
@@ -61,7 +75,7 @@ const turnIdOf = (e: HubEvent): string | null => ('turnId' in e.data ? (e.data a
 
 export function foldTurn(events: readonly HubEvent[], turnId: string): TurnProgress {
   let p = initialTurnProgress(turnId);
-  for (const e of events) if (turnIdOf(e) === turnId) p = evolveTurn(p, e);
+  for (const e of events) if (turnIdOf(e) === turnId || (e.type === 'UserMessageInjected' && e.data.fromTurnId === turnId)) p = evolveTurn(p, e);
   return p;
 }
 
@@ -123,10 +137,20 @@ export function evolveTurn(p: TurnProgress, e: HubEvent): TurnProgress {
       return { ...p, status: 'failed' };
     case 'TurnCancelled':
       return { ...p, status: 'cancelled' };
+    case 'UserMessageInjected':
+      if (e.data.fromTurnId === p.turnId) return { ...p, status: 'delivered' };
+      if (e.data.turnId !== p.turnId || p.delivered.some((d) => d.kind === 'user' && d.id === e.data.messageId)) return p;
+      return { ...p, delivered: [...p.delivered, { kind: 'user', id: e.data.messageId, text: e.data.text, beforeStep: e.data.beforeStep }] };
+    case 'ReminderEmitted':
+      // An audit_only reminder (no step) is recorded, never rendered.
+      if (e.data.beforeStep === null || p.delivered.some((d) => d.kind === 'reminder' && d.id === e.data.reminderId)) return p;
+      return { ...p, delivered: [...p.delivered, { kind: 'reminder', id: e.data.reminderId, text: '', beforeStep: e.data.beforeStep }] };
     case 'SessionOpened':
     case 'ToolCallUpdated':
     case 'RewardComputed':
     case 'EpisodeReset':
+    case 'ReminderQueued':
+    case 'ReminderRevoked':
       return p;
     default:
       return assertNever(e, 'event');

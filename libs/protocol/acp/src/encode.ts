@@ -1,4 +1,4 @@
-import { assertNever, type HubEvent, type Recorded } from '@hub/domain';
+import { assertNever, type HubEvent, type Recorded, type Reminder } from '@hub/domain';
 import { rpcNotification } from './jsonrpc';
 
 // `encode(event, view)`: the ACP projection of the log. A total map over HubEvent: events with
@@ -17,12 +17,16 @@ export interface AcpView {
   /** Visible text so far per assistant message (for `visible_text`). */
   text: Record<string, string>;
   tools: Record<string, { name: string; executor: string; input: unknown }>;
+  /** Injected messages (`session/inject`) by turn id: the agent-owned messageId and the text. */
+  injects: Record<string, { messageId: string; text: string; mode: string }>;
+  /** Queued reminders by id (for `reminder_emitted`). */
+  reminders: Record<string, Reminder>;
 }
 
-export const initialAcpView = (): AcpView => ({ text: {}, tools: {} });
+export const initialAcpView = (): AcpView => ({ text: {}, tools: {}, injects: {}, reminders: {} });
 
 /** The Harn session-update extensions this hub can emit (advertised at `initialize`). */
-export const HARN_SESSION_UPDATE_EXTENSIONS = ['progress', 'log', 'hitl_request', 'hitl_resolved'] as const;
+export const HARN_SESSION_UPDATE_EXTENSIONS = ['progress', 'log', 'hitl_request', 'hitl_resolved', 'user_message', 'reminder_emitted'] as const;
 /** The `_meta.harn` fields on `tool_call` / `tool_call_update` (advertised at `initialize`). */
 export const HARN_TOOL_LIFECYCLE_FIELDS = ['executor', 'durationMs', 'error', 'errorCategory', 'audit', 'policy'] as const;
 /** The `_meta.harn` fields on `agent_message_chunk` content. */
@@ -50,6 +54,34 @@ function toolUpdates(event: HubEvent, view: AcpView): SessionUpdate[] {
       const meta: Record<string, unknown> = { executor: tool?.executor ?? 'hub_builtin', durationMs: d.durationMs };
       if (failed) Object.assign(meta, { error: d.output, errorCategory: d.status === 'denied' ? 'permission_denied' : 'tool_error' });
       return [{ sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, title: tool?.name ?? null, status: failed ? 'failed' : 'completed', content: [{ type: 'content', content: text(d.output) }], rawOutput: { output: d.output, status: d.status }, ...harn(meta) }];
+    }
+    default:
+      return [];
+  }
+}
+
+/**
+ * Live input as Harn delivers it: an injected message reaches the model as `user_message` with its
+ * agent-owned messageId (a steer inside the running turn, a queued one when its turn starts), and
+ * a reminder rendered into a model request as `reminder_emitted`. Both are Harn extensions, so
+ * every field rides under `_meta.harn`.
+ */
+function liveInputUpdates(event: HubEvent, view: AcpView): SessionUpdate[] {
+  switch (event.type) {
+    case 'TurnStarted': {
+      const inject = view.injects[event.data.turnId];
+      return inject ? [{ sessionUpdate: 'user_message', ...harn({ messageId: inject.messageId, turnId: event.data.turnId, mode: inject.mode, content: text(inject.text) }) }] : [];
+    }
+    case 'UserMessageInjected': {
+      const d = event.data;
+      const inject = view.injects[d.fromTurnId];
+      return [{ sessionUpdate: 'user_message', ...harn({ messageId: inject?.messageId ?? d.messageId, turnId: d.turnId, fromTurnId: d.fromTurnId, mode: 'steer', beforeStep: d.beforeStep, content: text(d.text) }) }];
+    }
+    case 'ReminderEmitted': {
+      const r = view.reminders[event.data.reminderId];
+      if (!r || event.data.renderedRole === null) return []; // audit_only: never rendered
+      const reminder = { reminderId: r.reminderId, tags: r.tags, body: r.body, roleHint: r.roleHint, renderedRole: event.data.renderedRole, source: r.source, ttlTurns: r.ttlTurns, dedupeKey: r.dedupeKey, mode: r.mode };
+      return [{ sessionUpdate: 'reminder_emitted', ...harn({ reminder, turnId: event.data.turnId }) }];
     }
     default:
       return [];
@@ -88,8 +120,13 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
     }
     case 'TurnFailed':
       return [{ sessionUpdate: 'log', ...harn({ level: 'error', message: event.data.message, fields: { code: event.data.code, retryable: event.data.retryable, turnId: event.data.turnId } }) }];
-    case 'SessionOpened':
     case 'TurnStarted':
+    case 'UserMessageInjected':
+    case 'ReminderEmitted':
+      return liveInputUpdates(event, view);
+    case 'SessionOpened':
+    case 'ReminderQueued':
+    case 'ReminderRevoked':
     case 'MessageStarted':
     case 'ModelCallCompleted':
     case 'MessageCompleted':
@@ -106,6 +143,14 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
 function evolve(view: AcpView, event: HubEvent): AcpView {
   if (event.type === 'TextDelta') return { ...view, text: { ...view.text, [event.data.messageId]: (view.text[event.data.messageId] ?? '') + event.data.text } };
   if (event.type === 'ToolCallStarted') return { ...view, tools: { ...view.tools, [event.data.toolCallId]: { name: event.data.name, executor: event.data.executor, input: event.data.input } } };
+  if (event.type === 'ReminderQueued') return { ...view, reminders: { ...view.reminders, [event.data.reminderId]: event.data } };
+  if (event.type === 'TurnRequested') {
+    const acp = event.data.context['acp'];
+    const inject = typeof acp === 'object' && acp !== null ? (acp as { messageId?: unknown; inject?: unknown }) : {};
+    if (typeof inject.messageId !== 'string') return view;
+    const entry = { messageId: inject.messageId, text: event.data.prompt, mode: typeof inject.inject === 'string' ? inject.inject : 'queue' };
+    return { ...view, injects: { ...view.injects, [event.data.turnId]: entry } };
+  }
   return view;
 }
 

@@ -6,3 +6,4 @@ export * from './initialize';
 export * from './extensions';
 export { acpValidatorsFrom } from './testing/validators';
 export * from './live-session';
+export * from './mcp-servers';

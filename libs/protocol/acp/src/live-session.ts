@@ -111,3 +111,44 @@ export function mayControl(state: LiveState, clientId: string | null): boolean {
   if (state.controllerId) return clientId === state.controllerId;
   return clientId === null || state.clients[clientId]?.mode !== 'observer';
 }
+
+/**
+ * One recorded live-session transition (the log form, on a non-session stream per session, so
+ * every ingress instance folds the same attachment state). Facts: replaying them always succeeds.
+ */
+export type LiveFact =
+  | { type: 'AcpClientAttached'; data: { clientId: string; mode: 'observer' | 'controller'; takeover: boolean; metadata: Record<string, unknown>; at: string } }
+  | { type: 'AcpControlTakenOver'; data: { clientId: string; previousControllerId: string | null; at: string } }
+  | { type: 'AcpClientDetached'; data: { clientId: string; reason: string; at: string } }
+  | { type: 'AcpClientHeartbeat'; data: { clientId: string; metadata: Record<string, unknown>; at: string } };
+
+/** The names of the live-session facts (anything else on the stream is ignored). */
+export const LIVE_FACT_TYPES: ReadonlySet<string> = new Set(['AcpClientAttached', 'AcpControlTakenOver', 'AcpClientDetached', 'AcpClientHeartbeat']);
+
+/** Applies one recorded fact (a transition that already succeeded once). */
+export function evolveLive(state: LiveState, fact: LiveFact): LiveState {
+  const sessionId = '';
+  let r: LiveResult;
+  switch (fact.type) {
+    case 'AcpClientAttached':
+      r = attach(state, { sessionId, clientId: fact.data.clientId, mode: fact.data.mode, takeover: true, _meta: { harn: fact.data.metadata } }, fact.data.at);
+      break;
+    case 'AcpControlTakenOver':
+      r = takeover(state, fact.data.clientId, fact.data.at);
+      break;
+    case 'AcpClientDetached':
+      r = detach(state, fact.data.clientId);
+      break;
+    case 'AcpClientHeartbeat':
+      r = heartbeat(state, fact.data.clientId, { harn: fact.data.metadata }, fact.data.at);
+      break;
+  }
+  return r.ok ? r.state : state;
+}
+
+/** Folds a session's live-session facts, oldest first. */
+export function foldLive(facts: Iterable<LiveFact>): LiveState {
+  let state = emptyLiveState();
+  for (const f of facts) state = evolveLive(state, f);
+  return state;
+}

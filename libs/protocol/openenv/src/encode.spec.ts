@@ -21,6 +21,10 @@ const turn: HubEvent[] = [
   { type: 'ApprovalRequested', data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', toolName: 'write_file', input: {}, riskTier: 'medium', reason: 'writes', deadlineAt: null } },
   { type: 'ApprovalResolved', data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', decision: 'approved', by: { type: 'api_key', id: 'k' }, via: 'openenv', reason: null } },
   { type: 'ToolCallUpdated', data: { turnId: T, toolCallId: 'k1', message: 'writing' } },
+  { type: 'ReminderQueued', data: { reminderId: 'r1', body: 'b', tags: [], dedupeKey: null, ttlTurns: null, roleHint: 'system', mode: 'finish_step', propagate: null, preserveOnCompact: false, source: 'host', meta: {} } },
+  { type: 'ReminderRevoked', data: { reminderId: 'r0' } },
+  { type: 'ReminderEmitted', data: { turnId: T, reminderId: 'r1', beforeStep: 1, renderedRole: 'system' } },
+  { type: 'UserMessageInjected', data: { turnId: T, fromTurnId: 't9', messageId: 't9:u', text: 'steer', beforeStep: 1 } },
   { type: 'ToolCallCompleted', data: { turnId: T, toolCallId: 'k1', status: 'complete', output: 'ok', durationMs: 1 } },
   { type: 'TextDelta', data: { turnId: T, messageId: M, callId: 't1:c1', offset: 0, text: 'Done' } },
   { type: 'MessageCompleted', data: { turnId: T, messageId: M } },
@@ -41,7 +45,7 @@ describe('encodeHarnessEventList', () => {
       SessionOpened: true, TurnRequested: true, TurnStarted: true, MessageStarted: true, ModelCallStarted: true, TextDelta: true, ThoughtDelta: true,
       ModelCallCompleted: true, ToolCallStarted: true, ToolCallUpdated: true, ToolCallCompleted: true, ApprovalRequested: true, ApprovalResolved: true,
       MessageCompleted: true, TurnCompleted: true, TurnFailed: true, TurnCancelled: true,
-      RewardComputed: true, EpisodeReset: true,
+      RewardComputed: true, EpisodeReset: true, UserMessageInjected: true, ReminderQueued: true, ReminderRevoked: true, ReminderEmitted: true,
     };
     expect(new Set(turn.map((e) => e.type))).toEqual(new Set(Object.keys(all)));
   });

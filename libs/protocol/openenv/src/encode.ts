@@ -22,7 +22,8 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
     cursor: event.globalPosition,
   });
   // Rewards (RewardComputed) sit beside the observation and in a trajectory's `rewards`, never in
-  // the harness's event stream: RFC 005 keeps the reward out of the harness's reach.
+  // the harness's event stream: RFC 005 keeps the reward out of the harness's reach. Live input
+  // (steered messages, reminders) has no RFC 005 HarnessEvent type.
   switch (event.type) {
     case 'SessionOpened':
     case 'TurnRequested':
@@ -31,6 +32,10 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
     case 'MessageCompleted':
     case 'RewardComputed':
     case 'EpisodeReset':
+    case 'UserMessageInjected':
+    case 'ReminderQueued':
+    case 'ReminderRevoked':
+    case 'ReminderEmitted':
       return { view, events: [] };
     case 'ModelCallStarted': {
       const e = event.data;
