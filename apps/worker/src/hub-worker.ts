@@ -1,9 +1,24 @@
 import type { Job, Worker } from 'bullmq';
-import { McpPool, TurnRunner, RunningTurns, buildMcpRegistry, createBuiltinRegistry, createProvider, mcpServersOf, type TurnLog } from '@hub/agent';
-import type { CommandMetadata, HubEvent } from '@hub/domain';
+import {
+  ExternalTurnRunner,
+  HarnessProcesses,
+  McpPool,
+  TurnRunner,
+  RunningTurns,
+  buildMcpRegistry,
+  createBuiltinRegistry,
+  createProvider,
+  defaultAdapterFactory,
+  externalHarnessOf,
+  mcpServersOf,
+  type ExternalRunTurnInput,
+  type RunTurnOutcome,
+  type TurnLog,
+} from '@hub/agent';
+import { sessionStreamId, type CommandMetadata, type HubEvent } from '@hub/domain';
 import { EventStore, createPool } from '@hub/event-store';
 import type { Pool } from 'pg';
-import { CancelBus, HubQueues, JOBS, startWorkers, type ProcessorMap } from '@hub/queue';
+import { CancelBus, HarnessStopBus, HubQueues, JOBS, startWorkers, type ProcessorMap } from '@hub/queue';
 import { CommandHandler, type CommandLog } from '@hub/sessions';
 import { ATTR, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
@@ -24,6 +39,10 @@ export class HubWorker {
   private readonly probe: DequeueProbe;
   /** MCP connections of the turns this process runs (OpenEnv environments' injected tools). */
   private readonly mcp: McpPool;
+  /** Wrapped harness processes (RFC 005 `acp` / `command`) of the sessions this worker ran. */
+  private readonly harnesses: HarnessProcesses;
+  private readonly external: ExternalTurnRunner;
+  private readonly harnessStops: HarnessStopBus;
 
   constructor(private readonly settings: WorkerSettings) {
     this.pool = createPool(settings.databaseUrl, { max: settings.concurrency * 2 + 4 });
@@ -31,6 +50,8 @@ export class HubWorker {
     this.store = new EventStore(this.pool);
     this.queues = new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix });
     this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
+    this.harnessStops = new HarnessStopBus(settings.redisUrl, settings.queuePrefix);
+    this.harnesses = new HarnessProcesses(defaultAdapterFactory({ baseEnv: settings.harnessBaseEnv }));
     this.probe = new DequeueProbe({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix }, this.id);
     const log: TurnLog & CommandLog = {
       readStream: (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => this.store.readStream<HubEvent>(tenantId, streamId, opts),
@@ -54,6 +75,24 @@ export class HubWorker {
       approvalTtlMs: settings.approvalTtlMs,
       flush: { maxChars: 512, maxDelayMs: 40 },
     });
+    this.external = new ExternalTurnRunner({
+      log,
+      scheduler,
+      running: this.running,
+      processes: this.harnesses,
+      worker: { type: 'worker', id: this.id },
+      allowlist: settings.mcpStdioAllowlist,
+      approvalTtlMs: settings.approvalTtlMs,
+      flush: { maxChars: 512, maxDelayMs: 40 },
+    });
+  }
+
+  /** A turn whose context names an external harness runs on it; any other on the built-in agent. */
+  private async runTurn(input: ExternalRunTurnInput): Promise<RunTurnOutcome> {
+    const { events } = await this.store.readStream<HubEvent>(input.tenantId, sessionStreamId(input.sessionId));
+    const requested = events.find((e) => e.type === 'TurnRequested' && e.data.turnId === input.turnId);
+    if (requested?.type === 'TurnRequested' && namesExternalHarness(requested.data.context)) return this.external.run(input);
+    return this.runner.run(input);
   }
 
   private scheduler() {
@@ -80,7 +119,7 @@ export class HubWorker {
         ),
       runTurn: (p, job) =>
         traced(p.trace, 'runTurn', { [ATTR.TENANT_ID]: p.tenantId, [ATTR.SESSION_ID]: p.sessionId, [ATTR.TURN_ID]: p.turnId }, () =>
-          this.runner.run({ ...p, trace: p.trace, causationId: String(job.id), finalAttempt: isFinalAttempt(job) }),
+          this.runTurn({ ...p, trace: p.trace, causationId: String(job.id), finalAttempt: isFinalAttempt(job) }),
         ),
       expireApproval: (p) => {
         const meta: CommandMetadata = {
@@ -96,6 +135,7 @@ export class HubWorker {
 
   async start(): Promise<void> {
     await this.cancels.listen((tenantId, turnId) => this.running.cancel(tenantId, turnId));
+    await this.harnessStops.listen((tenantId, sessionId) => void this.harnesses.stop(tenantId, sessionId));
     this.workers = startWorkers({ redisUrl: this.settings.redisUrl, prefix: this.settings.queuePrefix }, this.processors(), {
       concurrency: this.settings.concurrency,
       lockDurationMs: this.settings.lockMs,
@@ -119,12 +159,24 @@ export class HubWorker {
   }
 
   async stop(): Promise<void> {
+    // Harness processes first: a turn holding one ends (HARNESS_STOPPED) and frees its job.
+    await this.harnesses.stopAll();
     await Promise.all(this.workers.map((w) => w.close()));
     await this.probe.stop();
     await this.mcp.close();
+    await this.harnessStops.close();
     await this.cancels.close();
     await this.queues.close();
     await this.pool.end();
+  }
+}
+
+/** True when the context names an external harness, or a malformed one (the external runner fails that turn). */
+function namesExternalHarness(context: Record<string, unknown>): boolean {
+  try {
+    return externalHarnessOf(context) !== null;
+  } catch {
+    return true;
   }
 }
 

@@ -1,4 +1,4 @@
-import { WorkerConfig, mcpStdioAllowlist, parseConfig, queuePrefix } from '@hub/config';
+import { WorkerConfig, childProcessBaseEnv, mcpStdioAllowlist, parseConfig, queuePrefix } from '@hub/config';
 
 /** What the worker reads from its environment, parsed once at boot. */
 export interface WorkerSettings {
@@ -13,6 +13,8 @@ export interface WorkerSettings {
   approvalTtlMs: number;
   /** Command prefixes a tenant's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
   mcpStdioAllowlist: string[][];
+  /** What a wrapped harness process starts from (PATH, HOME, ...): never the hub's own settings. */
+  harnessBaseEnv: Record<string, string>;
   telemetry: { serviceName: string; exporter: 'otlp' | 'console' | 'none'; otlpEndpoint?: string };
 }
 
@@ -29,6 +31,7 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
     maxSteps: c.HUB_MAX_STEPS,
     approvalTtlMs: c.HUB_APPROVAL_TTL_MS,
     mcpStdioAllowlist: mcpStdioAllowlist(c),
+    harnessBaseEnv: childProcessBaseEnv(env),
     telemetry: { serviceName: c.OTEL_SERVICE_NAME, exporter: c.OTEL_TRACES_EXPORTER, otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT },
   };
 }

@@ -40,3 +40,4 @@ export {
 export * from './runtime';
 export * from './rubrics';
 export * from './mcp';
+export * from './harness';

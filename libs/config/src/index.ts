@@ -13,3 +13,4 @@ export {
 } from './schemas';
 export { isSecretName } from './redact';
 export { runUntilSignal, settingsOrExit } from './boot';
+export { childProcessBaseEnv } from './child-env';

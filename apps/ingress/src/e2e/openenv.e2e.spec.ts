@@ -239,9 +239,9 @@ describe('bad input over HTTP, in OpenEnv\'s (FastAPI) error shapes', () => {
     const bad = await configure('broken', { rubric: { kind: 'vibes' } });
     expect(bad.status).toBe(422);
     expect(bad.body['detail'][0]).toMatchObject({ loc: ['body', 'rubric'] });
-    // Not wired yet, so refused instead of silently run by the built-in agent.
+    // A wrapped harness runs a process on the workers: only a command the operator allows.
     const acp = await configure('wrapped', { harness: { name: 'agent', kind: 'acp', command: ['node', 'agent.js'] } });
-    expect(acp.body['detail'][0]).toMatchObject({ loc: ['body', 'harness', 'kind'] });
+    expect(acp.body['detail'][0]).toMatchObject({ loc: ['body', 'harness', 'command'] });
   });
 
   it('keeps environments per tenant', async () => {

@@ -1,4 +1,4 @@
-import { McpPool, buildRubric, listMcpTools, mcpToolsFrom } from '@hub/agent';
+import { McpPool, buildRubric, listMcpTools, mcpToolsFrom, stdioAllowed } from '@hub/agent';
 import { ENV_NAME_PATTERN, EnvironmentConfig, validationDetail, type ValidationDetail } from '@hub/protocol-openenv';
 import { OpenEnvRefusal } from './openenv-episodes';
 
@@ -10,7 +10,9 @@ export function envName(raw: string): string {
 
 /**
  * A `PUT /v1/openenv/<env>` body, checked at configuration time: the schema, the rubric's kind
- * and parameters, what this hub cannot run yet (wrapped harnesses), and the MCP servers: each is
+ * and parameters, a wrapped harness's command (kinds `acp` and `command` run a process on the
+ * workers, so it must be on the operator's stdio allowlist, `HUB_MCP_STDIO_COMMANDS`, as a stdio
+ * MCP server's must), and the MCP servers: each is
  * connected and its tools listed, so a server that does not answer, or one tool name with two
  * schemas across servers, is refused now rather than failing every step later.
  */
@@ -27,8 +29,10 @@ export async function checkEnvironment(body: unknown, stdioAllowlist: readonly (
     }
   }
   if (config.harness.kind !== 'builtin' && config.harness.command.length === 0) return refuse(['harness', 'command'], `a ${config.harness.kind} harness needs a command`);
-  // Refused rather than silently run by the built-in agent: these are not wired to the worker yet.
-  if (config.harness.kind !== 'builtin') return refuse(['harness', 'kind'], `harness kind ${config.harness.kind} is not available yet: only builtin runs`);
+  if (config.harness.kind !== 'builtin' && !stdioAllowed(config.harness.command, stdioAllowlist)) {
+    return refuse(['harness', 'command'], `harness command ${config.harness.command.join(' ').slice(0, 200)} is not allowed on this hub: the operator lists the commands a harness may run in HUB_MCP_STDIO_COMMANDS`);
+  }
+  if (config.harness.kind !== 'builtin' && config.harness.transport !== 'stdio') return refuse(['harness', 'transport'], `harness transport ${config.harness.transport} is not available: wrapped harnesses run over stdio`);
   const mcp = await checkMcpServers(config, stdioAllowlist);
   if (mcp) return refuse(['mcp_servers'], mcp);
   return { ok: true, config };

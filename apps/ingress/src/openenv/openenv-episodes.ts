@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
-import { MCP_CONTEXT_KEY } from '@hub/agent';
+import { HARNESS_CONTEXT_KEY, MCP_CONTEXT_KEY, type ExternalHarnessSpec } from '@hub/agent';
 import { isDomainError, sessionStreamId, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import {
@@ -13,7 +13,9 @@ import {
   type HarnessAction,
   type StepResult,
 } from '@hub/protocol-openenv';
+import { HarnessStopBus } from '@hub/queue';
 import { CommandService } from '../commands/command.service';
+import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { TurnOutcomes, type TurnOutcome } from '../streams/turn-outcome.service';
 import { EnvironmentRegistry, type Episode } from './environment-registry';
 import { recordReward, rewardsOf } from './episode-log';
@@ -36,15 +38,23 @@ const MAX_STEP_WAIT_MS = 15 * 60_000;
  * Stateless: the environment, its current episode and the step count all come from the log.
  */
 @Injectable()
-export class OpenEnvEpisodes {
+export class OpenEnvEpisodes implements OnApplicationShutdown {
   readonly registry: EnvironmentRegistry;
+  /** Tells the workers to stop a reset episode's wrapped-harness process (RFC 005: reset stops the harness). */
+  private readonly harnessStops: HarnessStopBus;
 
   constructor(
     private readonly commands: CommandService,
     private readonly outcomes: TurnOutcomes,
     private readonly store: EventStore,
+    @Inject(INGRESS_CONFIG) settings: IngressSettings,
   ) {
     this.registry = new EnvironmentRegistry(store);
+    this.harnessStops = new HarnessStopBus(settings.redisUrl, settings.queuePrefix);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.harnessStops.close();
   }
 
   async environment(tenantId: string, env: string): Promise<EnvironmentConfig> {
@@ -54,8 +64,10 @@ export class OpenEnvEpisodes {
   }
 
   async reset(principal: Principal, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<{ episode: Episode; result: StepResult }> {
-    await this.environment(principal.tenantId, env);
+    const config = await this.environment(principal.tenantId, env);
+    const previous = config.harness.kind === 'builtin' ? null : await this.registry.episode(principal.tenantId, env);
     const episode = await this.registry.startEpisode(principal.tenantId, env, req, correlationId);
+    if (previous) await this.harnessStops.publish(principal.tenantId, previous.sessionId);
     return { episode, result: encodeResetResult(episode.episodeId) };
   }
 
@@ -142,9 +154,22 @@ export class OpenEnvEpisodes {
   }
 }
 
-/** A turn's context in an episode: where it runs, and the environment's MCP servers for the worker. */
+/**
+ * A turn's context in an episode: where it runs, the environment's MCP servers and, for a wrapped
+ * harness (`acp` / `command`), the harness the worker runs the turn on.
+ */
 export function turnContext(config: EnvironmentConfig, episode: Episode): TurnContext {
-  return { openenv: { env: episode.env, episode_id: episode.episodeId }, ...(config.mcp_servers.length ? { [MCP_CONTEXT_KEY]: config.mcp_servers } : {}) };
+  return {
+    openenv: { env: episode.env, episode_id: episode.episodeId },
+    ...(config.mcp_servers.length ? { [MCP_CONTEXT_KEY]: config.mcp_servers } : {}),
+    ...(config.harness.kind !== 'builtin' ? { [HARNESS_CONTEXT_KEY]: externalHarness(config) } : {}),
+  };
+}
+
+function externalHarness(config: EnvironmentConfig): ExternalHarnessSpec {
+  const h = config.harness;
+  const kind = h.kind === 'acp' ? 'acp' : 'command';
+  return { kind, name: h.name, command: h.command, working_directory: h.working_directory, env_vars: h.env_vars, startup_timeout_s: h.startup_timeout_s, session_timeout_s: h.session_timeout_s, model: h.model };
 }
 
 interface StepContext {

@@ -1,0 +1,135 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { HubStack } from '@hub/testing';
+
+// OpenEnv environments whose turns run on a wrapped external harness (RFC 005, issue #6): kind
+// `acp` runs tools/test-harnesses/acp-test-agent.ts (the official ACP SDK's agent side) and kind
+// `command` runs tools/test-harnesses/command-test-agent.ts (one JSON line per turn), as real
+// processes on a real worker. Steps keep the harness's context, a permission the agent asks is
+// answered over HTTP, a crash fails the step with an error event, and reset stops the process.
+
+jest.setTimeout(120_000);
+
+const ROOT = path.resolve(__dirname, '../../../..');
+// A marker argument per run: finds this file's harness processes among all others on the host.
+const MARKER = `e2e-${randomUUID()}`;
+const agent = (file: string) => [process.execPath, '-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses', file)];
+const harness = (kind: 'acp' | 'command', file: string) => ({
+  name: `${kind}-test`,
+  kind,
+  command: [...agent(file), MARKER],
+  env_vars: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
+  startup_timeout_s: 60,
+  session_timeout_s: 90,
+});
+
+let stack: HubStack;
+let tenant: { tenantId: string; apiKey: string };
+
+beforeAll(async () => {
+  // The operator allows exactly the two test agents (interpreter + script) as stdio commands.
+  const allow = { HUB_MCP_STDIO_COMMANDS: [agent('acp-test-agent.ts'), agent('command-test-agent.ts')].map((c) => c.join(' ')).join(';') };
+  stack = await HubStack.start({ label: 'openenv_harness', workers: 1, workerEnv: allow, ingressEnv: allow });
+  tenant = await stack.createTenant('harness-trainer');
+});
+afterAll(async () => {
+  await stack?.stop();
+  // Killed with the worker, each harness sees its stdin close and exits: none is left behind.
+  await until('harness processes to exit', () => harnessPids().length === 0, 15_000);
+});
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by tests
+
+async function http(method: string, route: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${stack.url}/${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+const step = (env: string, message: string) => http('POST', `v1/openenv/${env}/step`, { action: { message }, timeout_s: 90 });
+
+async function until(what: string, pred: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Pids of live processes started with this run's marker argument. */
+function harnessPids(): number[] {
+  return readdirSync('/proc').flatMap((d) => {
+    if (!/^\d+$/.test(d)) return [];
+    try {
+      return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(MARKER) ? [Number(d)] : [];
+    } catch {
+      return []; // the process ended while we looked
+    }
+  });
+}
+
+const eventTypes = (obs: Json) => (obs['observation']['turn_events'] as Json[]).map((e) => e['type'] as string);
+
+it('refuses a harness command that is not on the allowlist, and a harness with no command', async () => {
+  const bad = await http('PUT', 'v1/openenv/evil', { harness: { name: 'evil', kind: 'acp', command: ['/bin/sh', '-c', 'echo hi'] } });
+  expect(bad.status).toBe(422);
+  expect(JSON.stringify(bad.body)).toMatch(/not allowed on this hub/);
+  const none = await http('PUT', 'v1/openenv/evil', { harness: { name: 'evil', kind: 'command' } });
+  expect(none.status).toBe(422);
+});
+
+it('kind acp: steps keep context, a permission is answered over HTTP, a crash fails the step, reset starts over', async () => {
+  expect((await http('PUT', 'v1/openenv/acp-env', { harness: harness('acp', 'acp-test-agent.ts') })).status).toBe(200);
+  expect((await http('POST', 'v1/openenv/acp-env/reset', {})).status).toBe(200);
+
+  const s1 = await step('acp-env', 'hello');
+  expect(s1.status).toBe(200);
+  expect(s1.body['observation']).toMatchObject({ status: 'completed', response: 'turn 1; you said hello', turn_number: 1 });
+  expect(eventTypes(s1.body)).toEqual(expect.arrayContaining(['llm_request', 'llm_chunk', 'tool_call', 'tool_result', 'llm_response', 'turn_complete']));
+  const toolCall = (s1.body['observation']['turn_events'] as Json[]).find((e) => e['type'] === 'tool_call');
+  expect(toolCall?.['data']).toMatchObject({ tool_name: 'echo', executor: 'harness:acp:acp-test' });
+  expect((await step('acp-env', 'again')).body['observation']['response']).toBe('turn 2; you said again; earlier you said hello');
+
+  // The agent asks permission: the step answers "awaiting_approval"; the approval goes over HTTP.
+  const s3 = await step('acp-env', 'please write it down');
+  expect(s3.body['observation']['status']).toBe('awaiting_approval');
+  const asked = (s3.body['observation']['turn_events'] as Json[]).find((e) => e['data']?.['approval']?.['status'] === 'pending');
+  const approvalId = asked?.['data']['approval']['approval_id'] as string;
+  const sessionId = (await http('GET', 'v1/openenv/acp-env/state')).body['session_id'] as string;
+  expect((await http('POST', `v1/sessions/${sessionId}/approvals/${approvalId}`, { decision: 'approved' })).status).toBe(200);
+  let completed: Json | undefined;
+  await until('the approved turn to complete', async () => {
+    completed = (await stack.events(tenant.tenantId, sessionId)).find((e) => e.type === 'TurnCompleted' && (e.data as Json)['text'].startsWith('permission granted')) as Json | undefined;
+    return completed !== undefined;
+  }, 60_000);
+  expect(completed?.['data']['text']).toBe('permission granted: wrote notes.txt; turn 3; you said please write it down; earlier you said hello | again');
+
+  const crash = await step('acp-env', 'now crash');
+  expect(crash.body['observation']).toMatchObject({ status: 'failed', error: { code: 'HARNESS_CRASHED' } });
+  expect(crash.body['observation']['error']['message']).toMatch(/exited with code 3/);
+  expect(eventTypes(crash.body)).toContain('error');
+
+  expect((await http('POST', 'v1/openenv/acp-env/reset', {})).status).toBe(200);
+  expect((await step('acp-env', 'fresh start')).body['observation']).toMatchObject({ status: 'completed', response: 'turn 1; you said fresh start' });
+});
+
+it('kind command: context across steps, reset stops the process, a crash fails the step', async () => {
+  expect((await http('PUT', 'v1/openenv/cmd-env', { harness: harness('command', 'command-test-agent.ts') })).status).toBe(200);
+  expect((await http('POST', 'v1/openenv/cmd-env/reset', {})).status).toBe(200);
+  const before = harnessPids();
+  expect((await step('cmd-env', 'hello')).body['observation']).toMatchObject({ status: 'completed', response: 'turn 1; you said hello' });
+  expect((await step('cmd-env', 'again')).body['observation']['response']).toBe('turn 2; you said again; earlier you said hello');
+  const mine = harnessPids().filter((p) => !before.includes(p));
+  expect(mine.length).toBeGreaterThan(0);
+
+  expect((await http('POST', 'v1/openenv/cmd-env/reset', {})).status).toBe(200);
+  await until('the reset episode\'s process to stop', () => mine.every((p) => !harnessPids().includes(p)), 20_000);
+  expect((await step('cmd-env', 'fresh')).body['observation']['response']).toBe('turn 1; you said fresh');
+
+  const crash = await step('cmd-env', 'crash now');
+  expect(crash.body['observation']).toMatchObject({ status: 'failed', error: { code: 'HARNESS_CRASHED' } });
+  expect(crash.body['observation']['error']['message']).toMatch(/exited with code 3.*crashing on turn 2/s);
+});

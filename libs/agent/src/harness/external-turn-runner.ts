@@ -1,0 +1,207 @@
+import { foldTurn, type Actor, type HubEvent, type Recorded } from '@hub/domain';
+import { stdioAllowed } from '../mcp/mcp-pool';
+import { TurnAttempt } from '../runtime/context';
+import type { FlushPolicy } from '../runtime/model-step';
+import type { RunningTurns, TurnLog, TurnScheduler } from '../runtime/ports';
+import type { RunTurnInput, RunTurnOutcome } from '../runtime/turn-runner';
+import type { HarnessAdapter, HarnessTurn, HarnessTurnResult } from './adapter';
+import { HarnessError, TurnEndedElsewhere } from './harness-errors';
+import type { HarnessProcesses } from './harness-processes';
+import { externalHarnessOf, harnessExecutor, type ExternalHarnessSpec } from './harness-spec';
+import { HarnessTurnWriter } from './turn-writer';
+
+export interface ExternalTurnRunnerDeps {
+  log: TurnLog;
+  scheduler: TurnScheduler;
+  running: RunningTurns;
+  processes: HarnessProcesses;
+  worker: Actor;
+  /** Command prefixes a harness may run (the operator's stdio allowlist); checked again here. */
+  allowlist: readonly (readonly string[])[];
+  approvalTtlMs: number;
+  flush: FlushPolicy;
+  /** How often a turn waiting for an approval re-reads the log (default 200 ms). */
+  pollMs?: number;
+  /** How long a cancelled turn waits for the harness to stop before its process is killed. */
+  cancelGraceMs?: number;
+  now?: () => number;
+}
+
+/** A job of `runTurn`; `reason` tells a resume (after an approval) from a start. */
+export type ExternalRunTurnInput = RunTurnInput & { reason?: 'start' | 'resume' | 'recover' };
+
+type Settled = { kind: 'done'; result: HarnessTurnResult } | { kind: 'error'; error: unknown } | { kind: 'timeout' } | { kind: 'aborted' };
+
+/**
+ * Runs a turn on an external harness process (RFC 005 `kind: "acp" | "command"`), with the same
+ * `run` as the built-in `TurnRunner`. The process lives in this worker, so unlike a built-in turn
+ * the job holds its slot for the whole turn, approvals included (it waits on the log); a
+ * `resume` job is a no-op, and a turn that already began in a process this worker does not
+ * hold cannot be continued: it fails with HARNESS_LOST rather than run twice.
+ */
+export class ExternalTurnRunner {
+  private readonly holding = new Set<string>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ExternalTurnRunnerDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async run(input: ExternalRunTurnInput): Promise<RunTurnOutcome> {
+    const key = `${input.tenantId}|${input.turnId}`;
+    // The job that holds the turn is waiting on the log for the approval this resume is about.
+    if (input.reason === 'resume' || this.holding.has(key)) return 'stopped';
+    const attempt = new TurnAttempt(this.deps.log, input.tenantId, input.sessionId, input.turnId, { ...input.trace, causationId: input.causationId, actor: this.deps.worker });
+    await attempt.reload();
+    const progress = foldTurn(attempt.events, input.turnId);
+    if (progress.status !== 'running') return 'stopped';
+    const writer = this.writerFor(attempt, null, new AbortController().signal);
+    let spec: ExternalHarnessSpec | null;
+    try {
+      spec = externalHarnessOf(progress.request?.context ?? {});
+    } catch (e) {
+      await writer.fail('INVALID_COMMAND', `the turn's harness configuration is malformed: ${(e as Error).message}`);
+      return 'failed';
+    }
+    if (!spec) throw new Error(`turn ${input.turnId} names no external harness`);
+    if (progress.messageStarted) {
+      await this.deps.processes.stop(input.tenantId, input.sessionId);
+      await writer.fail('HARNESS_LOST', `the turn began in a ${spec.name} harness process that this worker does not hold (its worker stopped or lost the job); an external harness turn cannot be continued elsewhere`);
+      return 'failed';
+    }
+    if (!stdioAllowed(spec.command, this.deps.allowlist)) {
+      await writer.fail('HARNESS_NOT_ALLOWED', `harness command ${spec.command.join(' ')} is not on this worker's allowlist`);
+      return 'failed';
+    }
+    this.holding.add(key);
+    const abort = this.deps.running.begin(input.tenantId, input.turnId);
+    try {
+      return await this.drive(attempt, spec, abort.signal);
+    } finally {
+      this.deps.running.end(input.tenantId, input.turnId, abort);
+      this.holding.delete(key);
+    }
+  }
+
+  private writerFor(attempt: TurnAttempt, spec: ExternalHarnessSpec | null, signal: AbortSignal): HarnessTurnWriter {
+    return new HarnessTurnWriter(attempt, {
+      scheduler: this.deps.scheduler,
+      executor: spec ? harnessExecutor(spec) : 'harness',
+      provider: spec ? `harness:${spec.kind}` : 'harness',
+      model: spec ? (spec.model ?? spec.name) : 'harness',
+      flush: this.deps.flush,
+      approvalTtlMs: this.deps.approvalTtlMs,
+      pollMs: this.deps.pollMs ?? 200,
+      signal,
+      now: this.now,
+    });
+  }
+
+  private async drive(attempt: TurnAttempt, spec: ExternalHarnessSpec, signal: AbortSignal): Promise<RunTurnOutcome> {
+    const { tenantId, sessionId, turnId } = attempt;
+    const writer = this.writerFor(attempt, spec, signal);
+    const history = conversationBefore(attempt.events, turnId);
+    await writer.begin(history.length + 1);
+    let adapter: HarnessAdapter;
+    let fresh: boolean;
+    try {
+      ({ adapter, fresh } = await this.deps.processes.acquire(tenantId, sessionId, spec));
+    } catch (e) {
+      await writer.fail(e instanceof HarnessError ? e.code : 'HARNESS_START_FAILED', (e as Error).message);
+      return 'failed';
+    }
+    const turn: HarnessTurn = { sessionId, turnNumber: turnNumberOf(attempt.events, turnId), message: promptOf(attempt.events, turnId), history: fresh ? history : [] };
+    const running = adapter.sendMessageStreaming(turn, writer);
+    const settled = await this.settle(running, writer, spec, signal);
+    return this.conclude(settled, { attempt, spec, writer, adapter, running });
+  }
+
+  /** The turn's promise against the turn budget (`session_timeout_s`), a cancel and the writer's health. */
+  private async settle(turn: Promise<HarnessTurnResult>, writer: HarnessTurnWriter, spec: ExternalHarnessSpec, signal: AbortSignal): Promise<Settled> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race<Settled>([
+        turn.then((result) => ({ kind: 'done', result }), (error: unknown) => ({ kind: 'error', error })),
+        writer.failure.catch((error: unknown) => ({ kind: 'error', error })),
+        new Promise<Settled>((r) => (timer = setTimeout(() => r({ kind: 'timeout' }), spec.session_timeout_s * 1000))),
+        new Promise<Settled>((r) => {
+          onAbort = () => r({ kind: 'aborted' });
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async conclude(s: Settled, t: { attempt: TurnAttempt; spec: ExternalHarnessSpec; writer: HarnessTurnWriter; adapter: HarnessAdapter; running: Promise<HarnessTurnResult> }): Promise<RunTurnOutcome> {
+    const { tenantId, sessionId } = t.attempt;
+    const { processes } = this.deps;
+    if (s.kind === 'done') {
+      try {
+        await t.writer.complete();
+      } catch (e) {
+        if (!(e instanceof TurnEndedElsewhere)) throw e;
+        return 'stopped';
+      } finally {
+        processes.release(tenantId, sessionId);
+      }
+      return 'completed';
+    }
+    if (s.kind === 'aborted' || (s.kind === 'error' && s.error instanceof TurnEndedElsewhere)) {
+      t.writer.abandon();
+      await this.cancelInHarness(t.adapter, t.running, tenantId, sessionId);
+      return 'stopped';
+    }
+    // Crashed, timed out, stopped or broke the protocol: the process is not trusted with the session again.
+    await processes.stop(tenantId, sessionId);
+    if (s.kind === 'timeout') {
+      await t.writer.fail('HARNESS_TIMEOUT', `the ${t.spec.name} harness did not finish the turn within session_timeout_s=${t.spec.session_timeout_s}; its process was stopped`);
+      return 'failed';
+    }
+    const e = s.error;
+    if (e instanceof HarnessError) {
+      await t.writer.fail(e.code, e.message);
+      return 'failed';
+    }
+    await t.writer.fail('INTERNAL', `harness turn failed: ${e instanceof Error ? e.message : String(e)}`);
+    return 'failed';
+  }
+
+  /** ACP `session/cancel` (command: a cancel line); a harness that does not settle in the grace is stopped. */
+  private async cancelInHarness(adapter: HarnessAdapter, running: Promise<HarnessTurnResult>, tenantId: string, sessionId: string): Promise<void> {
+    await adapter.cancel().catch(() => undefined);
+    const grace = this.deps.cancelGraceMs ?? 5000;
+    const settled = await Promise.race([running.then(() => true, () => false), new Promise<boolean>((r) => setTimeout(() => r(false), grace))]);
+    if (settled) this.deps.processes.release(tenantId, sessionId);
+    else await this.deps.processes.stop(tenantId, sessionId);
+  }
+}
+
+function requestOf(events: readonly Recorded<HubEvent>[], turnId: string) {
+  const e = events.find((x) => x.type === 'TurnRequested' && x.data.turnId === turnId);
+  return e?.type === 'TurnRequested' ? e.data : null;
+}
+
+const promptOf = (events: readonly Recorded<HubEvent>[], turnId: string) => requestOf(events, turnId)?.prompt ?? '';
+
+/** 1-based: the how-manieth started turn of the session this is. */
+function turnNumberOf(events: readonly Recorded<HubEvent>[], turnId: string): number {
+  const started = events.flatMap((e) => (e.type === 'TurnStarted' ? [e.data.turnId] : []));
+  const i = started.indexOf(turnId);
+  return (i < 0 ? started.length : i) + 1;
+}
+
+/** The session's conversation before this turn: each completed turn's prompt and answer. */
+export function conversationBefore(events: readonly Recorded<HubEvent>[], turnId: string): HarnessTurn['history'] {
+  const out: HarnessTurn['history'] = [];
+  for (const e of events) {
+    if (e.type !== 'TurnCompleted' || e.data.turnId === turnId) continue;
+    const req = requestOf(events, e.data.turnId);
+    if (req) out.push({ role: 'user', content: req.prompt }, { role: 'assistant', content: e.data.text });
+  }
+  return out;
+}

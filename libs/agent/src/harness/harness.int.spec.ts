@@ -1,0 +1,240 @@
+import * as path from 'node:path';
+import { sessionStreamId, type CommandMetadata, type HubCommand, type HubEvent, type Recorded } from '@hub/domain';
+import { CommandHandler } from '@hub/sessions';
+import { InMemoryEventLog } from '@hub/testing';
+import { RunningTurns } from '../runtime/ports';
+import { AcpHarnessAdapter } from './acp-adapter';
+import { ExternalTurnRunner, type ExternalRunTurnInput } from './external-turn-runner';
+import { HarnessProcesses, defaultAdapterFactory } from './harness-processes';
+import { ExternalHarnessSpec, HARNESS_CONTEXT_KEY } from './harness-spec';
+
+// The external harness adapters against the real test agents in tools/test-harnesses (an ACP
+// agent on the official SDK, and a JSON-line command provider), run as real processes: the log
+// they produce, context kept across turns, approvals answered through the log, crashes, the
+// startup and turn timeouts, cancel, idle reaping and that no process outlives its stop.
+
+jest.setTimeout(90_000);
+
+const ROOT = path.resolve(__dirname, '../../../..');
+const TENANT = '11111111-1111-4111-8111-111111111111';
+const BASE_ENV = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp' };
+const script = (name: string, ...args: string[]) => [process.execPath, '-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses', name), ...args];
+const spec = (kind: 'acp' | 'command', over: Partial<ExternalHarnessSpec> = {}): ExternalHarnessSpec =>
+  ExternalHarnessSpec.parse({
+    kind,
+    name: `${kind}-test`,
+    command: script(kind === 'acp' ? 'acp-test-agent.ts' : 'command-test-agent.ts'),
+    env_vars: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
+    ...over,
+  });
+
+const alive = (pid: number | undefined) => {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(what: string, pred: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function setup(harness: ExternalHarnessSpec, session = `s-${Math.random().toString(36).slice(2)}`) {
+  const log = new InMemoryEventLog();
+  const running = new RunningTurns();
+  const followUps = {
+    scheduleTurn: async () => undefined,
+    scheduleApprovalExpiry: async () => undefined,
+    signalCancel: async (tenantId: string, turnId: string) => void running.cancel(tenantId, turnId),
+  };
+  const commands = new CommandHandler(log, followUps);
+  const processes = new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV, killGraceMs: 1000 }));
+  const runner = new ExternalTurnRunner({
+    log, scheduler: followUps, running, processes, worker: { type: 'worker', id: 'w1' }, allowlist: [harness.command.slice(0, 4)],
+    approvalTtlMs: 0, flush: { maxChars: 64, maxDelayMs: 20 }, pollMs: 50,
+  });
+  let n = 0;
+  const meta = (): CommandMetadata => ({ commandId: `c${++n}`, tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'openenv' });
+  const send = (c: HubCommand) => commands.handle(c, meta());
+  const submit = (turnId: string, prompt: string) =>
+    send({ type: 'SubmitTurn', sessionId: session, turnId, prompt, context: { [HARNESS_CONTEXT_KEY]: harness }, busyPolicy: 'enqueue' });
+  const run = (turnId: string, reason: ExternalRunTurnInput['reason'] = 'start') =>
+    runner.run({ tenantId: TENANT, sessionId: session, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt: false, reason });
+  const events = () => log.all(TENANT, sessionStreamId(session)) as Recorded<HubEvent>[];
+  const of = (turnId: string) => events().filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId);
+  const end = (turnId: string) => of(turnId).find((e) => e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled');
+  const pid = () => (processes as unknown as { entries: Map<string, { adapter?: { pid?: number } }> }).entries.get(`${TENANT}\u0000${session}`)?.adapter?.pid;
+  return { log, send, submit, run, events, of, end, processes, pid, session };
+}
+
+const text = (e: Recorded<HubEvent> | undefined) => (e?.type === 'TurnCompleted' ? e.data.text : `not completed: ${JSON.stringify(e?.data)}`);
+
+describe('ACP harness (tools/test-harnesses/acp-test-agent.ts over the official SDK)', () => {
+  const h = setup(spec('acp'));
+  afterAll(() => h.processes.stopAll());
+
+  it('maps a turn onto the canonical events and keeps the conversation in one process across turns', async () => {
+    await h.submit('t1', 'hello');
+    expect(await h.run('t1')).toBe('completed');
+    expect(text(h.end('t1'))).toBe('turn 1; you said hello');
+    const types = h.of('t1').map((e) => e.type).filter((t) => t !== 'TextDelta' && t !== 'ThoughtDelta');
+    expect(types).toEqual([
+      'TurnRequested', 'TurnStarted', 'MessageStarted', 'ModelCallStarted', 'ModelCallCompleted', 'ToolCallStarted', 'ToolCallUpdated', 'ToolCallCompleted',
+      'ModelCallStarted', 'ModelCallCompleted', 'MessageCompleted', 'TurnCompleted',
+    ]);
+    const started = h.of('t1').find((e) => e.type === 'ModelCallStarted');
+    expect(started?.data).toMatchObject({ provider: 'harness:acp', model: 'acp-test' });
+    expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({ name: 'echo', executor: 'harness:acp:acp-test', input: { text: 'hello' } });
+    expect(h.of('t1').find((e) => e.type === 'ToolCallCompleted')?.data).toMatchObject({ status: 'complete', output: 'echo: hello' });
+    expect(h.of('t1').filter((e) => e.type === 'ThoughtDelta').map((e) => (e.data as { text: string }).text).join('')).toBe('thinking about turn 1');
+    const first = h.pid();
+
+    await h.submit('t2', 'again');
+    expect(await h.run('t2')).toBe('completed');
+    expect(text(h.end('t2'))).toBe('turn 2; you said again; earlier you said hello');
+    expect(h.pid()).toBe(first);
+  });
+
+  it('turns session/request_permission into ApprovalRequested and answers with the decision from the log', async () => {
+    await h.submit('t3', 'please write this down');
+    const job = h.run('t3');
+    await until('the approval request', () => h.of('t3').some((e) => e.type === 'ApprovalRequested'));
+    const asked = h.of('t3').find((e) => e.type === 'ApprovalRequested');
+    if (asked?.type !== 'ApprovalRequested') throw new Error('no approval');
+    expect(asked.data).toMatchObject({ toolName: 'write_file', input: { path: 'notes.txt' } });
+    // The resume job an approval schedules is a no-op: the holding job answers the harness.
+    expect(await h.run('t3', 'resume')).toBe('stopped');
+    expect(await h.send({ type: 'ResolveApproval', sessionId: h.session, approvalId: asked.data.approvalId, decision: 'approved', reason: null })).toMatchObject({ ok: true });
+    expect(await job).toBe('completed');
+    expect(text(h.end('t3'))).toBe('permission granted: wrote notes.txt; turn 3; you said please write this down; earlier you said hello | again');
+    const write = h.of('t3').find((e) => e.type === 'ToolCallCompleted' && (e.data as { toolCallId: string }).toolCallId === asked.data.toolCallId);
+    expect(write?.data).toMatchObject({ status: 'complete', output: 'wrote notes.txt' });
+  });
+
+  it('a denied permission reaches the agent as reject_once', async () => {
+    await h.submit('t4', 'write again');
+    const job = h.run('t4');
+    await until('the approval request', () => h.of('t4').some((e) => e.type === 'ApprovalRequested'));
+    const asked = h.of('t4').find((e) => e.type === 'ApprovalRequested');
+    await h.send({ type: 'ResolveApproval', sessionId: h.session, approvalId: (asked?.data as { approvalId: string }).approvalId, decision: 'denied', reason: 'no' });
+    expect(await job).toBe('completed');
+    expect(text(h.end('t4'))).toMatch(/^permission denied: nothing written; turn 4;/);
+  });
+
+  it('a cancel reaches the agent as session/cancel; the process stays for the next turn', async () => {
+    await h.submit('t5', 'hang on');
+    const job = h.run('t5');
+    await until('text', () => h.of('t5').some((e) => e.type === 'TextDelta'));
+    const pid = h.pid();
+    await h.send({ type: 'CancelTurn', sessionId: h.session, turnId: 't5', reason: 'user' });
+    expect(await job).toBe('stopped');
+    expect(h.end('t5')?.type).toBe('TurnCancelled');
+    expect(h.pid()).toBe(pid);
+    expect(alive(pid)).toBe(true);
+  });
+
+  it('a crash mid-turn fails the turn with the exit code, leaves no process, and the next turn gets the conversation replayed', async () => {
+    const pid = h.pid();
+    await h.submit('t6', 'now crash');
+    expect(await h.run('t6')).toBe('failed');
+    const failed = h.end('t6');
+    expect(failed?.type).toBe('TurnFailed');
+    expect(failed?.data).toMatchObject({ code: 'HARNESS_CRASHED' });
+    expect((failed?.data as { message: string }).message).toMatch(/exited with code 3 during the turn/);
+    expect(h.of('t6').filter((e) => e.type === 'TextDelta').map((e) => (e.data as { text: string }).text).join('')).toBe('about to crash');
+    await until('the crashed process to be gone', () => !alive(pid), 5000);
+
+    await h.submit('t7', 'are you back');
+    expect(await h.run('t7')).toBe('completed');
+    expect(h.pid()).not.toBe(pid);
+    // Completed turns only: the fresh process learns them from the history the hub sends.
+    expect(text(h.end('t7'))).toBe('turn 5; you said are you back; earlier you said hello | again | please write this down | write again');
+  });
+
+  it('a turn that began in a process this worker does not hold fails with HARNESS_LOST', async () => {
+    const other = setup(spec('acp'));
+    await other.submit('x1', 'hello');
+    const first = other.run('x1');
+    await until('the turn to begin', () => other.of('x1').some((e) => e.type === 'MessageStarted'));
+    // A second runner (another worker) takes the same turn's job: it cannot continue it.
+    const lost = new ExternalTurnRunner({
+      log: other.log, scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined }, running: new RunningTurns(),
+      processes: new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV })), worker: { type: 'worker', id: 'w2' }, allowlist: [spec('acp').command], approvalTtlMs: 0, flush: { maxChars: 64, maxDelayMs: 20 },
+    });
+    expect(await lost.run({ tenantId: TENANT, sessionId: other.session, turnId: 'x1', trace: { correlationId: 'c' }, causationId: 'retry', finalAttempt: false, reason: 'start' })).toBe('failed');
+    expect(other.end('x1')?.data).toMatchObject({ code: 'HARNESS_LOST' });
+    await first;
+    await other.processes.stopAll();
+  });
+});
+
+describe('command harness (tools/test-harnesses/command-test-agent.ts, one JSON line per turn)', () => {
+  it('keeps context, reports tool calls, and fails a crash with the exit code and stderr', async () => {
+    const h = setup(spec('command'));
+    try {
+      await h.submit('t1', 'hello');
+      expect(await h.run('t1')).toBe('completed');
+      expect(text(h.end('t1'))).toBe('turn 1; you said hello');
+      expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({ name: 'echo', executor: 'harness:command:command-test' });
+      await h.submit('t2', 'again');
+      expect(await h.run('t2')).toBe('completed');
+      expect(text(h.end('t2'))).toBe('turn 2; you said again; earlier you said hello');
+      const pid = h.pid();
+      await h.submit('t3', 'crash please');
+      expect(await h.run('t3')).toBe('failed');
+      expect(h.end('t3')?.data).toMatchObject({ code: 'HARNESS_CRASHED' });
+      expect((h.end('t3')?.data as { message: string }).message).toMatch(/exited with code 3 during the turn; stderr: command-test-agent: crashing on turn 3/);
+      await until('the crashed process to be gone', () => !alive(pid), 5000);
+    } finally {
+      await h.processes.stopAll();
+    }
+  });
+
+  it('a turn past session_timeout_s fails with HARNESS_TIMEOUT and its process is killed', async () => {
+    const h = setup(spec('command', { session_timeout_s: 2 }));
+    await h.submit('t1', 'hang forever');
+    const job = h.run('t1');
+    await until('the process', () => h.pid() !== undefined);
+    const pid = h.pid();
+    expect(await job).toBe('failed');
+    expect(h.end('t1')?.data).toMatchObject({ code: 'HARNESS_TIMEOUT' });
+    expect(alive(pid)).toBe(false);
+  });
+});
+
+describe('process lifecycle', () => {
+  it('an ACP agent that never answers initialize fails the start within startup_timeout_s, and is killed', async () => {
+    const adapter = new AcpHarnessAdapter(spec('acp', { command: [...script('acp-test-agent.ts'), '--no-handshake'], startup_timeout_s: 3 }), { baseEnv: BASE_ENV, killGraceMs: 500 });
+    await expect(adapter.start()).rejects.toMatchObject({ code: 'HARNESS_START_FAILED', message: expect.stringMatching(/within startup_timeout_s=3/) });
+    expect(adapter.pid).toBeDefined();
+    expect(alive(adapter.pid)).toBe(false);
+  });
+
+  it('a command that is not a process at all fails the start with a clear message', async () => {
+    const h = setup(spec('command', { command: ['/nonexistent/harness-binary'] }));
+    await h.submit('t1', 'hello');
+    expect(await h.run('t1')).toBe('failed');
+    expect(h.end('t1')?.data).toMatchObject({ code: 'HARNESS_START_FAILED' });
+  });
+
+  it('reaps a process idle for session_timeout_s, and stopAll leaves no process behind', async () => {
+    const processes = new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV, killGraceMs: 500 }));
+    const idle = await processes.acquire(TENANT, 'idle', spec('command', { session_timeout_s: 1 }));
+    const busy = await processes.acquire(TENANT, 'busy', spec('command', { session_timeout_s: 1 }));
+    processes.release(TENANT, 'idle');
+    await until('the idle process to be reaped', () => !processes.holds(TENANT, 'idle'), 10_000);
+    await until('its pid to be gone', () => !alive(idle.adapter.pid), 5000);
+    // A busy one (a turn runs on it) is not reaped however long it takes.
+    expect(processes.holds(TENANT, 'busy')).toBe(true);
+    await processes.stopAll();
+    expect(alive(busy.adapter.pid)).toBe(false);
+    expect(processes.size).toBe(0);
+  });
+});

@@ -1,0 +1,10 @@
+export type { AdapterOptions, HarnessAdapter, HarnessOutput, HarnessPermissionAnswer, HarnessPermissionRequest, HarnessSink, HarnessToolStatus, HarnessTurn, HarnessTurnResult } from './adapter';
+export { AcpHarnessAdapter, outputOf as acpOutputOf, permissionAnswer } from './acp-adapter';
+export { loadAcpSdk, type AcpSdk } from './acp-sdk';
+export { CommandAnswerLine, CommandHarnessAdapter, CommandToolRecord, CommandTurnLine } from './command-adapter';
+export { ExternalTurnRunner, conversationBefore, type ExternalRunTurnInput, type ExternalTurnRunnerDeps } from './external-turn-runner';
+export { HarnessChild, describeExit, type HarnessExit } from './harness-child';
+export { HarnessError, TurnEndedElsewhere, type HarnessErrorCode } from './harness-errors';
+export { HarnessProcesses, defaultAdapterFactory, type AdapterFactory } from './harness-processes';
+export { ExternalHarnessSpec, HARNESS_CONTEXT_KEY, externalHarnessOf, harnessExecutor, sameHarness } from './harness-spec';
+export { HarnessTurnWriter, type TurnWriterDeps } from './turn-writer';
