@@ -46,7 +46,7 @@ export class HubWorker {
 
   constructor(private readonly settings: WorkerSettings) {
     this.pool = createPool(settings.databaseUrl, { max: settings.concurrency * 2 + 4 });
-    this.mcp = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist });
+    this.mcp = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist, httpAllowlist: settings.mcpHttpAllowlist });
     this.store = new EventStore(this.pool);
     this.queues = new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix });
     this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
@@ -65,10 +65,11 @@ export class HubWorker {
       running: this.running,
       provider: createProvider(settings.model),
       tools: createBuiltinRegistry(),
-      // A turn whose context names MCP servers gets their tools beside the built-ins.
-      toolsFor: async (context) => {
+      // A turn whose context names MCP servers gets their tools beside the built-ins, over
+      // connections of its tenant only (a stateful server's session is never shared).
+      toolsFor: async (context, tenantId) => {
         const servers = mcpServersOf(context);
-        return servers.length ? buildMcpRegistry(servers, this.mcp) : createBuiltinRegistry();
+        return servers.length ? buildMcpRegistry(servers, this.mcp, undefined, tenantId) : createBuiltinRegistry();
       },
       worker: { type: 'worker', id: this.id },
       maxSteps: settings.maxSteps,
@@ -81,7 +82,7 @@ export class HubWorker {
       running: this.running,
       processes: this.harnesses,
       worker: { type: 'worker', id: this.id },
-      allowlist: settings.mcpStdioAllowlist,
+      allowlist: settings.harnessAllowlist,
       approvalTtlMs: settings.approvalTtlMs,
       flush: { maxChars: 512, maxDelayMs: 40 },
     });

@@ -1,4 +1,4 @@
-import { WorkerConfig, childProcessBaseEnv, mcpStdioAllowlist, parseConfig, queuePrefix } from '@hub/config';
+import { WorkerConfig, childProcessBaseEnv, harnessAllowlist, mcpHttpAllowlist, mcpStdioAllowlist, parseConfig, queuePrefix } from '@hub/config';
 
 /** What the worker reads from its environment, parsed once at boot. */
 export interface WorkerSettings {
@@ -13,6 +13,10 @@ export interface WorkerSettings {
   approvalTtlMs: number;
   /** Command prefixes a tenant's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
   mcpStdioAllowlist: string[][];
+  /** URL prefixes a tenant's HTTP MCP server may live under (`HUB_MCP_HTTP_URLS`); empty: none. */
+  mcpHttpAllowlist: string[];
+  /** Command prefixes a wrapped harness may run (`HUB_HARNESS_COMMANDS`); empty: none. */
+  harnessAllowlist: string[][];
   /** What a wrapped harness process starts from (PATH, HOME, ...): never the hub's own settings. */
   harnessBaseEnv: Record<string, string>;
   telemetry: { serviceName: string; exporter: 'otlp' | 'console' | 'none'; otlpEndpoint?: string };
@@ -31,6 +35,8 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
     maxSteps: c.HUB_MAX_STEPS,
     approvalTtlMs: c.HUB_APPROVAL_TTL_MS,
     mcpStdioAllowlist: mcpStdioAllowlist(c),
+    mcpHttpAllowlist: mcpHttpAllowlist(c),
+    harnessAllowlist: harnessAllowlist(c),
     harnessBaseEnv: childProcessBaseEnv(env),
     telemetry: { serviceName: c.OTEL_SERVICE_NAME, exporter: c.OTEL_TRACES_EXPORTER, otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT },
   };

@@ -9,6 +9,8 @@ export {
   TRACE_EXPORTERS,
   WorkerConfig,
   mcpStdioAllowlist,
+  mcpHttpAllowlist,
+  harnessAllowlist,
   queuePrefix,
 } from './schemas';
 export { isSecretName } from './redact';

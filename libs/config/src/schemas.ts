@@ -37,6 +37,17 @@ function sharedShape(serviceName: string) {
      * config would otherwise run any program on our hosts). Streamable HTTP servers need no entry.
      */
     HUB_MCP_STDIO_COMMANDS: envOptionalString('`;`-separated command prefixes (or unset: stdio MCP servers off)'),
+    /**
+     * URLs a tenant's streamable-HTTP MCP server may live under, `;`-separated URL prefixes
+     * (`https://mcp.example.com/`). Unset: no HTTP MCP servers (the hub would otherwise fetch any
+     * address a tenant names, internal ones included, from inside our network).
+     */
+    HUB_MCP_HTTP_URLS: envOptionalString('`;`-separated URL prefixes (or unset: HTTP MCP servers off)'),
+    /**
+     * Commands an OpenEnv environment may run as its wrapped harness (`kind` acp or command),
+     * `;`-separated command-line prefixes like HUB_MCP_STDIO_COMMANDS. Unset: only the built-in agent.
+     */
+    HUB_HARNESS_COMMANDS: envOptionalString('`;`-separated command prefixes (or unset: wrapped harnesses off)'),
     LOG_LEVEL: envEnum(LOG_LEVELS, { default: 'info' }),
     OTEL_TRACES_EXPORTER: envEnum(TRACE_EXPORTERS, { default: 'none' }),
     OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalUrl(['http', 'https']),
@@ -97,18 +108,36 @@ export const KNOWN_SETTINGS: readonly string[] = [
   ...new Set([IngressConfig, WorkerConfig, CliConfig].flatMap((schema) => Object.keys(schema.shape))),
 ];
 
-/**
- * The BullMQ prefix. On Redis Cluster every key of a queue must hash to one slot, so the prefix
- * is wrapped in a `{...}` hash tag there.
- */
-/** `HUB_MCP_STDIO_COMMANDS` as a list of command-line prefixes (argv arrays). */
-export function mcpStdioAllowlist(config: Pick<IngressConfig, 'HUB_MCP_STDIO_COMMANDS'>): string[][] {
-  return (config.HUB_MCP_STDIO_COMMANDS ?? '')
+/** A `;`-separated list of command lines as argv prefixes. */
+function commandPrefixes(raw: string | undefined): string[][] {
+  return (raw ?? '')
     .split(';')
     .map((entry) => entry.trim().split(/\s+/).filter(Boolean))
     .filter((argv) => argv.length > 0);
 }
 
+/** `HUB_MCP_STDIO_COMMANDS` as a list of command-line prefixes (argv arrays). */
+export function mcpStdioAllowlist(config: Pick<IngressConfig, 'HUB_MCP_STDIO_COMMANDS'>): string[][] {
+  return commandPrefixes(config.HUB_MCP_STDIO_COMMANDS);
+}
+
+/** `HUB_HARNESS_COMMANDS` as a list of command-line prefixes (argv arrays). */
+export function harnessAllowlist(config: Pick<IngressConfig, 'HUB_HARNESS_COMMANDS'>): string[][] {
+  return commandPrefixes(config.HUB_HARNESS_COMMANDS);
+}
+
+/** `HUB_MCP_HTTP_URLS` as a list of URL prefixes. */
+export function mcpHttpAllowlist(config: Pick<IngressConfig, 'HUB_MCP_HTTP_URLS'>): string[] {
+  return (config.HUB_MCP_HTTP_URLS ?? '')
+    .split(';')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The BullMQ prefix. On Redis Cluster every key of a queue must hash to one slot, so the prefix
+ * is wrapped in a `{...}` hash tag there.
+ */
 export function queuePrefix(config: Pick<IngressConfig, 'HUB_QUEUE_PREFIX' | 'HUB_REDIS_CLUSTER'>): string {
   return config.HUB_REDIS_CLUSTER ? `{${config.HUB_QUEUE_PREFIX}}` : config.HUB_QUEUE_PREFIX;
 }

@@ -1,4 +1,5 @@
 import type { EventStore } from '@hub/event-store';
+import type { McpAllowlists } from '@hub/agent';
 import type { CommandService } from '../commands/command.service';
 import type { SessionStreams } from '../streams/session-streams.service';
 import type { LiveRegistry } from './live-registry';
@@ -10,8 +11,8 @@ export interface AcpDeps {
   store: EventStore;
   /** How long a client has to answer `session/request_permission` before it counts as denied. */
   permissionTimeoutMs: number;
-  /** Command prefixes a session's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
-  mcpStdioAllowlist: readonly (readonly string[])[];
+  /** The MCP servers a session may inject (`HUB_MCP_STDIO_COMMANDS`, `HUB_MCP_HTTP_URLS`); empty lists: none. */
+  mcpAllow: McpAllowlists;
   /** Who is attached to which live session (shared by the connections of this process). */
   live: LiveRegistry;
 }

@@ -41,7 +41,7 @@ export class AcpGateway implements OnGatewayConnection {
       commands: this.commands,
       store: this.store,
       permissionTimeoutMs: this.settings.acpPermissionTimeoutMs,
-      mcpStdioAllowlist: this.settings.mcpStdioAllowlist,
+      mcpAllow: { stdio: this.settings.mcpStdioAllowlist, http: this.settings.mcpHttpAllowlist },
       live: this.live,
     };
     const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId);

@@ -60,7 +60,7 @@ export class AcpHandlers {
   }
 
   private async newSession(p: ParamsOf<'session/new'>) {
-    const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpStdioAllowlist);
+    const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow);
     const sessionId = `acp-${randomUUID()}`;
     const s = await this.c.session(sessionId);
     s.mcpServers = mcpServers;
@@ -68,7 +68,7 @@ export class AcpHandlers {
   }
 
   private async load(p: ParamsOf<'session/load'>) {
-    const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpStdioAllowlist);
+    const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow);
     const { events } = await this.c.deps.store.readStream(this.c.principal.tenantId, sessionStreamId(p.sessionId));
     if (events.length === 0) throw new AcpRpcError(RPC.RESOURCE_NOT_FOUND, `session ${p.sessionId} not found`, { uri: p.sessionId });
     const open = this.c.sessions.get(p.sessionId);
@@ -82,7 +82,7 @@ export class AcpHandlers {
   }
 
   private async resume(p: ParamsOf<'session/resume'>) {
-    const mcpServers = p.mcpServers ? sessionMcpServers(p.mcpServers, this.c.deps.mcpStdioAllowlist) : null;
+    const mcpServers = p.mcpServers ? sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow) : null;
     const s = await this.c.session(p.sessionId);
     if (mcpServers) s.mcpServers = mcpServers;
     return { modes: modes(s.mode) };

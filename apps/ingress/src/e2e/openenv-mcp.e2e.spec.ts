@@ -42,8 +42,8 @@ async function startHttpMcpServer(): Promise<{ child: ChildProcess; url: string 
 
 beforeAll(async () => {
   ({ child: httpServer, url: httpUrl } = await startHttpMcpServer());
-  // The operator allows exactly the stdio test server (interpreter + script); HTTP servers need no allowlist.
-  const allow = { HUB_MCP_STDIO_COMMANDS: ECHO.join(' ') };
+  // The operator allows exactly the stdio test server (interpreter + script) and the HTTP one's URL.
+  const allow = { HUB_MCP_STDIO_COMMANDS: ECHO.join(' '), HUB_MCP_HTTP_URLS: httpUrl };
   stack = await HubStack.start({ label: 'openenv_mcp', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '1', ...allow }, ingressEnv: allow });
   tenant = await stack.createTenant('trainer');
   const put = await http('PUT', 'tools', {

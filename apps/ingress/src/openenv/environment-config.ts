@@ -1,4 +1,4 @@
-import { McpPool, buildRubric, listMcpTools, mcpToolsFrom, stdioAllowed } from '@hub/agent';
+import { McpPool, buildRubric, listMcpTools, mcpToolsFrom, stdioAllowed, type McpAllowlists } from '@hub/agent';
 import { ENV_NAME_PATTERN, EnvironmentConfig, validationDetail, type ValidationDetail } from '@hub/protocol-openenv';
 import { OpenEnvRefusal } from './openenv-episodes';
 
@@ -11,12 +11,15 @@ export function envName(raw: string): string {
 /**
  * A `PUT /v1/openenv/<env>` body, checked at configuration time: the schema, the rubric's kind
  * and parameters, a wrapped harness's command (kinds `acp` and `command` run a process on the
- * workers, so it must be on the operator's stdio allowlist, `HUB_MCP_STDIO_COMMANDS`, as a stdio
- * MCP server's must), and the MCP servers: each is
- * connected and its tools listed, so a server that does not answer, or one tool name with two
- * schemas across servers, is refused now rather than failing every step later.
+ * workers, so it must be on the operator's `HUB_HARNESS_COMMANDS`), and the MCP servers: each must
+ * be allowed (`HUB_MCP_STDIO_COMMANDS`, `HUB_MCP_HTTP_URLS`) and is connected and its tools
+ * listed, so a server that does not answer, or one tool name with two schemas across servers, is
+ * refused now rather than failing every step later.
  */
-export async function checkEnvironment(body: unknown, stdioAllowlist: readonly (readonly string[])[]): Promise<{ ok: true; config: EnvironmentConfig } | { ok: false; detail: ValidationDetail[] }> {
+export async function checkEnvironment(
+  body: unknown,
+  allow: { harness: readonly (readonly string[])[]; mcp: McpAllowlists },
+): Promise<{ ok: true; config: EnvironmentConfig } | { ok: false; detail: ValidationDetail[] }> {
   const r = EnvironmentConfig.safeParse(body ?? {});
   if (!r.success) return { ok: false, detail: validationDetail(r.error, ['body'], body) };
   const config = r.data;
@@ -29,11 +32,11 @@ export async function checkEnvironment(body: unknown, stdioAllowlist: readonly (
     }
   }
   if (config.harness.kind !== 'builtin' && config.harness.command.length === 0) return refuse(['harness', 'command'], `a ${config.harness.kind} harness needs a command`);
-  if (config.harness.kind !== 'builtin' && !stdioAllowed(config.harness.command, stdioAllowlist)) {
-    return refuse(['harness', 'command'], `harness command ${config.harness.command.join(' ').slice(0, 200)} is not allowed on this hub: the operator lists the commands a harness may run in HUB_MCP_STDIO_COMMANDS`);
+  if (config.harness.kind !== 'builtin' && !stdioAllowed(config.harness.command, allow.harness)) {
+    return refuse(['harness', 'command'], `harness command ${config.harness.command.join(' ').slice(0, 200)} is not allowed on this hub: the operator lists the commands a harness may run in HUB_HARNESS_COMMANDS`);
   }
   if (config.harness.kind !== 'builtin' && config.harness.transport !== 'stdio') return refuse(['harness', 'transport'], `harness transport ${config.harness.transport} is not available: wrapped harnesses run over stdio`);
-  const mcp = await checkMcpServers(config, stdioAllowlist);
+  const mcp = await checkMcpServers(config, allow.mcp);
   if (mcp) return refuse(['mcp_servers'], mcp);
   return { ok: true, config };
 }
@@ -41,12 +44,12 @@ export async function checkEnvironment(body: unknown, stdioAllowlist: readonly (
 const MCP_CHECK_TIMEOUT_MS = 20_000;
 
 /** Why the environment's MCP servers cannot be used, or null. Connections are closed after. */
-async function checkMcpServers(config: EnvironmentConfig, stdioAllowlist: readonly (readonly string[])[]): Promise<string | null> {
+async function checkMcpServers(config: EnvironmentConfig, allow: McpAllowlists): Promise<string | null> {
   if (config.mcp_servers.length === 0) return null;
   const names = config.mcp_servers.map((s) => s.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup) return `MCP server name ${dup} is used twice`;
-  const pool = new McpPool({ idleMs: 0, stdioAllowlist });
+  const pool = new McpPool({ idleMs: 0, stdioAllowlist: allow.stdio, httpAllowlist: allow.http });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${MCP_CHECK_TIMEOUT_MS} ms`)), MCP_CHECK_TIMEOUT_MS)));
   try {

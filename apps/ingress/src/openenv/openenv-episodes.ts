@@ -65,10 +65,19 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
 
   async reset(principal: Principal, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<{ episode: Episode; result: StepResult }> {
     const config = await this.environment(principal.tenantId, env);
-    const previous = config.harness.kind === 'builtin' ? null : await this.registry.episode(principal.tenantId, env);
-    const episode = await this.registry.startEpisode(principal.tenantId, env, req, correlationId);
-    if (previous) await this.harnessStops.publish(principal.tenantId, previous.sessionId);
+    const episode = await this.startEpisode(principal.tenantId, env, config, req, correlationId);
     return { episode, result: encodeResetResult(episode.episodeId) };
+  }
+
+  /**
+   * A fresh episode of `env` (`/reset`, or a `/harness` socket opened without an episode): the
+   * previous episode's wrapped-harness process is stopped (RFC 005: reset stops the harness).
+   */
+  async startEpisode(tenantId: string, env: string, config: EnvironmentConfig, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<Episode> {
+    const previous = config.harness.kind === 'builtin' ? null : await this.registry.episode(tenantId, env);
+    const episode = await this.registry.startEpisode(tenantId, env, req, correlationId);
+    if (previous) await this.harnessStops.publish(tenantId, previous.sessionId);
+    return episode;
   }
 
   async step(principal: Principal, env: string, action: HarnessAction, opts: { episodeId?: string | null; episode?: Episode; timeoutS?: number | null; requestId?: string | null }, correlationId: string): Promise<StepResult> {

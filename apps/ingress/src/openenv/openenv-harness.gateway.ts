@@ -51,7 +51,7 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       const env = envName(params.get('env') ?? '');
       const config = await this.episodes.environment(principal.tenantId, env);
       const wanted = params.get('episode_id');
-      const episode = wanted ? await this.episodes.registry.episode(principal.tenantId, env, wanted) : await this.episodes.registry.startEpisode(principal.tenantId, env, {}, correlationId);
+      const episode = wanted ? await this.episodes.registry.episode(principal.tenantId, env, wanted) : await this.episodes.startEpisode(principal.tenantId, env, config, {}, correlationId);
       if (!episode) throw new Error(`no episode ${wanted}`);
       let view: HarnessEventView = initialHarnessEventView();
       const emit = (batch: Recorded<HubEvent>[], live: boolean) => {

@@ -51,7 +51,7 @@ export class OpenEnvMcp implements OnModuleDestroy {
     private readonly episodes: OpenEnvEpisodes,
     @Inject(INGRESS_CONFIG) settings: IngressSettings,
   ) {
-    this.pool = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist });
+    this.pool = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist, httpAllowlist: settings.mcpHttpAllowlist });
   }
 
   onModuleDestroy(): Promise<void> {

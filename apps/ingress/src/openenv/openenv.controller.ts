@@ -36,7 +36,10 @@ export class OpenEnvController implements OnModuleInit {
 
   @Put()
   async configure(@Param('env') env: string, @Body() body: unknown, @CurrentPrincipal() p: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const checked = await checkEnvironment(body, this.settings.mcpStdioAllowlist);
+    const checked = await checkEnvironment(body, {
+      harness: this.settings.harnessAllowlist,
+      mcp: { stdio: this.settings.mcpStdioAllowlist, http: this.settings.mcpHttpAllowlist },
+    });
     if (!checked.ok) return void res.status(422).json({ detail: checked.detail });
     await this.episodes.registry.put(p.tenantId, envName(env), checked.config, actorOf(p), correlation(req));
     res.status(200).json({ name: env, config: checked.config });

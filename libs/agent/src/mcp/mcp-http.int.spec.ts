@@ -43,7 +43,7 @@ const web = (): McpServerSpec => ({ name: 'web', transport: 'http', url: server.
 
 beforeEach(async () => {
   server = await startHttpServer();
-  pool = new McpPool({ idleMs: 0, stdioAllowlist: [ECHO] });
+  pool = new McpPool({ idleMs: 0, stdioAllowlist: [ECHO], httpAllowlist: [server.url] });
 });
 afterEach(async () => {
   await pool.close();
@@ -87,7 +87,7 @@ describe('streamable HTTP MCP servers', () => {
     const b = await pool.session(web(), 'tenant-b');
     expect(b).not.toBe(a);
     await expect(b.callTool('open_sessions', {})).resolves.toBe('2');
-    const other = new McpPool({ idleMs: 0 });
+    const other = new McpPool({ idleMs: 0, httpAllowlist: [new URL(server.url).origin + '/'] });
     const watcher = await other.session(web());
     await expect(watcher.callTool('open_sessions', {})).resolves.toBe('3');
     await pool.close();

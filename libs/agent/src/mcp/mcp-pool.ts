@@ -1,17 +1,58 @@
 import { connectMcp, type McpConnector, type McpSession } from './mcp-connections';
 import type { McpServerSpec } from './mcp-servers';
 
-/** A stdio server whose command the operator has not allowed (see `HUB_MCP_STDIO_COMMANDS`). */
+/** A server the operator has not allowed (see `HUB_MCP_STDIO_COMMANDS` and `HUB_MCP_HTTP_URLS`). */
 export class McpNotAllowedError extends Error {
   override readonly name = 'McpNotAllowedError';
-  constructor(server: string, command: readonly string[]) {
-    super(`MCP server ${server}: stdio command "${command.join(' ')}" is not allowed on this hub (HUB_MCP_STDIO_COMMANDS)`);
+  constructor(server: string, what: { command: readonly string[] } | { url: string }) {
+    super(
+      'command' in what
+        ? `MCP server ${server}: stdio command "${what.command.join(' ')}" is not allowed on this hub (HUB_MCP_STDIO_COMMANDS)`
+        : `MCP server ${server}: URL ${what.url} is not allowed on this hub (HUB_MCP_HTTP_URLS)`,
+    );
   }
 }
 
 /** True when `command` starts with one of the allowed argv prefixes, element by element. */
 export function stdioAllowed(command: readonly string[], allowlist: readonly (readonly string[])[]): boolean {
   return allowlist.some((prefix) => prefix.length > 0 && prefix.length <= command.length && prefix.every((part, i) => command[i] === part));
+}
+
+/**
+ * True when `url` lies under one of the allowed URL prefixes: the same origin (scheme, host and
+ * port compared whole, so `https://mcp.example.com` never admits `https://mcp.example.com.evil.net`)
+ * and a path that starts with the prefix's path.
+ */
+export function httpAllowed(url: string, allowlist: readonly string[]): boolean {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  if (target.username || target.password) return false;
+  return allowlist.some((raw) => {
+    try {
+      const prefix = new URL(raw);
+      return prefix.origin === target.origin && target.pathname.startsWith(prefix.pathname);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The operator's allowlists for tenant-configured MCP servers. Empty lists: none of that kind. */
+export interface McpAllowlists {
+  /** Command-line prefixes a stdio server may run (`HUB_MCP_STDIO_COMMANDS`). */
+  stdio?: readonly (readonly string[])[];
+  /** URL prefixes a streamable-HTTP server may live under (`HUB_MCP_HTTP_URLS`). */
+  http?: readonly string[];
+}
+
+/** Why the operator does not allow `server`, or null when it may be used. */
+export function mcpServerRefusal(server: McpServerSpec, allow: McpAllowlists): McpNotAllowedError | null {
+  if (server.transport === 'stdio') return stdioAllowed(server.command, allow.stdio ?? []) ? null : new McpNotAllowedError(server.name, { command: server.command });
+  return httpAllowed(server.url, allow.http ?? []) ? null : new McpNotAllowedError(server.name, { url: server.url });
 }
 
 interface Entry {
@@ -42,6 +83,11 @@ export class McpPool {
        * Empty: no stdio servers. A tenant's configuration must never run an arbitrary program.
        */
       stdioAllowlist?: readonly (readonly string[])[];
+      /**
+       * URL prefixes an HTTP server may live under (`HUB_MCP_HTTP_URLS`). Empty: no HTTP servers.
+       * A tenant's configuration must never make the hub fetch an arbitrary internal address.
+       */
+      httpAllowlist?: readonly string[];
     } = {},
   ) {
     const idle = opts.idleMs ?? 5 * 60_000;
@@ -51,9 +97,8 @@ export class McpPool {
 
   /** The server's session, connecting on first use; a failed connect is not kept. */
   session(server: McpServerSpec, scope = ''): Promise<McpSession> {
-    if (server.transport === 'stdio' && !stdioAllowed(server.command, this.opts.stdioAllowlist ?? [])) {
-      return Promise.reject(new McpNotAllowedError(server.name, server.command));
-    }
+    const refused = mcpServerRefusal(server, { stdio: this.opts.stdioAllowlist, http: this.opts.httpAllowlist });
+    if (refused) return Promise.reject(refused);
     const key = JSON.stringify([scope, server]);
     const hit = this.entries.get(key);
     if (hit && hit.live?.alive?.() !== false) {

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { McpConfigError, type McpServerSpec } from './mcp-servers';
-import { McpNotAllowedError, McpPool, stdioAllowed } from './mcp-pool';
+import { McpNotAllowedError, McpPool, httpAllowed, stdioAllowed } from './mcp-pool';
 import { buildMcpRegistry, listMcpTools, mcpToolsFrom } from './mcp-tools';
 
 // Against the real stdio MCP server in tools/test-harnesses (spawned through the SDK).
@@ -35,6 +35,28 @@ describe('stdio MCP servers are off unless the operator allows the command', () 
     expect(stdioAllowed(['node', '/opt/mcp/server.js.evil'], [['node', '/opt/mcp/server.js']])).toBe(false);
     expect(stdioAllowed(['node'], [['node', '/opt/mcp/server.js']])).toBe(false);
     expect(stdioAllowed(['node', 'x.js'], [])).toBe(false);
+  });
+});
+
+describe('HTTP MCP servers are off unless the operator allows the URL', () => {
+  it('refuses any URL by default, and one outside the allowlist', async () => {
+    const web = { name: 'web', transport: 'http' as const, url: 'http://169.254.169.254/latest/meta-data' };
+    await expect(pool.session(web)).rejects.toThrow(/URL http:\/\/169\.254\.169\.254\/latest\/meta-data is not allowed on this hub \(HUB_MCP_HTTP_URLS\)/);
+    const open = new McpPool({ idleMs: 0, httpAllowlist: ['https://mcp.example.com/tools/'] });
+    await expect(open.session(web)).rejects.toBeInstanceOf(McpNotAllowedError);
+    await open.close();
+  });
+
+  it('matches the whole origin and a path prefix, never a longer host or embedded credentials', () => {
+    const allow = ['https://mcp.example.com/tools/', 'http://127.0.0.1:8931'];
+    expect(httpAllowed('https://mcp.example.com/tools/search', allow)).toBe(true);
+    expect(httpAllowed('http://127.0.0.1:8931/mcp', allow)).toBe(true);
+    expect(httpAllowed('https://mcp.example.com.evil.net/tools/x', allow)).toBe(false);
+    expect(httpAllowed('https://mcp.example.com/other', allow)).toBe(false);
+    expect(httpAllowed('http://127.0.0.1:8932/mcp', allow)).toBe(false);
+    expect(httpAllowed('http://mcp.example.com/tools/x', allow)).toBe(false);
+    expect(httpAllowed('https://user:pw@mcp.example.com/tools/x', allow)).toBe(false);
+    expect(httpAllowed('not a url', allow)).toBe(false);
   });
 });
 

@@ -17,7 +17,7 @@ export interface TurnRunnerDeps {
    * When given, a turn's tools are built from its request context instead (e.g. the built-ins
    * plus an OpenEnv environment's MCP tools); called once per job, before the first step.
    */
-  toolsFor?: (context: TurnContext) => Promise<ToolRegistry>;
+  toolsFor?: (context: TurnContext, tenantId: string) => Promise<ToolRegistry>;
   worker: Actor;
   maxSteps: number;
   approvalTtlMs: number;
@@ -93,7 +93,7 @@ export class TurnRunner {
   private async toolsOf(attempt: TurnAttempt): Promise<ToolRegistry> {
     if (!this.deps.toolsFor) return this.deps.tools;
     const requested = attempt.events.find((e) => e.type === 'TurnRequested' && e.data.turnId === attempt.turnId);
-    return this.deps.toolsFor(requested?.type === 'TurnRequested' ? requested.data.context : {});
+    return this.deps.toolsFor(requested?.type === 'TurnRequested' ? requested.data.context : {}, attempt.tenantId);
   }
 
   private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal, tools: ToolRegistry): Promise<boolean> {
