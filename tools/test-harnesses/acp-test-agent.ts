@@ -7,13 +7,20 @@
 //   - "write": reports a write_file tool_call and asks session/request_permission (allow_once /
 //     reject_once), then reports the tool completed or failed and says which;
 //   - "crash": streams some text, then exits with code 3 mid-turn;
-//   - "hang": streams some text, then waits until session/cancel (answers stopReason cancelled).
-// Flags: `--no-handshake` never answers `initialize` (startup timeout tests).
+//   - "hang": streams some text, then waits until session/cancel (answers stopReason cancelled);
+//   - `use <tool> with <json>` (or `use <server>/<tool> with <json>`): a real MCP client of the
+//     servers it got at session/new (see mcp-client-of-agent.ts): calls the tool, reports a
+//     tool_call and a completed (or failed) tool_call_update with the result, answers the result;
+//   - "which mcp servers": answers `mcp servers: <name>, ...` (or `mcp servers: none`).
+// Flags: `--no-handshake` never answers `initialize` (startup timeout tests); `--no-http-mcp`
+// does not declare mcpCapabilities.http (the client must then send no http server).
 import { Readable, Writable } from 'node:stream';
-import { agent, ndJsonStream, PROTOCOL_VERSION, type AgentContext, type SessionUpdate } from '@agentclientprotocol/sdk';
+import { agent, ndJsonStream, PROTOCOL_VERSION, type AgentContext, type McpServer, type SessionUpdate } from '@agentclientprotocol/sdk';
+import { AgentMcpClients, parseUse } from './mcp-client-of-agent';
 
 const noHandshake = process.argv.includes('--no-handshake');
-const sessions = new Map<string, { said: string[]; cancel?: () => void }>();
+const httpMcp = !process.argv.includes('--no-http-mcp');
+const sessions = new Map<string, { said: string[]; mcp: AgentMcpClients; cancel?: () => void }>();
 let nextSession = 1;
 
 const send = (client: AgentContext, sessionId: string, update: SessionUpdate) => client.notify('session/update', { sessionId, update });
@@ -47,11 +54,24 @@ async function writeTool(client: AgentContext, sessionId: string, n: number, mes
   return allowed ? 'permission granted: wrote notes.txt; ' : 'permission denied: nothing written; ';
 }
 
+/** `use <tool> with <json>`: calls the tool on an MCP server of the session and answers its result. */
+async function useTool(client: AgentContext, sessionId: string, mcp: AgentMcpClients, n: number, use: NonNullable<ReturnType<typeof parseUse>>): Promise<string> {
+  const toolCallId = `mcp-${n}`;
+  await send(client, sessionId, { sessionUpdate: 'tool_call', toolCallId, title: use.tool, kind: 'other', status: 'in_progress', rawInput: use.args });
+  const result = await mcp.call(use.server, use.tool, use.args).catch((e: Error) => ({ ok: false, text: e.message }));
+  await send(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: result.ok ? 'completed' : 'failed', content: [{ type: 'content', content: { type: 'text', text: result.text } }] });
+  return result.ok ? result.text : `could not use ${use.tool}: ${result.text}`;
+}
+
 const app = agent({ name: 'acp-test-agent' })
-  .onRequest('initialize', () => (noHandshake ? new Promise<never>(() => undefined) : { protocolVersion: PROTOCOL_VERSION, agentCapabilities: {}, agentInfo: { name: 'acp-test-agent', version: '1.0.0' } }))
-  .onRequest('session/new', () => {
+  .onRequest('initialize', () =>
+    noHandshake
+      ? new Promise<never>(() => undefined)
+      : { protocolVersion: PROTOCOL_VERSION, agentCapabilities: { mcpCapabilities: { http: httpMcp } }, agentInfo: { name: 'acp-test-agent', version: '1.0.0' } },
+  )
+  .onRequest('session/new', ({ params }) => {
     const sessionId = `acp-test-${nextSession++}`;
-    sessions.set(sessionId, { said: [] });
+    sessions.set(sessionId, { said: [], mcp: new AgentMcpClients(params.mcpServers as McpServer[]) });
     return { sessionId };
   })
   .onNotification('session/cancel', ({ params }) => sessions.get(params.sessionId)?.cancel?.())
@@ -67,6 +87,13 @@ const app = agent({ name: 'acp-test-agent' })
       await send(client, sid, chunk('about to crash'));
       setTimeout(() => process.exit(3), 50);
       return new Promise<never>(() => undefined);
+    }
+    const use = parseUse(message);
+    if (use || message.includes('which mcp servers')) {
+      const answer = use ? await useTool(client, sid, s.mcp, n, use) : `mcp servers: ${s.mcp.names.join(', ') || 'none'}`;
+      await send(client, sid, chunk(answer));
+      s.said.push(message);
+      return { stopReason: 'end_turn' as const };
     }
     if (message.includes('hang')) {
       await send(client, sid, chunk('hanging until cancelled'));
@@ -84,5 +111,14 @@ const app = agent({ name: 'acp-test-agent' })
   });
 
 app.connect(ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>));
-// The client closing stdin ends the session: exit rather than linger.
-process.stdin.on('end', () => process.exit(0));
+// The client closing stdin ends the session, SIGTERM the process: either way the MCP clients are
+// closed first (their server processes stopped), then exit rather than linger.
+let exiting = false;
+const shutdown = () => {
+  if (exiting) return;
+  exiting = true;
+  const closing = Promise.all([...sessions.values()].map((s) => s.mcp.closeAll()));
+  void Promise.race([closing, new Promise((r) => setTimeout(r, 3000))]).finally(() => process.exit(0));
+};
+process.stdin.on('end', shutdown);
+process.on('SIGTERM', shutdown);

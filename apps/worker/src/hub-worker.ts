@@ -83,6 +83,8 @@ export class HubWorker {
       processes: this.harnesses,
       worker: { type: 'worker', id: this.id },
       allowlist: settings.harnessAllowlist,
+      // The environment's MCP servers go to the harness only if the operator allows them.
+      mcpAllowlists: { stdio: settings.mcpStdioAllowlist, http: settings.mcpHttpAllowlist },
       approvalTtlMs: settings.approvalTtlMs,
       flush: { maxChars: 512, maxDelayMs: 40 },
     });

@@ -8,6 +8,8 @@ import { HubStack } from '@hub/testing';
 // `command` runs tools/test-harnesses/command-test-agent.ts (one JSON line per turn), as real
 // processes on a real worker. Steps keep the harness's context, a permission the agent asks is
 // answered over HTTP, a crash fails the step with an error event, and reset stops the process.
+// An environment's MCP servers reach the wrapped agent: the ACP agent calls the injected `echo`
+// itself (a real stdio MCP server it spawns), and the call shows in the observation and the log.
 
 jest.setTimeout(120_000);
 
@@ -19,17 +21,25 @@ const harness = (kind: 'acp' | 'command', file: string) => ({
   name: `${kind}-test`,
   kind,
   command: [...agent(file), MARKER],
-  env_vars: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
+  env_vars: SWC_ENV,
   startup_timeout_s: 60,
   session_timeout_s: 90,
 });
+
+const SWC_ENV = { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') };
+// The injected MCP server, with the run's marker: it must not outlive its harness either.
+const ECHO_SERVER = { name: 'echo', transport: 'stdio', command: [...agent('mcp-echo-server.ts'), MARKER], env: SWC_ENV };
 
 let stack: HubStack;
 let tenant: { tenantId: string; apiKey: string };
 
 beforeAll(async () => {
-  // The operator allows exactly the two test agents (interpreter + script) as stdio commands.
-  const allow = { HUB_MCP_STDIO_COMMANDS: [agent('acp-test-agent.ts'), agent('command-test-agent.ts')].map((c) => c.join(' ')).join(';') };
+  // The operator allows exactly the two test agents (interpreter + script) as harness commands,
+  // and the echo server as a stdio MCP server.
+  const allow = {
+    HUB_HARNESS_COMMANDS: [agent('acp-test-agent.ts'), agent('command-test-agent.ts')].map((c) => c.join(' ')).join(';'),
+    HUB_MCP_STDIO_COMMANDS: agent('mcp-echo-server.ts').join(' '),
+  };
   stack = await HubStack.start({ label: 'openenv_harness', workers: 1, workerEnv: allow, ingressEnv: allow });
   tenant = await stack.createTenant('harness-trainer');
 });
@@ -132,4 +142,28 @@ it('kind command: context across steps, reset stops the process, a crash fails t
   const crash = await step('cmd-env', 'crash now');
   expect(crash.body['observation']).toMatchObject({ status: 'failed', error: { code: 'HARNESS_CRASHED' } });
   expect(crash.body['observation']['error']['message']).toMatch(/exited with code 3.*crashing on turn 2/s);
+});
+
+it('kind acp with mcp_servers: the agent gets the injected server and calls its echo tool; the call is in the observation and the log', async () => {
+  const put = await http('PUT', 'v1/openenv/acp-mcp', { harness: harness('acp', 'acp-test-agent.ts'), mcp_servers: [ECHO_SERVER] });
+  expect(put.status).toBe(200);
+  expect((await http('POST', 'v1/openenv/acp-mcp/reset', {})).status).toBe(200);
+
+  const s1 = await step('acp-mcp', 'use echo with {"text":"hi from the trainer"}');
+  expect(s1.status).toBe(200);
+  expect(s1.body['observation']).toMatchObject({ status: 'completed', response: 'echo: hi from the trainer' });
+  const events = s1.body['observation']['turn_events'] as Json[];
+  const call = events.find((e) => e['type'] === 'tool_call');
+  expect(call?.['data']).toMatchObject({ tool_name: 'echo', executor: 'harness:acp:acp-test', arguments: { text: 'hi from the trainer' } });
+  const result = events.find((e) => e['type'] === 'tool_result');
+  expect(result?.['data']).toMatchObject({ tool_name: 'echo', status: 'complete', result: 'echo: hi from the trainer', tool_call_id: call?.['data']['tool_call_id'] });
+
+  const sessionId = (await http('GET', 'v1/openenv/acp-mcp/state')).body['session_id'] as string;
+  let log: Json[] = [];
+  await until('the turn in the settled log', async () => {
+    log = (await stack.events(tenant.tenantId, sessionId)) as Json[];
+    return log.some((e) => e['type'] === 'TurnCompleted');
+  }, 60_000);
+  expect(log.find((e) => e['type'] === 'ToolCallStarted')?.['data']).toMatchObject({ name: 'echo', executor: 'harness:acp:acp-test', input: { text: 'hi from the trainer' } });
+  expect(log.find((e) => e['type'] === 'ToolCallCompleted')?.['data']).toMatchObject({ status: 'complete', output: 'echo: hi from the trainer' });
 });

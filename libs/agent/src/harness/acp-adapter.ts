@@ -5,12 +5,14 @@ import { loadAcpSdk } from './acp-sdk';
 import { HarnessChild } from './harness-child';
 import { HarnessError } from './harness-errors';
 import type { ExternalHarnessSpec } from './harness-spec';
+import type { McpServerSpec } from '../mcp/mcp-servers';
 
 type Acp = typeof import('@agentclientprotocol/sdk');
 type SessionNotification = import('@agentclientprotocol/sdk').SessionNotification;
 type PermissionRequest = import('@agentclientprotocol/sdk').RequestPermissionRequest;
 type PermissionResponse = import('@agentclientprotocol/sdk').RequestPermissionResponse;
 type ContentBlock = import('@agentclientprotocol/sdk').ContentBlock;
+type AcpMcpServer = import('@agentclientprotocol/sdk').McpServer;
 type Connection = ReturnType<ReturnType<Acp['client']>['connect']>;
 
 const EXIT_SETTLE_MS = 1000;
@@ -20,7 +22,8 @@ const EXIT_SETTLE_MS = 1000;
  * SDK's client side: `initialize` + `session/new` at start, `session/prompt` per turn with
  * `session/update` streamed to the sink, `session/request_permission` answered through the
  * hub's approvals, `session/cancel` on cancel. One ACP session per process: the agent keeps the
- * conversation between turns.
+ * conversation between turns. The environment's MCP servers (`spec.mcp_servers`) go to
+ * `session/new` in ACP's form; http ones only if the agent declares `mcpCapabilities.http`.
  */
 export class AcpHarnessAdapter implements HarnessAdapter {
   private child?: HarnessChild;
@@ -28,6 +31,7 @@ export class AcpHarnessAdapter implements HarnessAdapter {
   private acpSessionId?: string;
   private sink?: HarnessSink;
   private stopping = false;
+  private leftOut: { name: string; reason: string }[] = [];
 
   constructor(
     readonly spec: ExternalHarnessSpec,
@@ -46,6 +50,10 @@ export class AcpHarnessAdapter implements HarnessAdapter {
     return this.child?.alive ?? false;
   }
 
+  get mcpLeftOut(): readonly { name: string; reason: string }[] {
+    return this.leftOut;
+  }
+
   async start(): Promise<void> {
     const sdk = loadAcpSdk();
     const child = (this.child = new HarnessChild(this.spec, this.opts.baseEnv, this.opts.killGraceMs));
@@ -59,12 +67,14 @@ export class AcpHarnessAdapter implements HarnessAdapter {
     const conn = (this.conn = app.connect(stream));
     const handshake = async () => {
       await child.spawned();
-      await conn.agent.request('initialize', {
+      const init = await conn.agent.request('initialize', {
         protocolVersion: sdk.PROTOCOL_VERSION,
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
         clientInfo: { name: 'harness-hub', version: '0.1.0' },
       });
-      const session = await conn.agent.request('session/new', { cwd: child.cwd, mcpServers: [] });
+      const { servers, leftOut } = acpMcpServers(this.spec.mcp_servers ?? [], init.agentCapabilities?.mcpCapabilities?.http === true);
+      this.leftOut = leftOut;
+      const session = await conn.agent.request('session/new', { cwd: child.cwd, mcpServers: servers });
       this.acpSessionId = session.sessionId;
     };
     const ms = this.spec.startup_timeout_s * 1000;
@@ -130,6 +140,27 @@ export class AcpHarnessAdapter implements HarnessAdapter {
     });
     return permissionAnswer(p, answer);
   }
+}
+
+/**
+ * The hub's MCP servers in ACP's `McpServer` form (stdio: command + args + env as name/value
+ * pairs; http: url, no headers). ACP agents must take stdio servers; http ones only when they
+ * declare `mcpCapabilities.http`, so without it those are left out (and said so).
+ */
+export function acpMcpServers(servers: readonly McpServerSpec[], httpSupported: boolean): { servers: AcpMcpServer[]; leftOut: { name: string; reason: string }[] } {
+  const out: AcpMcpServer[] = [];
+  const leftOut: { name: string; reason: string }[] = [];
+  for (const s of servers) {
+    if (s.transport === 'stdio') {
+      const [command, ...args] = s.command;
+      out.push({ name: s.name, command: command as string, args, env: Object.entries(s.env).map(([name, value]) => ({ name, value })) });
+    } else if (httpSupported) {
+      out.push({ type: 'http', name: s.name, url: s.url, headers: [] });
+    } else {
+      leftOut.push({ name: s.name, reason: 'the agent does not declare agentCapabilities.mcpCapabilities.http, so it cannot take an http MCP server' });
+    }
+  }
+  return { servers: out, leftOut };
 }
 
 /** The turn's prompt: earlier conversation first (a fresh process only), then the message. */

@@ -68,6 +68,11 @@ export interface HarnessAdapter {
   readonly pid: number | undefined;
   /** Resolves when the process has ended, however it ended. */
   readonly exited: Promise<unknown>;
+  /**
+   * MCP servers of `spec.mcp_servers` the harness was not given, and why (after `start`): an ACP
+   * agent that does not declare `mcpCapabilities.http` gets no http server. The runner reports them.
+   */
+  readonly mcpLeftOut?: readonly { name: string; reason: string }[];
 }
 
 /** What every adapter needs besides its spec. */

@@ -5,18 +5,21 @@ import { within } from './adapter';
 import { HarnessChild } from './harness-child';
 import { HarnessError } from './harness-errors';
 import type { ExternalHarnessSpec } from './harness-spec';
+import { McpServerSpec } from '../mcp/mcp-servers';
 
 /**
  * A "Zene-style command provider" (RFC 005 adapter for `kind: "command"`): a long-lived process
  * that reads one JSON line per turn on stdin and writes one JSON line per turn on stdout. The
  * process keeps the conversation itself; `history` carries only turns it has not seen.
  *
- *   in:  {"type":"turn","session_id":"…","turn":2,"message":"…","history":[{"role":"user","content":"…"},…]}
+ *   in:  {"type":"turn","session_id":"…","turn":2,"message":"…","history":[{"role":"user","content":"…"},…],"mcp_servers":[…]}
  *        {"type":"cancel","turn":2}                      (best effort; the turn is abandoned)
  *   out: {"text":"…","thought"?:"…","tool_calls"?:[{"id"?,"name","input"?,"output"?,"status"?:"complete"|"error"}],"done"?:false}
  *        {"error":{"message":"…"}}                         (the turn fails, the process lives on)
  *   An answer may carry "turn": n; one for another turn (a late answer to a cancelled one) is dropped.
  *
+ * `mcp_servers` (every turn, possibly empty) are the environment's MCP servers the operator allows,
+ * in the hub's `McpServerSpec` form, for the provider to connect to itself.
  * Anything else on stdout is a protocol error. stderr is kept for failure messages.
  */
 export const CommandTurnLine = z.object({
@@ -25,6 +28,7 @@ export const CommandTurnLine = z.object({
   turn: z.number().int().positive(),
   message: z.string(),
   history: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })),
+  mcp_servers: z.array(McpServerSpec),
 });
 export type CommandTurnLine = z.infer<typeof CommandTurnLine>;
 
@@ -90,7 +94,7 @@ export class CommandHarnessAdapter implements HarnessAdapter {
     if (!child?.alive || !child.process.stdin) throw new HarnessError('HARNESS_CRASHED', `harness ${this.spec.name} is no longer running`);
     this.lines = [];
     this.currentTurn = turn.turnNumber;
-    const line: CommandTurnLine = { type: 'turn', session_id: turn.sessionId, turn: turn.turnNumber, message: turn.message, history: turn.history };
+    const line: CommandTurnLine = { type: 'turn', session_id: turn.sessionId, turn: turn.turnNumber, message: turn.message, history: turn.history, mcp_servers: this.spec.mcp_servers ?? [] };
     child.process.stdin.write(`${JSON.stringify(line)}\n`);
     let answer: CommandAnswerLine;
     do {

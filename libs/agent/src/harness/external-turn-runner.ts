@@ -1,5 +1,6 @@
 import { foldTurn, type Actor, type HubEvent, type Recorded } from '@hub/domain';
-import { stdioAllowed } from '../mcp/mcp-pool';
+import { mcpServerRefusal, stdioAllowed, type McpAllowlists } from '../mcp/mcp-pool';
+import { mcpServersOf, type McpServerSpec } from '../mcp/mcp-servers';
 import { TurnAttempt } from '../runtime/context';
 import type { FlushPolicy } from '../runtime/model-step';
 import type { RunningTurns, TurnLog, TurnScheduler } from '../runtime/ports';
@@ -16,8 +17,15 @@ export interface ExternalTurnRunnerDeps {
   running: RunningTurns;
   processes: HarnessProcesses;
   worker: Actor;
-  /** Command prefixes a harness may run (the operator's stdio allowlist); checked again here. */
+  /** Command prefixes a harness may run (`HUB_HARNESS_COMMANDS`); checked again here. */
   allowlist: readonly (readonly string[])[];
+  /**
+   * The operator's MCP allowlists (`HUB_MCP_STDIO_COMMANDS`, `HUB_MCP_HTTP_URLS`): of the turn's
+   * `context.mcp_servers`, only servers they allow are passed to the harness. Default: none.
+   */
+  mcpAllowlists?: McpAllowlists;
+  /** Where a left-out MCP server is reported (default: a JSON line on stderr, as the worker logs). */
+  warn?: (msg: string, fields: Record<string, unknown>) => void;
   approvalTtlMs: number;
   flush: FlushPolicy;
   /** How often a turn waiting for an approval re-reads the log (default 200 ms). */
@@ -64,6 +72,14 @@ export class ExternalTurnRunner {
       return 'failed';
     }
     if (!spec) throw new Error(`turn ${input.turnId} names no external harness`);
+    let servers: McpServerSpec[];
+    try {
+      servers = mcpServersOf(progress.request?.context ?? {});
+    } catch (e) {
+      await writer.fail('INVALID_COMMAND', `the turn's mcp_servers are malformed: ${(e as Error).message}`);
+      return 'failed';
+    }
+    spec = { ...spec, mcp_servers: this.allowedServers(servers, spec, input) };
     if (progress.messageStarted) {
       await this.deps.processes.stop(input.tenantId, input.sessionId);
       await writer.fail('HARNESS_LOST', `the turn began in a ${spec.name} harness process that this worker does not hold (its worker stopped or lost the job); an external harness turn cannot be continued elsewhere`);
@@ -81,6 +97,21 @@ export class ExternalTurnRunner {
       this.deps.running.end(input.tenantId, input.turnId, abort);
       this.holding.delete(key);
     }
+  }
+
+  /** The servers the operator allows; each one left out is reported, never silently dropped. */
+  private allowedServers(servers: readonly McpServerSpec[], spec: ExternalHarnessSpec, input: ExternalRunTurnInput): McpServerSpec[] {
+    return servers.filter((server) => {
+      const refusal = mcpServerRefusal(server, this.deps.mcpAllowlists ?? {});
+      if (refusal) this.warn(`MCP server ${server.name} is not passed to the ${spec.name} harness: ${refusal.message}`, input, spec);
+      return !refusal;
+    });
+  }
+
+  private warn(msg: string, input: Pick<ExternalRunTurnInput, 'tenantId' | 'sessionId' | 'turnId'>, spec: ExternalHarnessSpec): void {
+    const fields = { tenantId: input.tenantId, sessionId: input.sessionId, turnId: input.turnId, harness: harnessExecutor(spec) };
+    if (this.deps.warn) this.deps.warn(msg, fields);
+    else process.stderr.write(`${JSON.stringify({ level: 'warn', msg, ...fields })}\n`);
   }
 
   private writerFor(attempt: TurnAttempt, spec: ExternalHarnessSpec | null, signal: AbortSignal): HarnessTurnWriter {
@@ -110,6 +141,8 @@ export class ExternalTurnRunner {
       await writer.fail(e instanceof HarnessError ? e.code : 'HARNESS_START_FAILED', (e as Error).message);
       return 'failed';
     }
+    // Servers the harness itself refused at start (an ACP agent without http MCP support).
+    if (fresh) for (const left of adapter.mcpLeftOut ?? []) this.warn(`MCP server ${left.name} is not passed to the ${spec.name} harness: ${left.reason}`, { tenantId, sessionId, turnId }, spec);
     const turn: HarnessTurn = { sessionId, turnNumber: turnNumberOf(attempt.events, turnId), message: promptOf(attempt.events, turnId), history: fresh ? history : [] };
     const running = adapter.sendMessageStreaming(turn, writer);
     const settled = await this.settle(running, writer, spec, signal);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { McpServerSpec } from '../mcp/mcp-servers';
 
 /**
  * The external harness a turn runs on, as ingress puts it into `TurnRequested.context.harness`:
@@ -15,6 +16,12 @@ export const ExternalHarnessSpec = z.object({
   startup_timeout_s: z.number().positive().default(30),
   session_timeout_s: z.number().positive().default(600),
   model: z.string().nullable().default(null),
+  /**
+   * The MCP servers the harness gets at start (ACP `session/new`, the command provider's turn
+   * line). Not from ingress: the worker fills it from the turn's `context.mcp_servers`, keeping
+   * only servers the operator allows; any value in `context.harness` is replaced.
+   */
+  mcp_servers: z.array(McpServerSpec).optional(),
 });
 export type ExternalHarnessSpec = z.infer<typeof ExternalHarnessSpec>;
 
@@ -33,9 +40,13 @@ export function externalHarnessOf(context: Record<string, unknown>): ExternalHar
   return ExternalHarnessSpec.parse(raw);
 }
 
-/** Same process or not: a different command or environment needs a new process. */
+/**
+ * Same process or not: a different command, environment or MCP server list needs a new process
+ * (an ACP agent takes its MCP servers once, at `session/new`).
+ */
 export function sameHarness(a: ExternalHarnessSpec, b: ExternalHarnessSpec): boolean {
-  return JSON.stringify([a.kind, a.name, a.command, a.working_directory, a.env_vars, a.model]) === JSON.stringify([b.kind, b.name, b.command, b.working_directory, b.env_vars, b.model]);
+  const identity = (h: ExternalHarnessSpec) => JSON.stringify([h.kind, h.name, h.command, h.working_directory, h.env_vars, h.model, h.mcp_servers ?? []]);
+  return identity(a) === identity(b);
 }
 
 /** The executor named on tool calls a harness made: `harness:acp:<name>`. */

@@ -1,7 +1,12 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
+import { createInterface } from 'node:readline';
 import { sessionStreamId, type CommandMetadata, type HubCommand, type HubEvent, type Recorded } from '@hub/domain';
 import { CommandHandler } from '@hub/sessions';
 import { InMemoryEventLog } from '@hub/testing';
+import type { McpAllowlists } from '../mcp/mcp-pool';
+import { MCP_CONTEXT_KEY, type McpServerSpec } from '../mcp/mcp-servers';
 import { RunningTurns } from '../runtime/ports';
 import { AcpHarnessAdapter } from './acp-adapter';
 import { ExternalTurnRunner, type ExternalRunTurnInput } from './external-turn-runner';
@@ -11,7 +16,8 @@ import { ExternalHarnessSpec, HARNESS_CONTEXT_KEY } from './harness-spec';
 // The external harness adapters against the real test agents in tools/test-harnesses (an ACP
 // agent on the official SDK, and a JSON-line command provider), run as real processes: the log
 // they produce, context kept across turns, approvals answered through the log, crashes, the
-// startup and turn timeouts, cancel, idle reaping and that no process outlives its stop.
+// startup and turn timeouts, cancel, idle reaping and that no process outlives its stop; and the
+// environment's MCP servers reaching the harness (a real MCP server the ACP agent calls itself).
 
 jest.setTimeout(90_000);
 
@@ -46,7 +52,12 @@ async function until(what: string, pred: () => boolean, ms = 30_000): Promise<vo
   }
 }
 
-function setup(harness: ExternalHarnessSpec, session = `s-${Math.random().toString(36).slice(2)}`) {
+interface McpSetup {
+  servers: McpServerSpec[];
+  allow: McpAllowlists;
+}
+
+function setup(harness: ExternalHarnessSpec, session = `s-${Math.random().toString(36).slice(2)}`, mcp?: McpSetup) {
   const log = new InMemoryEventLog();
   const running = new RunningTurns();
   const followUps = {
@@ -58,20 +69,22 @@ function setup(harness: ExternalHarnessSpec, session = `s-${Math.random().toStri
   const processes = new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV, killGraceMs: 1000 }));
   const runner = new ExternalTurnRunner({
     log, scheduler: followUps, running, processes, worker: { type: 'worker', id: 'w1' }, allowlist: [harness.command.slice(0, 4)],
+    mcpAllowlists: mcp?.allow, warn: (msg) => void warnings.push(msg),
     approvalTtlMs: 0, flush: { maxChars: 64, maxDelayMs: 20 }, pollMs: 50,
   });
+  const warnings: string[] = [];
   let n = 0;
   const meta = (): CommandMetadata => ({ commandId: `c${++n}`, tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'openenv' });
   const send = (c: HubCommand) => commands.handle(c, meta());
   const submit = (turnId: string, prompt: string) =>
-    send({ type: 'SubmitTurn', sessionId: session, turnId, prompt, context: { [HARNESS_CONTEXT_KEY]: harness }, busyPolicy: 'enqueue' });
+    send({ type: 'SubmitTurn', sessionId: session, turnId, prompt, context: { [HARNESS_CONTEXT_KEY]: harness, ...(mcp ? { [MCP_CONTEXT_KEY]: mcp.servers } : {}) }, busyPolicy: 'enqueue' });
   const run = (turnId: string, reason: ExternalRunTurnInput['reason'] = 'start') =>
     runner.run({ tenantId: TENANT, sessionId: session, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt: false, reason });
   const events = () => log.all(TENANT, sessionStreamId(session)) as Recorded<HubEvent>[];
   const of = (turnId: string) => events().filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId);
   const end = (turnId: string) => of(turnId).find((e) => e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled');
   const pid = () => (processes as unknown as { entries: Map<string, { adapter?: { pid?: number } }> }).entries.get(`${TENANT}\u0000${session}`)?.adapter?.pid;
-  return { log, send, submit, run, events, of, end, processes, pid, session };
+  return { log, send, submit, run, events, of, end, processes, pid, session, warnings };
 }
 
 const text = (e: Recorded<HubEvent> | undefined) => (e?.type === 'TurnCompleted' ? e.data.text : `not completed: ${JSON.stringify(e?.data)}`);
@@ -236,5 +249,125 @@ describe('process lifecycle', () => {
     await processes.stopAll();
     expect(alive(busy.adapter.pid)).toBe(false);
     expect(processes.size).toBe(0);
+  });
+});
+
+describe('MCP servers of the environment reach the harness', () => {
+  // A marker argument on each MCP server command: finds this file's server processes on the host.
+  const MARKER = `mcp-int-${Math.random().toString(36).slice(2)}`;
+  const echo: McpServerSpec = { name: 'echo', transport: 'stdio', command: script('mcp-echo-server.ts', MARKER), env: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') } };
+  const echoAllowed: McpAllowlists = { stdio: [echo.command.slice(0, 4)] };
+  const markedPids = () =>
+    readdirSync('/proc').filter((d) => {
+      try {
+        return /^\d+$/.test(d) && readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(MARKER);
+      } catch {
+        return false; // ended while we looked
+      }
+    });
+
+  it('kind acp: the agent gets the stdio server at session/new, calls its echo tool itself, and the call is in the log', async () => {
+    const h = setup(spec('acp'), undefined, { servers: [echo], allow: echoAllowed });
+    try {
+      await h.submit('t1', 'use echo with {"text":"hi from the hub"}');
+      expect(await h.run('t1')).toBe('completed');
+      expect(text(h.end('t1'))).toBe('echo: hi from the hub');
+      expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({ name: 'echo', executor: 'harness:acp:acp-test', input: { text: 'hi from the hub' } });
+      expect(h.of('t1').find((e) => e.type === 'ToolCallCompleted')?.data).toMatchObject({ status: 'complete', output: 'echo: hi from the hub' });
+      expect(markedPids().length).toBeGreaterThan(0);
+      // The same process (and MCP connection) serves the next turn.
+      const pid = h.pid();
+      await h.submit('t2', 'use echo/echo with {"text":"again"}');
+      expect(await h.run('t2')).toBe('completed');
+      expect(text(h.end('t2'))).toBe('echo: again');
+      expect(h.pid()).toBe(pid);
+      // A cold process (after a crash) gets the servers at its session/new too.
+      await h.submit('t3', 'now crash');
+      expect(await h.run('t3')).toBe('failed');
+      await h.submit('t4', 'use echo with {"text":"back"}');
+      expect(await h.run('t4')).toBe('completed');
+      expect(text(h.end('t4'))).toBe('echo: back');
+      expect(h.pid()).not.toBe(pid);
+      expect(h.warnings).toEqual([]);
+    } finally {
+      await h.processes.stopAll();
+    }
+    // Stopping the harness leaves no MCP server process behind.
+    await until('the MCP server processes to exit', () => markedPids().length === 0, 10_000);
+  });
+
+  it('a tool the servers do not have fails the tool call, and the agent says so', async () => {
+    const h = setup(spec('acp'), undefined, { servers: [echo], allow: echoAllowed });
+    try {
+      await h.submit('t1', 'use nosuch with {}');
+      expect(await h.run('t1')).toBe('completed');
+      expect(text(h.end('t1'))).toBe('could not use nosuch: no MCP server of this session lists a tool nosuch');
+      expect(h.of('t1').find((e) => e.type === 'ToolCallCompleted')?.data).toMatchObject({ status: 'error' });
+    } finally {
+      await h.processes.stopAll();
+    }
+  });
+
+  it('servers the operator does not allow are left out, and reported', async () => {
+    const h = setup(spec('acp'), undefined, { servers: [echo, { ...echo, name: 'other', command: ['/bin/sh', '-c', 'true'] }], allow: echoAllowed });
+    try {
+      await h.submit('t1', 'which mcp servers');
+      expect(await h.run('t1')).toBe('completed');
+      expect(text(h.end('t1'))).toBe('mcp servers: echo');
+      expect(h.warnings).toEqual([expect.stringMatching(/^MCP server other is not passed to the acp-test harness: .*not allowed on this hub \(HUB_MCP_STDIO_COMMANDS\)/)]);
+    } finally {
+      await h.processes.stopAll();
+    }
+  });
+
+  describe('an http server', () => {
+    let server: ReturnType<typeof spawn>;
+    let url: string;
+    beforeAll(async () => {
+      server = spawn(process.execPath, ['-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses/mcp-http-server.ts')], {
+        env: { ...process.env, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      url = await new Promise<string>((resolve) => createInterface({ input: server.stdout as NodeJS.ReadableStream }).once('line', resolve));
+    });
+    afterAll(() => void server.kill());
+    const web = (): McpServerSpec => ({ name: 'web', transport: 'http', url });
+
+    it('goes to an agent that declares mcpCapabilities.http, which calls it', async () => {
+      const h = setup(spec('acp'), undefined, { servers: [echo, web()], allow: { ...echoAllowed, http: [url] } });
+      try {
+        await h.submit('t1', 'use web/reverse with {"text":"abc"}');
+        expect(await h.run('t1')).toBe('completed');
+        expect(text(h.end('t1'))).toBe('reversed: cba');
+        expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({ name: 'reverse', executor: 'harness:acp:acp-test', input: { text: 'abc' } });
+        expect(h.of('t1').find((e) => e.type === 'ToolCallCompleted')?.data).toMatchObject({ status: 'complete', output: 'reversed: cba' });
+      } finally {
+        await h.processes.stopAll();
+      }
+    });
+
+    it('is left out for an agent that does not (and that is reported)', async () => {
+      const h = setup(spec('acp', { command: [...script('acp-test-agent.ts'), '--no-http-mcp'] }), undefined, { servers: [echo, web()], allow: { ...echoAllowed, http: [url] } });
+      try {
+        await h.submit('t1', 'which mcp servers');
+        expect(await h.run('t1')).toBe('completed');
+        expect(text(h.end('t1'))).toBe('mcp servers: echo');
+        expect(h.warnings).toEqual([expect.stringMatching(/^MCP server web is not passed to the acp-test harness: the agent does not declare agentCapabilities\.mcpCapabilities\.http/)]);
+      } finally {
+        await h.processes.stopAll();
+      }
+    });
+
+    it('kind command: the turn line carries the allowed servers in the hub form', async () => {
+      const h = setup(spec('command'), undefined, { servers: [echo, web()], allow: echoAllowed });
+      try {
+        await h.submit('t1', 'which mcp servers');
+        expect(await h.run('t1')).toBe('completed');
+        expect(text(h.end('t1'))).toBe('mcp servers: echo (stdio)');
+        expect(h.warnings).toEqual([expect.stringMatching(/^MCP server web is not passed .*HUB_MCP_HTTP_URLS/)]);
+      } finally {
+        await h.processes.stopAll();
+      }
+    });
   });
 });
