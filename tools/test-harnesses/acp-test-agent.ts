@@ -11,7 +11,8 @@
 //   - `use <tool> with <json>` (or `use <server>/<tool> with <json>`): a real MCP client of the
 //     servers it got at session/new (see mcp-client-of-agent.ts): calls the tool, reports a
 //     tool_call and a completed (or failed) tool_call_update with the result, answers the result;
-//   - "which mcp servers": answers `mcp servers: <name>, ...` (or `mcp servers: none`).
+//   - "which mcp servers": answers `mcp servers: <name>, ...` (or `mcp servers: none`);
+//   - "done": answers as usual and signals the task complete (`_meta.openenv.done`, RFC 005 `done`).
 // Flags: `--no-handshake` never answers `initialize` (startup timeout tests); `--no-http-mcp`
 // does not declare mcpCapabilities.http (the client must then send no http server).
 import { Readable, Writable } from 'node:stream';
@@ -107,7 +108,7 @@ const app = agent({ name: 'acp-test-agent' })
     const earlier = s.said.length ? `; earlier you said ${s.said.join(' | ')}` : '';
     for (const part of [`${wrote}turn ${n}; `, `you said ${message}`, earlier]) if (part) await send(client, sid, chunk(part));
     s.said.push(message);
-    return { stopReason: 'end_turn' as const };
+    return { stopReason: 'end_turn' as const, ...(message.includes('done') ? { _meta: { openenv: { done: true } } } : {}) };
   });
 
 app.connect(ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>));

@@ -124,6 +124,12 @@ it('kind acp: steps keep context, a permission is answered over HTTP, a crash fa
 
   expect((await http('POST', 'v1/openenv/acp-env/reset', {})).status).toBe(200);
   expect((await step('acp-env', 'fresh start')).body['observation']).toMatchObject({ status: 'completed', response: 'turn 1; you said fresh start' });
+
+  // The agent signals its task complete (ACP `_meta.openenv.done`): the episode is done (RFC 005).
+  const fin = await step('acp-env', 'we are done');
+  expect([fin.status, fin.body['done'], fin.body['observation']['status']]).toEqual([200, true, 'completed']);
+  expect((fin.body['observation']['turn_events'] as Json[]).find((e) => e['type'] === 'turn_complete')?.['data']).toMatchObject({ done: true });
+  expect((await step('acp-env', 'one more')).status).toBe(409);
 });
 
 it('kind command: context across steps, reset stops the process, a crash fails the step', async () => {
@@ -142,6 +148,11 @@ it('kind command: context across steps, reset stops the process, a crash fails t
   const crash = await step('cmd-env', 'crash now');
   expect(crash.body['observation']).toMatchObject({ status: 'failed', error: { code: 'HARNESS_CRASHED' } });
   expect(crash.body['observation']['error']['message']).toMatch(/exited with code 3.*crashing on turn 2/s);
+
+  // A fresh process after the crash gets the history; its `"done": true` line ends the episode.
+  const fin = await step('cmd-env', 'we are done');
+  expect([fin.body['done'], fin.body['observation']['response']]).toEqual([true, 'turn 2; you said we are done; earlier you said fresh']);
+  expect((await step('cmd-env', 'one more')).status).toBe(409);
 });
 
 it('kind acp with mcp_servers: the agent gets the injected server and calls its echo tool; the call is in the observation and the log', async () => {

@@ -149,13 +149,15 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     const input = { message, response, toolCalls, episodeToolCalls, status: outcome.kind };
     const reward = await recordReward(this.store, tenantId, { config, sessionId: episode.sessionId, turnId, input, correlationId });
     const markerHit = outcome.kind === 'completed' && config.done_marker !== null && response.includes(config.done_marker);
+    // A wrapped harness may signal its task complete itself (RFC 005 `done`), recorded on the turn's end.
+    const harnessDone = mine.some((e) => e.type === 'TurnCompleted' && e.data.done === true);
     return encodeStepResult({
       status: outcome.kind,
       response,
       turnEvents: encodeHarnessEventList(mine),
       turnNumber,
       reward,
-      done: markerHit || turnNumber >= config.max_turns,
+      done: markerHit || harnessDone || turnNumber >= config.max_turns,
       episodeId: episode.episodeId,
       ...(outcome.kind === 'failed' ? { error: { code: outcome.code, message: outcome.message } } : {}),
       ...(outcome.kind === 'pending' ? { error: { code: 'TIMEOUT', message: 'the turn ran past its time budget and was cancelled' } } : {}),
@@ -193,9 +195,11 @@ function turnsOf(events: readonly Recorded<HubEvent>[]): string[] {
   return events.flatMap((e) => (e.type === 'TurnRequested' ? [e.data.turnId] : []));
 }
 
-/** Done: max_turns reached, or the last completed turn's answer holds the done marker. */
+/** Done: max_turns reached, the harness said so, or the last completed turn's answer holds the done marker. */
 function isDone(events: readonly Recorded<HubEvent>[], config: EnvironmentConfig): boolean {
   if (turnsOf(events).length >= config.max_turns) return true;
   const lastEnd = [...events].reverse().find((e) => e.type === 'TurnCompleted');
-  return config.done_marker !== null && lastEnd?.type === 'TurnCompleted' && lastEnd.data.text.includes(config.done_marker);
+  if (lastEnd?.type !== 'TurnCompleted') return false;
+  // The harness said its task is complete (a wrapped harness's `done`), or the answer has the marker.
+  return lastEnd.data.done === true || (config.done_marker !== null && lastEnd.data.text.includes(config.done_marker));
 }

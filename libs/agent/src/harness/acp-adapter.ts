@@ -93,7 +93,8 @@ export class AcpHarnessAdapter implements HarnessAdapter {
     try {
       const prompt = promptBlocks(turn);
       const res = await Promise.race([conn.agent.request('session/prompt', { sessionId: acpSessionId, prompt }), child.crashed('during the turn')]);
-      return { stopReason: res.stopReason === 'end_turn' || res.stopReason === 'cancelled' || res.stopReason === 'max_tokens' || res.stopReason === 'refusal' ? res.stopReason : 'other', done: false };
+      const stopReason = res.stopReason === 'end_turn' || res.stopReason === 'cancelled' || res.stopReason === 'max_tokens' || res.stopReason === 'refusal' ? res.stopReason : 'other';
+      return { stopReason, done: signalsDone(res) };
     } catch (e) {
       if (this.stopping) throw new HarnessError('HARNESS_STOPPED', `harness ${this.spec.name} was stopped during the turn`);
       if (e instanceof HarnessError) throw e;
@@ -220,4 +221,13 @@ export function outputOf(u: SessionNotification['update']): HarnessOutput | null
     default:
       return null;
   }
+}
+
+/**
+ * ACP has no "task complete" signal, so an agent says it in the prompt response's `_meta`:
+ * `{"stopReason": "end_turn", "_meta": {"openenv": {"done": true}}}` (RFC 005 `done`).
+ */
+function signalsDone(res: { _meta?: unknown }): boolean {
+  const meta = res._meta as { openenv?: { done?: unknown } } | null | undefined;
+  return meta?.openenv?.done === true;
 }

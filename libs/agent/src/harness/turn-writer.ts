@@ -96,14 +96,17 @@ export class HarnessTurnWriter implements HarnessSink {
     if (this.broken) throw this.broken;
   }
 
-  /** The turn's end: open tools closed, the last model call completed, then `TurnCompleted`. */
-  async complete(): Promise<void> {
+  /**
+   * The turn's end: open tools closed, the last model call completed, then `TurnCompleted`
+   * (with `done` when the harness said its task is complete).
+   */
+  async complete(done = false): Promise<void> {
     await this.drain();
     const events: HubEvent[] = this.closeTools('complete', '');
     // After a tool call no call is open: the answer (possibly empty) gets its own, as a built-in turn's does.
     events.push(...this.openCall(0), this.closeCall([], 'stop'));
     events.push({ type: 'MessageCompleted', data: { turnId: this.turnId, messageId: this.messageId } });
-    events.push({ type: 'TurnCompleted', data: { turnId: this.turnId, text: this.turnText, stopReason: 'end_turn', usage: ZERO } });
+    events.push({ type: 'TurnCompleted', data: { turnId: this.turnId, text: this.turnText, stopReason: 'end_turn', usage: ZERO, ...(done ? { done: true as const } : {}) } });
     await this.end(events);
   }
 

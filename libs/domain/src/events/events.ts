@@ -175,6 +175,8 @@ export const TurnCompleted = ev('TurnCompleted', {
   text: z.string(),
   stopReason: z.enum(['end_turn', 'max_steps']),
   usage: Usage,
+  /** A wrapped harness signalled that its task is complete (RFC 005 `done`); absent otherwise. */
+  done: z.literal(true).optional(),
 });
 export type TurnCompleted = z.infer<typeof TurnCompleted>;
 

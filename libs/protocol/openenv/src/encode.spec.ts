@@ -65,4 +65,10 @@ describe('encodeHarnessEventList', () => {
     expect(out.find((e) => e.type === 'turn_complete')?.data).toMatchObject({ response: 'Done' });
     expect(out.filter((e) => e.type === 'error')[0].data).toEqual({ message: 'down', code: 'PROVIDER_DOWN', recoverable: true });
   });
+
+  it('says done on turn_complete only when the harness signalled it', () => {
+    expect(out.find((e) => e.type === 'turn_complete')?.data).not.toHaveProperty('done');
+    const [done] = encodeHarnessEventList(recorded([{ type: 'TurnCompleted', data: { turnId: T, text: 'all set', stopReason: 'end_turn', usage, done: true } }]));
+    expect(done).toMatchObject({ type: 'turn_complete', data: { response: 'all set', done: true } });
+  });
 });

@@ -73,7 +73,10 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
       return { view, events: [out('text_output', { text: `approval ${e.decision}`, approval: { approval_id: e.approvalId, tool_call_id: e.toolCallId, status: e.decision, via: e.via } })] };
     }
     case 'TurnCompleted':
-      return { view, events: [out('turn_complete', { response: event.data.text, stop_reason: event.data.stopReason, usage: usageOf(event.data.usage) })] };
+      return {
+        view,
+        events: [out('turn_complete', { response: event.data.text, stop_reason: event.data.stopReason, usage: usageOf(event.data.usage), ...(event.data.done ? { done: true } : {}) })],
+      };
     case 'TurnFailed': {
       const e = event.data;
       return { view, events: [out('error', { message: e.message, code: e.code, recoverable: e.retryable }), out('turn_complete', { response: '', status: 'failed' })] };
