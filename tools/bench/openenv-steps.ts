@@ -7,8 +7,8 @@
  * model at zero delay), configures one environment per harness kind, and runs `--episodes`
  * episodes at once, each `POST /reset` then `--steps` x `POST /step`, as OpenEnv's HTTP client
  * does. Prints steps per second and p50/p99 of one step (request to the `{observation, reward,
- * done}` answer) per harness kind. `acp` and `command` wrap the test agents in
- * tools/test-harnesses, so their numbers include a real child process per episode.
+ * done}` answer) per harness kind, the first step of an episode apart: for `acp` and `command`
+ * (the test agents in tools/test-harnesses) it includes starting the harness process.
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -46,13 +46,13 @@ async function call(stack: HubStack, apiKey: string, method: string, route: stri
   return json;
 }
 
-async function episode(stack: HubStack, apiKey: string, env: string, latencies: number[]): Promise<void> {
+async function episode(stack: HubStack, apiKey: string, env: string, latencies: number[], first: number[] = []): Promise<void> {
   const { observation } = await call(stack, apiKey, 'POST', `${env}/reset`, {});
   const episodeId = (observation as { metadata?: { episode_id?: string } } | undefined)?.metadata?.episode_id;
   for (let i = 0; i < STEPS; i++) {
     const t0 = performance.now();
     const r = await call(stack, apiKey, 'POST', `${env}/step`, { action: { message: `calculate ${i} + 1` }, ...(episodeId ? { episode_id: episodeId } : {}) });
-    latencies.push(performance.now() - t0);
+    (i === 0 ? first : latencies).push(performance.now() - t0);
     if (r.done) break;
   }
 }
@@ -71,10 +71,14 @@ async function main(): Promise<void> {
       // Each episode is its own environment, so episodes run side by side rather than resetting each other.
       await Promise.all(Array.from({ length: EPISODES }, (_, i) => call(stack, apiKey, 'PUT', `bench-${kind}-${i}`, { harness: HARNESSES[kind](), max_turns: STEPS + 1 })));
       const latencies: number[] = [];
+      const first: number[] = [];
       const t0 = performance.now();
-      await Promise.all(Array.from({ length: EPISODES }, (_, i) => episode(stack, apiKey, `bench-${kind}-${i}`, latencies)));
+      await Promise.all(Array.from({ length: EPISODES }, (_, i) => episode(stack, apiKey, `bench-${kind}-${i}`, latencies, first)));
       const secs = (performance.now() - t0) / 1000;
-      console.log(`${kind.padEnd(8)} ${(latencies.length / secs).toFixed(1).padStart(6)} steps/s   step p50 ${pct(latencies, 50).toFixed(1)} ms   p99 ${pct(latencies, 99).toFixed(1)} ms   (${latencies.length} steps)`);
+      const steps = latencies.length + first.length;
+      console.log(
+        `${kind.padEnd(8)} ${(steps / secs).toFixed(1).padStart(6)} steps/s   first step p50 ${pct(first, 50).toFixed(1)} ms   later steps p50 ${pct(latencies, 50).toFixed(1)} ms  p99 ${pct(latencies, 99).toFixed(1)} ms   (${steps} steps)`,
+      );
     }
   } finally {
     await stack.stop();
