@@ -35,11 +35,11 @@ function parsed<T extends z.ZodType>(schema: T, method: string, params: unknown)
 
 const textOf = (content: string | ContentBlock[]) => (typeof content === 'string' ? content : promptText(content));
 
-/** The context of an injected message's turn. */
-const injectContext = (mode: string, messageId: string, s: AcpSession) => ({
+/** The context of an injected message's turn (with the session's MCP servers, as a prompt's has). */
+const injectContext = async (c: AcpConnection, mode: string, messageId: string, s: AcpSession) => ({
   [DELIVERY_CONTEXT_KEY]: mode === 'steer' ? 'steer' : 'after_turn',
   acp: { inject: mode, messageId, mode: s.mode },
-  ...mcpContext(s.mcpServers),
+  ...mcpContext(await c.mcpServers(s.sessionId)),
 });
 
 /** Cancels a still-queued inject turn; losing the race to its delivery answers `already_delivered`. */
@@ -72,7 +72,7 @@ async function replace(c: AcpConnection, params: unknown) {
   const mode = s.injected.get(p.messageId)?.mode ?? 'queue';
   const turnId = `${injectTurnId(p.messageId)}-r${randomUUID().slice(0, 8)}`;
   await cancelQueued(c, p.sessionId, old, p.messageId);
-  await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: injectContext(mode, p.messageId, s), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+  await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: await injectContext(c, mode, p.messageId, s), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
   s.injected.set(p.messageId, { mode, text, turnId });
   return { messageId: p.messageId, status: 'replaced' };
 }
@@ -88,7 +88,7 @@ export async function inject(c: AcpConnection, method: string, params: unknown):
     const s = await c.session(p.sessionId);
     const messageId = `msg-${randomUUID()}`;
     const turnId = injectTurnId(messageId);
-    await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: injectContext(p.mode, messageId, s), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+    await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: await injectContext(c, p.mode, messageId, s), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
     s.injected.set(messageId, { mode: p.mode, text, turnId });
     return { status: 'accepted', messageId };
   }

@@ -1,5 +1,4 @@
 import type { ApprovalRequested, HubEvent, Recorded } from '@hub/domain';
-import type { McpServerSpec } from '@hub/agent';
 import { encode, initialAcpView, permissionRequest, stopReasonOf, type AcpView } from '@hub/protocol-acp';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
 
@@ -41,8 +40,6 @@ export class AcpSession {
   /** Messages injected on this connection (`session/inject`), by messageId. */
   readonly injected = new Map<string, { mode: string; text: string; turnId: string }>();
   private readonly turns = new Map<string, 'queued' | 'started' | 'cancelled' | 'ended'>();
-  /** The session's MCP servers (`session/new` / `session/load`), injected into every turn it starts. */
-  mcpServers: McpServerSpec[] = [];
 
   constructor(
     readonly sessionId: string,

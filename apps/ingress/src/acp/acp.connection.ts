@@ -1,3 +1,4 @@
+import type { McpServerSpec } from '@hub/agent';
 import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
@@ -79,6 +80,16 @@ export class AcpConnection {
   }
 
   /** Sends a hub command; a refusal becomes a JSON-RPC error carrying the hub's code. */
+  /** Records the session's MCP servers in the log (see LiveRegistry). */
+  setMcpServers(sessionId: string, servers: readonly McpServerSpec[]): Promise<void> {
+    return this.deps.live.setMcpServers(this.principal.tenantId, sessionId, servers, this.correlationId);
+  }
+
+  /** The session's MCP servers as recorded by whichever connection set them last. */
+  mcpServers(sessionId: string): Promise<McpServerSpec[]> {
+    return this.deps.live.mcpServers(this.principal.tenantId, sessionId);
+  }
+
   async dispatch(command: HubCommand, commandId: string): Promise<void> {
     const outcome = await this.deps.commands.dispatch(command, this.principal, {
       protocol: 'acp',

@@ -63,7 +63,8 @@ export class AcpHandlers {
     const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow);
     const sessionId = `acp-${randomUUID()}`;
     const s = await this.c.session(sessionId);
-    s.mcpServers = mcpServers;
+    // A new session has no servers until some are recorded: an empty list needs no fact.
+    if (mcpServers.length > 0) await this.c.setMcpServers(sessionId, mcpServers);
     return { sessionId, modes: modes(s.mode) };
   }
 
@@ -77,14 +78,14 @@ export class AcpHandlers {
       this.c.sessions.delete(p.sessionId);
     }
     const s = await this.c.session(p.sessionId, true);
-    s.mcpServers = mcpServers;
+    await this.c.setMcpServers(p.sessionId, mcpServers);
     return { modes: modes(s.mode) };
   }
 
   private async resume(p: ParamsOf<'session/resume'>) {
     const mcpServers = p.mcpServers ? sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow) : null;
     const s = await this.c.session(p.sessionId);
-    if (mcpServers) s.mcpServers = mcpServers;
+    if (mcpServers) await this.c.setMcpServers(p.sessionId, mcpServers);
     return { modes: modes(s.mode) };
   }
 
@@ -108,8 +109,9 @@ export class AcpHandlers {
     await this.c.assertControl(p.sessionId);
     const s = await this.c.session(p.sessionId);
     const turnId = `acp-${p.messageId ?? randomUUID()}`;
+    const servers = await this.c.mcpServers(p.sessionId);
     const ended = s.waitForTurn(turnId);
-    await this.c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { mcpServers: s.mcpServers.map((m) => m.name), mode: s.mode }, ...mcpContext(s.mcpServers) }, busyPolicy: 'reject' }, `acp:${p.sessionId}:${turnId}`);
+    await this.c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { mcpServers: servers.map((m) => m.name), mode: s.mode }, ...mcpContext(servers) }, busyPolicy: 'reject' }, `acp:${p.sessionId}:${turnId}`);
     const end = await ended;
     if (!end.ok) throw new AcpRpcError(RPC.INTERNAL_ERROR, end.message, { code: end.code, retryable: end.retryable });
     return { stopReason: end.stopReason, _meta: { harn: { turnId } } };

@@ -1,14 +1,21 @@
+import { z } from 'zod';
+import { McpServerSpec } from '@hub/agent';
 import { appendWithRetry, type EventStore } from '@hub/event-store';
 import { foldLive, LIVE_FACT_TYPES, mayControl, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
 
 // Who is attached to which live session, kept in the log (not HubEvents: attachment is about
 // connections, not turns) on one non-session stream per session:
 //   acp-live:<sessionId>   AcpClientAttached | AcpControlTakenOver | AcpClientDetached | AcpClientHeartbeat
+//                          AcpSessionMcpServers (the servers of the last session/new, load or resume)
 // Every transition is decided on the state folded from that stream and appended at the version it
 // was read at, so two ingress instances agree on the controller; a race re-reads and re-decides.
+// The MCP servers are kept there too, so a prompt from any connection, on any ingress, gets them.
 
 /** The stream of a session's live-session facts. */
 export const liveStreamId = (sessionId: string) => `acp-live:${sessionId}`;
+
+const MCP_SERVERS_FACT = 'AcpSessionMcpServers';
+const McpServersFact = z.object({ servers: z.array(McpServerSpec) });
 
 export class LiveRegistry {
   constructor(private readonly store: EventStore) {}
@@ -29,6 +36,18 @@ export class LiveRegistry {
       await this.store.append(tenantId, liveStreamId(sessionId), [{ ...fact(state), metadata: { correlationId, protocol: 'acp' } }], { expectedVersion: version });
       return r;
     }, { attempts: 10 });
+  }
+
+  /** Records the session's MCP servers (ACP `mcpServers`, already checked): every later turn gets them. */
+  async setMcpServers(tenantId: string, sessionId: string, servers: readonly McpServerSpec[], correlationId: string): Promise<void> {
+    await this.store.append(tenantId, liveStreamId(sessionId), [{ type: MCP_SERVERS_FACT, data: { servers }, metadata: { correlationId, protocol: 'acp' } }], { expectedVersion: 'any' });
+  }
+
+  /** The session's MCP servers as last recorded; none when it never had any. */
+  async mcpServers(tenantId: string, sessionId: string): Promise<McpServerSpec[]> {
+    const { events } = await this.store.readStream(tenantId, liveStreamId(sessionId));
+    const last = events.filter((e) => e.type === MCP_SERVERS_FACT).at(-1);
+    return last ? McpServersFact.parse(last.data).servers : [];
   }
 
   /** Whether `clientId` (null: a connection that never attached) may prompt, inject or answer permissions. */

@@ -166,6 +166,16 @@ describe('session/new mcpServers', () => {
     expect(call?._meta.harn.executor).toBe('mcp:echo');
     expect(agentText(c, sessionId)).toContain('echo: hello acp');
     allValid(c);
+
+    // The servers are the session's, kept in the log: a prompt from another connection gets them too.
+    const other = client();
+    await other.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    await other.request('session/resume', { sessionId, cwd: '/work' });
+    await other.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'use echo with {"text": "from elsewhere"}' }] });
+    expect(agentText(other, sessionId)).toContain('echo: from elsewhere');
+    // An HTTP server off HUB_MCP_HTTP_URLS is refused like a stdio command off its allowlist.
+    const web = [{ type: 'http', name: 'web', url: 'http://169.254.169.254/mcp', headers: [] }];
+    await expect(other.request('session/new', { cwd: '/', mcpServers: web })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('HUB_MCP_HTTP_URLS') });
   });
 
   it('refuses a stdio command off the allowlist, an sse server and a malformed entry with -32602', async () => {
