@@ -5,6 +5,7 @@
 // on a message containing "crash" writes a partial line to stderr and exits with code 3.
 // "hang" never answers (turn timeout tests); "error" answers {"error":{...}}; "which mcp servers"
 // answers the names of the turn line's `mcp_servers` ("mcp servers: a (stdio), b (http)" or "none").
+// Its usage is counted in words: input = the message's, output = the answer's.
 import { createInterface } from 'node:readline';
 
 const said: string[] = [];
@@ -29,12 +30,15 @@ createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line)
   }
   const earlier = said.length ? `; earlier you said ${said.join(' | ')}` : '';
   said.push(msg.message);
+  const text = `turn ${n}; you said ${msg.message}${earlier}`;
+  const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
   out({
     turn: msg.turn,
-    text: `turn ${n}; you said ${msg.message}${earlier}`,
+    text,
     thought: `thinking about turn ${n}`,
     tool_calls: [{ id: `echo-${n}`, name: 'echo', input: { text: msg.message }, output: `echo: ${msg.message}`, status: 'complete' }],
     done: msg.message.includes('done'),
+    usage: { input_tokens: words(msg.message), output_tokens: words(text) },
   });
 });
 process.stdin.on('end', () => process.exit(0));

@@ -1,3 +1,4 @@
+import type { Usage } from '@hub/domain';
 import type { ExternalHarnessSpec } from './harness-spec';
 
 // The contract between the hub and one external harness process (RFC 005 `HarnessAdapter`).
@@ -49,6 +50,8 @@ export interface HarnessTurn {
 export interface HarnessTurnResult {
   stopReason: 'end_turn' | 'cancelled' | 'max_tokens' | 'refusal' | 'other';
   done: boolean;
+  /** Tokens the harness reports having used for the turn, when it says (ACP has no such field). */
+  usage?: Usage;
 }
 
 export interface HarnessAdapter {

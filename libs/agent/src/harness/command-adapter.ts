@@ -42,7 +42,14 @@ export const CommandToolRecord = z.object({
 
 export const CommandAnswerLine = z.union([
   z.object({ turn: z.number().int().optional(), error: z.object({ message: z.string() }) }),
-  z.object({ turn: z.number().int().optional(), text: z.string(), thought: z.string().optional(), tool_calls: z.array(CommandToolRecord).default([]), done: z.boolean().default(false) }),
+  z.object({
+    turn: z.number().int().optional(),
+    text: z.string(),
+    thought: z.string().optional(),
+    tool_calls: z.array(CommandToolRecord).default([]),
+    done: z.boolean().default(false),
+    usage: z.object({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() }).optional(),
+  }),
 ]);
 export type CommandAnswerLine = z.infer<typeof CommandAnswerLine>;
 
@@ -111,7 +118,8 @@ export class CommandHarnessAdapter implements HarnessAdapter {
       sink.emit({ type: 'tool_update', id, status: t.status === 'error' ? 'failed' : 'completed', output: t.output ?? '' });
     });
     if (answer.text) sink.emit({ type: 'text', text: answer.text });
-    return { stopReason: 'end_turn', done: answer.done };
+    const usage = answer.usage && { promptTokens: answer.usage.input_tokens, completionTokens: answer.usage.output_tokens, totalTokens: answer.usage.input_tokens + answer.usage.output_tokens };
+    return { stopReason: 'end_turn', done: answer.done, ...(usage ? { usage } : {}) };
   }
 
   async cancel(): Promise<void> {

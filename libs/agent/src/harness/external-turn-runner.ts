@@ -175,7 +175,7 @@ export class ExternalTurnRunner {
     const { processes } = this.deps;
     if (s.kind === 'done') {
       try {
-        await t.writer.complete(s.result.done);
+        await t.writer.complete(s.result.done, s.result.usage);
       } catch (e) {
         if (!(e instanceof TurnEndedElsewhere)) throw e;
         return 'stopped';

@@ -195,6 +195,8 @@ describe('command harness (tools/test-harnesses/command-test-agent.ts, one JSON 
       await h.submit('t1', 'hello');
       expect(await h.run('t1')).toBe('completed');
       expect(text(h.end('t1'))).toBe('turn 1; you said hello');
+      // The provider's reported usage is the turn's (and its last model call's) usage.
+      expect(h.end('t1')?.data).toMatchObject({ usage: { promptTokens: 1, completionTokens: 5, totalTokens: 6 } });
       expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({ name: 'echo', executor: 'harness:command:command-test' });
       await h.submit('t2', 'again');
       expect(await h.run('t2')).toBe('completed');

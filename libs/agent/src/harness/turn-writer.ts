@@ -100,13 +100,13 @@ export class HarnessTurnWriter implements HarnessSink {
    * The turn's end: open tools closed, the last model call completed, then `TurnCompleted`
    * (with `done` when the harness said its task is complete).
    */
-  async complete(done = false): Promise<void> {
+  async complete(done = false, usage: Usage = ZERO): Promise<void> {
     await this.drain();
     const events: HubEvent[] = this.closeTools('complete', '');
     // After a tool call no call is open: the answer (possibly empty) gets its own, as a built-in turn's does.
-    events.push(...this.openCall(0), this.closeCall([], 'stop'));
+    events.push(...this.openCall(0), this.closeCall([], 'stop', usage));
     events.push({ type: 'MessageCompleted', data: { turnId: this.turnId, messageId: this.messageId } });
-    events.push({ type: 'TurnCompleted', data: { turnId: this.turnId, text: this.turnText, stopReason: 'end_turn', usage: ZERO, ...(done ? { done: true as const } : {}) } });
+    events.push({ type: 'TurnCompleted', data: { turnId: this.turnId, text: this.turnText, stopReason: 'end_turn', usage, ...(done ? { done: true as const } : {}) } });
     await this.end(events);
   }
 
@@ -224,9 +224,9 @@ export class HarnessTurnWriter implements HarnessSink {
     return [{ type: 'ModelCallStarted', data }];
   }
 
-  private closeCall(toolCalls: { toolCallId: string; name: string; input: unknown }[], finishReason: 'stop' | 'tool_calls'): HubEvent {
+  private closeCall(toolCalls: { toolCallId: string; name: string; input: unknown }[], finishReason: 'stop' | 'tool_calls', usage: Usage = ZERO): HubEvent {
     this.callOpen = false;
-    const data = { turnId: this.turnId, callId: modelCallId(this.turnId, this.step), step: this.step, text: this.callText, toolCalls, finishReason, usage: ZERO };
+    const data = { turnId: this.turnId, callId: modelCallId(this.turnId, this.step), step: this.step, text: this.callText, toolCalls, finishReason, usage };
     this.step += 1;
     return { type: 'ModelCallCompleted', data };
   }
