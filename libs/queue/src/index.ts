@@ -1,5 +1,4 @@
 export * from './catalog';
 export * from './queues';
-export * from './cancel-bus';
+export * from './signal-bus';
 export * from './preflight';
-export * from './harness-stop-bus';
