@@ -212,6 +212,13 @@ describe('production mode: WS /harness', () => {
     expect(events.map((e) => e['type'])).toEqual(expect.arrayContaining(['llm_request', 'llm_chunk', 'tool_call', 'tool_result', 'turn_complete']));
     expect(events.every((e) => typeof e['cursor'] === 'number' && typeof e['timestamp'] === 'number')).toBe(true);
     expect(events.find((e) => e['type'] === 'tool_call')?.['data']).toMatchObject({ tool_name: 'calculator', arguments: { expression: '2 * 21' } });
+    // A turn sent over /harness is scored too (no /step asked for it): its reward is in the log.
+    const sessionId = h.frames[0]['data']['session_id'] as string;
+    let rewards: Json[] = [];
+    for (const deadline = Date.now() + 30_000; rewards.length === 0 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      rewards = (await stack.events(tenant.tenantId, sessionId)).filter((e) => e.type === 'RewardComputed').map((e) => e.data as Json);
+    }
+    expect(rewards).toEqual([expect.objectContaining({ rubric: 'expected_answer', reward: 1 })]);
     h.ws.close();
 
     await http('POST', 'calc/reset', { episode_id: 'watched' });

@@ -45,6 +45,38 @@ export async function recordReward(
   return recorded ? recorded.data.reward : reward;
 }
 
+/** What a rubric sees of an ended turn, read from the log; null while the turn has not ended. */
+export function rubricInputOf(events: readonly Recorded<HubEvent>[], turnId: string): RubricInput | null {
+  const endAt = events.findIndex((e) => (e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled') && e.data.turnId === turnId);
+  if (endAt < 0) return null;
+  const end = events[endAt];
+  const requested = events.find((e) => e.type === 'TurnRequested' && e.data.turnId === turnId);
+  const calls = (upTo: number, only?: string) =>
+    events.slice(0, upTo + 1).flatMap((e) => (e.type === 'ToolCallStarted' && (only === undefined || e.data.turnId === only) ? [e.data.name] : []));
+  return {
+    message: requested?.type === 'TurnRequested' ? requested.data.prompt : '',
+    response: end.type === 'TurnCompleted' ? end.data.text : '',
+    toolCalls: calls(endAt, turnId),
+    episodeToolCalls: calls(endAt),
+    status: end.type === 'TurnCompleted' ? 'completed' : end.type === 'TurnFailed' ? 'failed' : 'cancelled',
+  };
+}
+
+/**
+ * Scores every ended turn of the episode that has no reward yet: turns that did not come through
+ * `/step` (a `/harness` socket, another protocol on the same session) get theirs too. Idempotent.
+ */
+export async function scoreEndedTurns(store: EventStore, tenantId: string, args: { config: EnvironmentConfig; sessionId: string; correlationId: string }): Promise<void> {
+  if (!args.config.rubric) return;
+  const { events } = await store.readStream<HubEvent>(tenantId, sessionStreamId(args.sessionId));
+  const scored = new Set(events.flatMap((e) => (e.type === 'RewardComputed' ? [e.data.turnId] : [])));
+  const ended = events.flatMap((e) => ((e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled') && !scored.has(e.data.turnId) ? [e.data.turnId] : []));
+  for (const turnId of ended) {
+    const input = rubricInputOf(events as Recorded<HubEvent>[], turnId);
+    if (input) await recordReward(store, tenantId, { ...args, turnId, input });
+  }
+}
+
 /** Every recorded reward of an episode, in order: what a trajectory reports beside its events. */
 export function rewardsOf(events: readonly Recorded<HubEvent>[]): { turn_id: string; rubric: string; reward: number; details: Record<string, unknown>; cursor: number }[] {
   return events.flatMap((e) =>

@@ -18,7 +18,7 @@ import { CommandService } from '../commands/command.service';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { TurnOutcomes, type TurnOutcome } from '../streams/turn-outcome.service';
 import { EnvironmentRegistry, type Episode } from './environment-registry';
-import { recordReward, rewardsOf } from './episode-log';
+import { recordReward, rewardsOf, rubricInputOf, scoreEndedTurns } from './episode-log';
 
 /** Why a reset/step/state cannot be answered; each edge writes it in its own shape. */
 export class OpenEnvRefusal extends Error {
@@ -113,6 +113,11 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     return { episode_id: episode.episodeId, session_id: episode.sessionId, events: encodeHarnessEventList(events), rewards: rewardsOf(events) };
   }
 
+  /** Records the reward of every ended turn of the episode not scored yet (turns sent over `/harness`). */
+  scoreEnded(tenantId: string, config: EnvironmentConfig, episode: Episode, correlationId: string): Promise<void> {
+    return scoreEndedTurns(this.store, tenantId, { config, sessionId: episode.sessionId, correlationId });
+  }
+
   async sessionEvents(tenantId: string, sessionId: string): Promise<Recorded<HubEvent>[]> {
     return (await this.store.readStream<HubEvent>(tenantId, sessionStreamId(sessionId))).events as Recorded<HubEvent>[];
   }
@@ -144,9 +149,10 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     const { config, episode, message, turnId, correlationId } = step;
     const mine = all.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId);
     const response = outcome.kind === 'failed' ? '' : outcome.text;
+    // An ended turn is scored from the log as every other path scores it (rubricInputOf); one not
+    // over yet gets no reward (recordReward returns null for it).
     const toolCalls = mine.flatMap((e) => (e.type === 'ToolCallStarted' ? [e.data.name] : []));
-    const episodeToolCalls = all.flatMap((e) => (e.type === 'ToolCallStarted' ? [e.data.name] : []));
-    const input = { message, response, toolCalls, episodeToolCalls, status: outcome.kind };
+    const input = rubricInputOf(all, turnId) ?? { message, response, toolCalls, episodeToolCalls: toolCalls, status: outcome.kind };
     const reward = await recordReward(this.store, tenantId, { config, sessionId: episode.sessionId, turnId, input, correlationId });
     const markerHit = outcome.kind === 'completed' && config.done_marker !== null && response.includes(config.done_marker);
     // A wrapped harness may signal its task complete itself (RFC 005 `done`), recorded on the turn's end.
