@@ -4,3 +4,4 @@ export * from './memory-log';
 export * from './processes';
 export * from './stack';
 export * from './transport-client';
+export * from './test-harnesses';

@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
-import { HubStack } from '@hub/testing';
+import { HubStack, TS_ENV, startMcpHttpServer, testHarnessCommand } from '@hub/testing';
 
 // OpenEnv's MCP surface (issue #6) against real ingress and worker processes: `POST /mcp` and the
 // `mcp` frame of `/ws` in upstream's JSON-RPC shapes, over an environment's real MCP servers (the
@@ -15,33 +13,17 @@ jest.setTimeout(120_000);
 const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/openenv');
 const fixture = (rel: string): unknown => JSON.parse(readFileSync(path.join(FIXTURES, rel), 'utf8'));
 
-const ROOT = path.resolve(__dirname, '../../../..');
-const REGISTER = ['-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js')];
-const SWC_ENV = { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') };
-const ECHO = [process.execPath, ...REGISTER, path.join(ROOT, 'tools/test-harnesses/mcp-echo-server.ts')];
+const ECHO = testHarnessCommand('mcp-echo-server.ts');
+const SWC_ENV = { ...TS_ENV };
 
 let stack: HubStack;
 let tenant: { tenantId: string; apiKey: string };
-let httpServer: ChildProcess;
+let httpServer: Awaited<ReturnType<typeof startMcpHttpServer>> | undefined;
 let httpUrl: string;
 
-/** Starts tools/test-harnesses/mcp-http-server.ts on a free port and reads the URL it prints. */
-async function startHttpMcpServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...REGISTER, path.join(ROOT, 'tools/test-harnesses/mcp-http-server.ts'), '--port', '0'], {
-    env: { ...process.env, ...SWC_ENV },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const stdout = child.stdout;
-  if (!stdout) throw new Error('no stdout pipe');
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: stdout }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`mcp-http-server exited (${code}) before listening`)));
-  });
-  return { child, url };
-}
-
 beforeAll(async () => {
-  ({ child: httpServer, url: httpUrl } = await startHttpMcpServer());
+  httpServer = await startMcpHttpServer();
+  httpUrl = httpServer.url;
   // The operator allows exactly the stdio test server (interpreter + script) and the HTTP one's URL.
   const allow = { HUB_MCP_STDIO_COMMANDS: ECHO.join(' '), HUB_MCP_HTTP_URLS: httpUrl };
   stack = await HubStack.start({ label: 'openenv_mcp', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '1', ...allow }, ingressEnv: allow });
@@ -56,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stack?.stop();
-  httpServer?.kill('SIGTERM');
+  await httpServer?.stop();
 });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by tests

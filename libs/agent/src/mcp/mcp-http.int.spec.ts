@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as path from 'node:path';
-import { createInterface } from 'node:readline';
+import { TS_ENV, startMcpHttpServer, testHarnessCommand } from '@hub/testing';
 import type { McpServerSpec } from './mcp-servers';
 import { McpPool } from './mcp-pool';
 import { buildMcpRegistry, listMcpTools, mcpToolsFrom, resolveMcpTools } from './mcp-tools';
@@ -9,45 +7,21 @@ import { buildMcpRegistry, listMcpTools, mcpToolsFrom, resolveMcpTools } from '.
 // (the SDK's StreamableHTTPServerTransport, run as a child process), beside the stdio one.
 jest.setTimeout(60_000);
 
-const ROOT = path.resolve(__dirname, '../../../..');
-const REGISTER = ['-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js')];
-const SWC_ENV = { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') };
-const ECHO = [process.execPath, ...REGISTER, path.join(ROOT, 'tools/test-harnesses/mcp-echo-server.ts')];
+const ECHO = testHarnessCommand('mcp-echo-server.ts');
+const SWC_ENV = { ...TS_ENV };
 const ctx = { tenantId: 't', sessionId: 's', signal: new AbortController().signal, files: new Map<string, string>() };
 
-/** Starts tools/test-harnesses/mcp-http-server.ts and waits for the URL it prints. */
-async function startHttpServer(port = 0): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...REGISTER, path.join(ROOT, 'tools/test-harnesses/mcp-http-server.ts'), '--port', String(port)], {
-    env: { ...process.env, ...SWC_ENV },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const stdout = child.stdout;
-  if (!stdout) throw new Error('no stdout pipe');
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: stdout }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`mcp-http-server exited (${code}) before listening`)));
-  });
-  return { child, url };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-let server: { child: ChildProcess; url: string };
+let server: Awaited<ReturnType<typeof startMcpHttpServer>>;
 let pool: McpPool;
 const web = (): McpServerSpec => ({ name: 'web', transport: 'http', url: server.url });
 
 beforeEach(async () => {
-  server = await startHttpServer();
+  server = await startMcpHttpServer();
   pool = new McpPool({ idleMs: 0, stdioAllowlist: [ECHO], httpAllowlist: [server.url] });
 });
 afterEach(async () => {
   await pool.close();
-  await stop(server.child);
+  await server.stop();
 });
 
 describe('streamable HTTP MCP servers', () => {
@@ -99,8 +73,8 @@ describe('streamable HTTP MCP servers', () => {
     const first = await pool.session(web());
     await expect(first.callTool('echo', { text: 'one' })).resolves.toBe('echo: one');
     const port = new URL(server.url).port;
-    await stop(server.child);
-    server = await startHttpServer(Number(port));
+    await server.stop();
+    server = await startMcpHttpServer(Number(port));
     await expect(first.callTool('echo', { text: 'lost' })).rejects.toThrow();
     expect(first.alive?.()).toBe(false);
     const second = await pool.session(web());
@@ -110,10 +84,10 @@ describe('streamable HTTP MCP servers', () => {
 
   it('refuses a server that does not answer, and does not keep the failed connection', async () => {
     const port = new URL(server.url).port;
-    await stop(server.child);
+    await server.stop();
     const gone: McpServerSpec = { name: 'gone', transport: 'http', url: `http://127.0.0.1:${port}/mcp` };
     await expect(pool.session(gone)).rejects.toThrow();
-    server = await startHttpServer(Number(port));
+    server = await startMcpHttpServer(Number(port));
     await expect((await pool.session(gone)).callTool('echo', { text: 'back' })).resolves.toBe('echo: back');
   });
 });
