@@ -15,7 +15,7 @@ import {
   type RunTurnOutcome,
   type TurnLog,
 } from '@hub/agent';
-import { sessionStreamId, type CommandMetadata, type HubEvent } from '@hub/domain';
+import { sessionStreamId, type CommandMetadata, type HubEvent, type Recorded } from '@hub/domain';
 import { EventStore, createPool } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { CancelBus, HarnessStopBus, HubQueues, JOBS, startWorkers, type ProcessorMap } from '@hub/queue';
@@ -92,10 +92,11 @@ export class HubWorker {
 
   /** A turn whose context names an external harness runs on it; any other on the built-in agent. */
   private async runTurn(input: ExternalRunTurnInput): Promise<RunTurnOutcome> {
-    const { events } = await this.store.readStream<HubEvent>(input.tenantId, sessionStreamId(input.sessionId));
+    const { version, events } = await this.store.readStream<HubEvent>(input.tenantId, sessionStreamId(input.sessionId));
     const requested = events.find((e) => e.type === 'TurnRequested' && e.data.turnId === input.turnId);
     if (requested?.type === 'TurnRequested' && namesExternalHarness(requested.data.context)) return this.external.run(input);
-    return this.runner.run(input);
+    // The built-in runner goes on from this read rather than reading the whole stream again.
+    return this.runner.run({ ...input, seed: { version, events: events as Recorded<HubEvent>[] } });
   }
 
   private scheduler() {

@@ -23,6 +23,13 @@ export class TurnAttempt {
     this.streamId = sessionStreamId(sessionId);
   }
 
+  /** Starts from a read the caller already made (its version and events), instead of reading it again. */
+  seed(version: number, events: Recorded<HubEvent>[]): void {
+    if (this.version !== 0 || this.events.length > 0) throw new Error('seed a turn attempt before it reads');
+    this.version = version;
+    this.events = [...events];
+  }
+
   /** Reads only what was appended since we last looked: a long session is not re-read per step. */
   async reload(): Promise<void> {
     const { version, events } = await this.log.readStream(this.tenantId, this.streamId, { fromVersion: this.version });

@@ -62,6 +62,20 @@ describe('TurnRunner', () => {
     expect(meta).toEqual(expect.objectContaining({ correlationId: 'corr', causationId: 'job-t1', protocol: 'transport', actor: { type: 'worker', id: 'w1' } }));
   });
 
+  it('goes on from a seeded read: the stream is not read from the start again', async () => {
+    const h = setup();
+    await h.submit('t1', 'read notes.txt');
+    const seed = await h.log.readStream(TENANT, sessionStreamId(SESSION));
+    const reads: (number | undefined)[] = [];
+    const readStream = h.log.readStream.bind(h.log);
+    h.log.readStream = (tenantId, streamId, opts) => (reads.push(opts?.fromVersion), readStream(tenantId, streamId, opts));
+    const outcome = await h.make(new OfflineProvider({ delayMs: 0 })).run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false, seed });
+    expect(outcome).toBe('completed');
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.every((v) => v !== undefined && v >= seed.version)).toBe(true);
+    expect(completedText(h.events())[0]).toContain('Remember to water the plants');
+  });
+
   it('suspends on an ask tool and continues after approval, the write taking effect', async () => {
     const h = setup();
     await h.submit('t1', 'write "hello" to a.txt');

@@ -1,4 +1,4 @@
-import { DomainError, foldSession, foldTurn, nextTurnAfterEnd, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type TurnContext } from '@hub/domain';
+import { DomainError, foldSession, foldTurn, nextTurnAfterEnd, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type TurnContext } from '@hub/domain';
 import { ProviderError } from '../providers/types';
 import type { ModelProvider } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
@@ -34,6 +34,8 @@ export interface RunTurnInput {
   causationId: string;
   /** On the last attempt a retryable failure fails the turn instead of being retried. */
   finalAttempt: boolean;
+  /** The session's stream as the caller already read it: the runner reads only what follows. */
+  seed?: { version: number; events: Recorded<HubEvent>[] };
 }
 
 export type RunTurnOutcome = 'completed' | 'suspended' | 'failed' | 'stopped';
@@ -60,6 +62,7 @@ export class TurnRunner {
       causationId: input.causationId,
       actor: this.deps.worker,
     });
+    if (input.seed) attempt.seed(input.seed.version, input.seed.events);
     const abort = this.deps.running.begin(input.tenantId, input.turnId);
     try {
       return await this.loop(attempt, abort.signal, input.finalAttempt);
