@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import * as path from 'node:path';
+import { Client } from 'pg';
 import { HubStack } from '@hub/testing';
 import { LiveHost, runHost, runLine, shapeOf, type HostOptions } from '../zene/testing/spawn-host';
 
@@ -26,6 +27,17 @@ afterAll(() => stack?.stop());
 const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
 const host = (input: HostOptions['input'], extra: Partial<HostOptions> = {}) => runHost({ hubUrl: stack.url, apiKey: tenant.apiKey, baseEnv, input, ...extra });
 const live = () => new LiveHost({ hubUrl: stack.url, apiKey: tenant.apiKey, baseEnv });
+/**
+ * Opens a transaction with an xid and keeps it open until released: xids are cluster-wide, so
+ * every event committed meanwhile stays unsettled (held back from feeds) until then.
+ */
+async function holdSettling(): Promise<() => Promise<void>> {
+  const holder = new Client({ connectionString: stack.databaseUrl });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT pg_current_xact_id()');
+  return () => holder.query('ROLLBACK').then(() => holder.end(), () => holder.end());
+}
 const of = (requestId: string, type?: string, status?: string) => (l: Record<string, unknown>) =>
   l.request_id === requestId && (type === undefined || l.type === type) && (status === undefined || l.status === status);
 
@@ -76,30 +88,69 @@ describe('protocol mode (long-lived, --single-request false)', () => {
     expect(shapeOf(replay)).toEqual(shapeOf(fixture('protocol-v1/final-replayed.json')));
     expect(shapeOf(timeout)).toEqual(shapeOf(fixture('protocol-v1/run-timeout-final.json')));
     expect([timeout.status, timeout.text, timeout.error]).toEqual(['TIMEOUT', fixture('protocol-v1/run-timeout-final.json').text, { code: 'TIMEOUT', message: 'request exceeded timeout_ms', retryable: true }]);
-    // A repeat while the first still runs is acknowledged as a duplicate, naming the first.
-    h.send({ protocol_version: 1, type: 'run', request_id: 'run-a', session_id: 'dup', prompt: 'slow long answer 150', idempotency_key: 'dup-key', stream: false });
-    await h.waitForLine(of('run-a', 'ack', 'ACCEPTED'));
-    h.send({ protocol_version: 1, type: 'run', request_id: 'run-b', session_id: 'dup', prompt: 'slow long answer 150', idempotency_key: 'dup-key', stream: false });
-    const duplicate = await h.waitForLine(of('run-b', 'ack'));
-    // Under full-suite load the repeat is sometimes acknowledged ACCEPTED and then joins the same
-    // turn instead of saying DUPLICATE_IN_PROGRESS (not yet explained; see the closing note of
-    // the Zene issue). Either way there must be one turn and the repeat gets the first's answer.
-    if (duplicate.status === 'DUPLICATE_IN_PROGRESS') {
-      expect(duplicate.existing_request_id).toBe('run-a');
-      expect(shapeOf(duplicate)).toEqual(shapeOf(fixture('protocol-v1/ack-duplicate-in-progress.json')));
-    } else {
-      expect(duplicate.status).toBe('ACCEPTED');
-      const [a, b] = await Promise.all([h.waitForLine(of('run-a', 'final')), h.waitForLine(of('run-b', 'final'))]);
-      expect([b.status, b.text]).toEqual([a.status, a.text]);
-    }
+    // A repeat while the first still runs is acknowledged as a duplicate, naming the first. Ids of
+    // their own: the fixtures above already used run-a / run-b on this host, and waiting for
+    // "run-a's ACCEPTED" would match the first fixture's ack and send the repeat too early.
+    const dupRun = (requestId: string) => ({ protocol_version: 1, type: 'run', request_id: requestId, session_id: 'dup', prompt: 'slow long answer 150', idempotency_key: 'dup-key', stream: false });
+    h.send(dupRun('dup-a'));
+    await h.waitForLine(of('dup-a', 'ack', 'ACCEPTED'));
+    h.send(dupRun('dup-b'));
+    const duplicate = await h.waitForLine(of('dup-b', 'ack'));
+    expect([duplicate.status, duplicate.existing_request_id]).toEqual(['DUPLICATE_IN_PROGRESS', 'dup-a']);
+    expect(shapeOf(duplicate)).toEqual(shapeOf(fixture('protocol-v1/ack-duplicate-in-progress.json')));
     const dupTurns = (await stack.events(tenant.tenantId, 'dup')).filter((e) => e.type === 'TurnRequested');
     expect(dupTurns).toHaveLength(1);
-    h.send({ protocol_version: 1, type: 'run', request_id: 'bad-001', session_id: 's', prompt: '   ' });
-    const invalid = await h.waitForLine(of('bad-001', 'error'));
+    h.send({ protocol_version: 1, type: 'run', request_id: 'blank-001', session_id: 's', prompt: '   ' });
+    const invalid = await h.waitForLine(of('blank-001', 'error'));
     expect(shapeOf(invalid)).toEqual(shapeOf(fixture('protocol-v1/error-invalid-request.json')));
-    const r = await h.end(); // waits for run-a's final before exiting
+    const r = await h.end(); // waits for dup-a's final before exiting
     expect(r.code).toBe(0);
-    expect(r.lines.find(of('run-a', 'final'))?.status).toBe('OK');
+    expect(r.lines.find(of('dup-a', 'final'))?.status).toBe('OK');
+    expect(r.lines.filter(of('dup-b'))).toEqual([duplicate]); // the duplicate ack ends the repeat
+  });
+
+  it('two repeats at once: whichever the hub decides first is ACCEPTED, the other DUPLICATE_IN_PROGRESS naming it', async () => {
+    // Sent together, the order the worker decides them in is not the order they were written:
+    // the turn id is the key, so exactly one starts the turn and the other names it, also while
+    // the winner's events are not yet settled.
+    const h = live();
+    const run = (requestId: string) => ({ protocol_version: 1, type: 'run', request_id: requestId, session_id: 'dup-race', prompt: 'long answer 20', idempotency_key: 'race-key', stream: false });
+    const release = await holdSettling();
+    let acks: Record<string, unknown>[];
+    try {
+      h.send(run('race-1'));
+      h.send(run('race-2'));
+      acks = await Promise.all([h.waitForLine(of('race-1', 'ack')), h.waitForLine(of('race-2', 'ack'))]);
+    } finally {
+      await release();
+    }
+    const r = await h.end();
+    const first = acks.find((a) => a.status === 'ACCEPTED');
+    const repeat = acks.find((a) => a.status === 'DUPLICATE_IN_PROGRESS');
+    expect([first?.request_id, repeat?.request_id].sort()).toEqual(['race-1', 'race-2']);
+    expect(repeat?.existing_request_id).toBe(first?.request_id);
+    expect(r.lines.filter((l) => l.type === 'final').map((l) => [l.request_id, l.status])).toEqual([[first?.request_id, 'OK']]);
+    expect((await stack.events(tenant.tenantId, 'dup-race')).filter((e) => e.type === 'TurnRequested')).toHaveLength(1);
+  });
+
+  it('a repeat names the first request even while the first turn is not yet settled in the log', async () => {
+    // The settled feed lags the committed log while any transaction in the cluster is open; the
+    // repeat is planned from the committed log, so it still finds the running first turn.
+    const h = live();
+    const run = (requestId: string) => ({ protocol_version: 1, type: 'run', request_id: requestId, session_id: 'dup-held', prompt: 'long answer 20', idempotency_key: 'held-key', stream: false });
+    const release = await holdSettling();
+    let duplicate: Record<string, unknown>;
+    try {
+      h.send(run('held-1'));
+      await h.waitForLine(of('held-1', 'ack', 'ACCEPTED'));
+      h.send(run('held-2'));
+      duplicate = await h.waitForLine(of('held-2', 'ack'));
+    } finally {
+      await release();
+    }
+    const r = await h.end();
+    expect([duplicate.status, duplicate.existing_request_id]).toEqual(['DUPLICATE_IN_PROGRESS', 'held-1']);
+    expect(r.lines.find(of('held-1', 'final'))?.status).toBe('OK');
   });
 
   it('single-request protocol mode: a failing turn is a final ERROR with upstream text; bad input is exit 2', async () => {

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
-import { HubCommand, isDomainError } from '@hub/domain';
+import { HubCommand, isDomainError, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
+import { EventStore } from '@hub/event-store';
 import {
   DEFAULT_TIMEOUT_MS,
   hubSessionIdOf,
@@ -35,6 +36,10 @@ const END_GRACE_MS = 2_000;
  * Runs one zene `run`: plan from the session's log (new turn, or join / replay an earlier one
  * with the same idempotency key), submit, wait up to `timeout_ms`, and on expiry cancel the
  * turn in the hub (reason `timeout`) before answering `TIMEOUT`.
+ *
+ * The plan and the first request's id are read from the committed stream, the log the worker
+ * decides on, not from the watch: the watch sees only settled events, and any open transaction
+ * in the cluster holds those back, so a turn the worker already knows could look absent there.
  */
 @Injectable()
 export class ZeneRunService {
@@ -43,19 +48,23 @@ export class ZeneRunService {
   constructor(
     private readonly commands: CommandService,
     private readonly streams: SessionStreams,
+    private readonly store: EventStore,
   ) {}
 
   async run(run: RunRequest, call: ZeneCall, replies: RunReplies): Promise<void> {
     const sessionId = hubSessionIdOf(run.session_id);
     const timeoutMs = run.timeout_ms ? Math.ceil(run.timeout_ms) : DEFAULT_TIMEOUT_MS;
     const deadline = call.receivedAt + timeoutMs;
+    // The watch opens first, so whatever is committed after this read still reaches it live.
     const watch = await SessionWatch.open(this.streams, call.principal.tenantId, sessionId);
     try {
-      const plan = planRun(watch.events, turnKeyOf(run), Date.now());
-      if (plan.kind === 'join' && plan.ended) return replies.finish(resultOfTurn(watch.events, plan.turnId) ?? rejected('INTERNAL', 'no result'), true);
+      const committed = await this.committed(call, sessionId);
+      const plan = planRun(committed, turnKeyOf(run), Date.now());
+      if (plan.kind === 'join' && plan.ended) return replies.finish(resultOfTurn(committed, plan.turnId) ?? rejected('INTERNAL', 'no result'), true);
       if (plan.kind === 'join') return await this.join(plan.turnId, plan.firstRequestId, watch, deadline, replies);
       const admission = await this.submit(run, sessionId, plan.turnId, call);
-      if (admission === 'duplicate') return await this.join(plan.turnId, await this.firstRequestOf(watch, plan.turnId), watch, deadline, replies);
+      // Only a repeat racing the first (both planned `start`) gets here; the first's TurnRequested is committed by now.
+      if (admission === 'duplicate') return await this.join(plan.turnId, await this.firstRequestOf(call, sessionId, plan.turnId), watch, deadline, replies);
       if (admission !== 'started') return replies.finish(admission);
       replies.accepted(timeoutMs);
       replies.finish(await this.outcome(sessionId, plan.turnId, watch, deadline, call));
@@ -103,10 +112,14 @@ export class ZeneRunService {
     return { kind: 'timeout', usage: usageSoFar(watch.events, turnId) };
   }
 
-  private async firstRequestOf(watch: SessionWatch, turnId: string): Promise<string> {
-    const find = () => watch.events.find((e) => e.type === 'TurnRequested' && e.data.turnId === turnId);
-    await watch.until(() => find() !== undefined, END_GRACE_MS);
-    const event = find();
+  /** The session's committed events (not only the settled ones the watch has). */
+  private async committed(call: ZeneCall, sessionId: string): Promise<Recorded<HubEvent>[]> {
+    const { events } = await this.store.readStream<HubEvent>(call.principal.tenantId, sessionStreamId(sessionId));
+    return events;
+  }
+
+  private async firstRequestOf(call: ZeneCall, sessionId: string, turnId: string): Promise<string> {
+    const event = (await this.committed(call, sessionId)).find((e) => e.type === 'TurnRequested' && e.data.turnId === turnId);
     return (event && requestIdOf(event)) ?? 'unknown';
   }
 
