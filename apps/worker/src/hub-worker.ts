@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
 import {
   ExternalTurnRunner,
@@ -11,6 +12,7 @@ import {
   defaultAdapterFactory,
   externalHarnessOf,
   mcpServersOf,
+  recordTurnReward,
   type ExternalRunTurnInput,
   type RunTurnOutcome,
   type TurnLog,
@@ -43,6 +45,7 @@ export class HubWorker {
   private readonly harnesses: HarnessProcesses;
   private readonly external: ExternalTurnRunner;
   private readonly harnessStops: HarnessStopBus;
+  private readonly log = new Logger('worker');
 
   constructor(private readonly settings: WorkerSettings) {
     this.pool = createPool(settings.databaseUrl, { max: settings.concurrency * 2 + 4 });
@@ -111,6 +114,16 @@ export class HubWorker {
       signalCancel: async (tenantId: string, turnId: string) => {
         this.running.cancel(tenantId, turnId);
         await this.cancels.publish(tenantId, turnId);
+      },
+      // An OpenEnv turn is scored once it has ended, here, after (never inside) the agent loop.
+      turnEnded: async (tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[]) => {
+        const metadata = { ...trace(), actor: { type: 'system' as const, id: 'rubric' }, protocol: 'openenv' as const };
+        try {
+          await recordTurnReward(this.store, { tenantId, streamId: sessionStreamId(sessionId), sessionId, metadata }, events, turnId);
+        } catch (e) {
+          // The turn's outcome stands; the reward can still be recorded by a later `/step` of it.
+          this.log.warn(`scoring turn ${turnId} of ${sessionId} failed: ${(e as Error).message}`);
+        }
       },
     };
   }

@@ -21,6 +21,8 @@ export interface FollowUps {
   scheduleTurn(tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover'): Promise<void>;
   /** Tells the worker running `turnId` to stop now (the log already says it is cancelled). */
   signalCancel(tenantId: string, turnId: string): Promise<void>;
+  /** A turn has ended (here: cancelled); `events` is the session so far. Must not throw. */
+  turnEnded?(tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[]): Promise<void>;
 }
 
 // Commands of one session race only with each other and with that session's turn runner;
@@ -55,7 +57,7 @@ export class CommandHandler {
           expectedVersion: version,
           idempotencyKey: meta.commandId,
         });
-        await this.followUp(meta.tenantId, command.sessionId, res.events);
+        await this.followUp(meta.tenantId, command.sessionId, res.events, [...events, ...res.events]);
         return { ok: true, events: res.events.map((e) => ({ type: e.type, globalPosition: e.globalPosition })), duplicate: res.duplicate };
       } catch (e) {
         if (isDomainError(e) && e.code === 'STREAM_VERSION_CONFLICT') continue;
@@ -65,10 +67,13 @@ export class CommandHandler {
     throw new DomainError('STREAM_VERSION_CONFLICT', `session ${command.sessionId} kept changing; gave up after ${MAX_CONFLICT_RETRIES} tries`);
   }
 
-  private async followUp(tenantId: string, sessionId: string, events: Recorded<HubEvent>[]): Promise<void> {
+  private async followUp(tenantId: string, sessionId: string, events: Recorded<HubEvent>[], session: Recorded<HubEvent>[]): Promise<void> {
     for (const e of events) {
       if (e.type === 'TurnStarted') await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, 'start', 'start');
-      if (e.type === 'TurnCancelled') await this.followUps.signalCancel(tenantId, e.data.turnId);
+      if (e.type === 'TurnCancelled') {
+        await this.followUps.signalCancel(tenantId, e.data.turnId);
+        await this.followUps.turnEnded?.(tenantId, sessionId, e.data.turnId, session);
+      }
       if (e.type === 'ApprovalResolved') {
         await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, `approval:${e.data.approvalId}`, 'resume');
       }

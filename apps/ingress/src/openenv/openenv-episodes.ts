@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
-import { HARNESS_CONTEXT_KEY, MCP_CONTEXT_KEY, type ExternalHarnessSpec } from '@hub/agent';
+import { HARNESS_CONTEXT_KEY, MCP_CONTEXT_KEY, recordTurnReward, rubricOfTurn, type ExternalHarnessSpec } from '@hub/agent';
 import { isDomainError, sessionStreamId, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import {
@@ -18,7 +18,7 @@ import { CommandService } from '../commands/command.service';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { TurnOutcomes, type TurnOutcome } from '../streams/turn-outcome.service';
 import { EnvironmentRegistry, type Episode } from './environment-registry';
-import { recordReward, rewardsOf, rubricInputOf, scoreEndedTurns } from './episode-log';
+import { rewardsOf } from './episode-log';
 
 /** Why a reset/step/state cannot be answered; each edge writes it in its own shape. */
 export class OpenEnvRefusal extends Error {
@@ -113,11 +113,6 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     return { episode_id: episode.episodeId, session_id: episode.sessionId, events: encodeHarnessEventList(events), rewards: rewardsOf(events) };
   }
 
-  /** Records the reward of every ended turn of the episode not scored yet (turns sent over `/harness`). */
-  scoreEnded(tenantId: string, config: EnvironmentConfig, episode: Episode, correlationId: string): Promise<void> {
-    return scoreEndedTurns(this.store, tenantId, { config, sessionId: episode.sessionId, correlationId });
-  }
-
   async sessionEvents(tenantId: string, sessionId: string): Promise<Recorded<HubEvent>[]> {
     return (await this.store.readStream<HubEvent>(tenantId, sessionStreamId(sessionId))).events as Recorded<HubEvent>[];
   }
@@ -146,14 +141,14 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
 
   /** The step's observation; its reward is the `RewardComputed` recorded for the turn. */
   private async observe(tenantId: string, step: StepContext, outcome: TurnOutcome, all: Recorded<HubEvent>[], turnNumber: number): Promise<StepResult> {
-    const { config, episode, message, turnId, correlationId } = step;
+    const { config, episode, turnId, correlationId } = step;
     const mine = all.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId);
     const response = outcome.kind === 'failed' ? '' : outcome.text;
-    // An ended turn is scored from the log as every other path scores it (rubricInputOf); one not
-    // over yet gets no reward (recordReward returns null for it).
-    const toolCalls = mine.flatMap((e) => (e.type === 'ToolCallStarted' ? [e.data.name] : []));
-    const input = rubricInputOf(all, turnId) ?? { message, response, toolCalls, episodeToolCalls: toolCalls, status: outcome.kind };
-    const reward = await recordReward(this.store, tenantId, { config, sessionId: episode.sessionId, turnId, input, correlationId });
+    // The worker scores the turn as it ends; if this step gets there first it records the same
+    // reward (same rubric, same log, one idempotency key). A turn not over yet has none (null).
+    const metadata = { correlationId, protocol: 'openenv' as const };
+    const at = { tenantId, streamId: sessionStreamId(episode.sessionId), sessionId: episode.sessionId, metadata };
+    const reward = await recordTurnReward(this.store, at, all, turnId, rubricOfTurn(all, turnId) ?? config.rubric);
     const markerHit = outcome.kind === 'completed' && config.done_marker !== null && response.includes(config.done_marker);
     // A wrapped harness may signal its task complete itself (RFC 005 `done`), recorded on the turn's end.
     const harnessDone = mine.some((e) => e.type === 'TurnCompleted' && e.data.done === true);
@@ -177,7 +172,8 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
  */
 export function turnContext(config: EnvironmentConfig, episode: Episode): TurnContext {
   return {
-    openenv: { env: episode.env, episode_id: episode.episodeId },
+    // The rubric rides with the turn: the worker scores it when it ends, with the rubric that applied.
+    openenv: { env: episode.env, episode_id: episode.episodeId, ...(config.rubric ? { rubric: config.rubric } : {}) },
     ...(config.mcp_servers.length ? { [MCP_CONTEXT_KEY]: config.mcp_servers } : {}),
     ...(config.harness.kind !== 'builtin' ? { [HARNESS_CONTEXT_KEY]: externalHarness(config) } : {}),
   };

@@ -60,10 +60,6 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
           view = r.view;
           if (live || after === undefined || e.globalPosition > after) r.events.forEach((h: HarnessEvent) => send(h));
         }
-        // A turn that ended while we watch is scored now: no `/step` will ask for its reward.
-        if (live && batch.some((e) => e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled')) {
-          this.episodes.scoreEnded(principal.tenantId, config, episode, correlationId).catch((err: Error) => this.log.warn(`scoring ${episode.sessionId}: ${err.message}`));
-        }
       };
       let opened = false;
       const pending: Recorded<HubEvent>[][] = [];

@@ -283,6 +283,7 @@ export class HarnessTurnWriter implements HarnessSink {
       for (const e of next) {
         if (e.type === 'TurnStarted') await this.deps.scheduler.scheduleTurn(this.attempt.tenantId, this.attempt.sessionId, e.data.turnId, 'start', 'start');
       }
+      await this.deps.scheduler.turnEnded?.(this.attempt.tenantId, this.attempt.sessionId, this.turnId, this.attempt.events);
       return;
     }
   }

@@ -17,6 +17,11 @@ export interface TurnScheduler {
   /** Run (or continue) `turnId`; `key` distinguishes a start from a resume after an approval. */
   scheduleTurn(tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover'): Promise<void>;
   scheduleApprovalExpiry(tenantId: string, sessionId: string, approvalId: string, delayMs: number): Promise<void>;
+  /**
+   * A turn has ended (completed or failed; its ending is in `events`, the session so far): what
+   * follows a turn outside its loop, e.g. scoring an OpenEnv turn. Must not throw.
+   */
+  turnEnded?(tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[]): Promise<void>;
 }
 
 /** Lets a cancel reach the worker that is running the turn right now. */

@@ -144,6 +144,7 @@ export class TurnRunner {
     for (const e of next) {
       if (e.type === 'TurnStarted') await this.deps.scheduler.scheduleTurn(attempt.tenantId, attempt.sessionId, e.data.turnId, 'start', 'start');
     }
+    await this.deps.scheduler.turnEnded?.(attempt.tenantId, attempt.sessionId, attempt.turnId, attempt.events);
   }
 
   private async failIfFinal(attempt: TurnAttempt, e: unknown, finalAttempt: boolean): Promise<boolean> {
