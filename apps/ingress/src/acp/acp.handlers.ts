@@ -32,7 +32,7 @@ export class AcpHandlers {
       case 'initialize':
         this.c.clientInfo = (params as ParamsOf<'initialize'>).clientInfo ?? null;
         this.c.extensions = extensionOptIn((params as ParamsOf<'initialize'>).clientCapabilities);
-        return Promise.resolve(initializeResult({ version: '0.1.0', extensionMethods: EXTENSION_METHODS }));
+        return Promise.resolve(initializeResult({ version: '0.1.0', extensionMethods: EXTENSION_METHODS, mcpHttp: (this.c.deps.mcpAllow.http ?? []).length > 0 }));
       case 'authenticate':
         // The socket is already authenticated with the hub API key (upgrade header).
         return Promise.resolve({});

@@ -103,5 +103,8 @@ describe('encode', () => {
   });
   it('the initialize result validates as an ACP InitializeResponse', () => {
     expect(v.def('InitializeResponse', initializeResult({ version: '0.0.0', extensionMethods: ['session/inject'] }))).toEqual([]);
+    // http MCP servers are offered only where the operator allows some URLs (HUB_MCP_HTTP_URLS).
+    expect(initializeResult({ version: '0', extensionMethods: [] }).agentCapabilities.mcpCapabilities).toEqual({ http: false, sse: false });
+    expect(initializeResult({ version: '0', extensionMethods: [], mcpHttp: true }).agentCapabilities.mcpCapabilities).toEqual({ http: true, sse: false });
   });
 });

@@ -1,14 +1,18 @@
 import { HARN_CONTENT_EXTENSION_FIELDS, HARN_SESSION_UPDATE_EXTENSIONS, HARN_TOOL_LIFECYCLE_FIELDS } from './encode';
 import { ACP_PROTOCOL_VERSION } from './schema';
 
-/** The `initialize` result: ACP capabilities plus, under `_meta.harn`, what the hub emits and which extension methods it serves. */
-export function initializeResult(opts: { version: string; extensionMethods: readonly string[] }) {
+/**
+ * The `initialize` result: ACP capabilities plus, under `_meta.harn`, what the hub emits and which
+ * extension methods it serves. `mcpHttp`: whether this hub takes any http MCP server at all (the
+ * operator allows some URLs); stdio servers are always supported, each checked against its list.
+ */
+export function initializeResult(opts: { version: string; extensionMethods: readonly string[]; mcpHttp?: boolean }) {
   return {
     protocolVersion: ACP_PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: true, sse: false },
+      mcpCapabilities: { http: opts.mcpHttp ?? false, sse: false },
       sessionCapabilities: { list: {}, resume: {}, close: {} },
       _meta: {
         harn: {
