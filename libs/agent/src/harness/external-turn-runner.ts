@@ -149,15 +149,21 @@ export class ExternalTurnRunner {
     return this.conclude(settled, { attempt, spec, writer, adapter, running });
   }
 
-  /** The turn's promise against the turn budget (`session_timeout_s`), a cancel and the writer's health. */
+  /**
+   * The turn's promise against the turn budget (`session_timeout_s` of the harness's own time:
+   * waiting for a person's approval does not count), a cancel and the writer's health.
+   */
   private async settle(turn: Promise<HarnessTurnResult>, writer: HarnessTurnWriter, spec: ExternalHarnessSpec, signal: AbortSignal): Promise<Settled> {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    const budgetMs = spec.session_timeout_s * 1000;
+    const started = this.now();
+    const overBudget = () => !writer.awaitingPerson && this.now() - started - writer.humanWaitMs() >= budgetMs;
     try {
       return await Promise.race<Settled>([
         turn.then((result) => ({ kind: 'done', result }), (error: unknown) => ({ kind: 'error', error })),
         writer.failure.catch((error: unknown) => ({ kind: 'error', error })),
-        new Promise<Settled>((r) => (timer = setTimeout(() => r({ kind: 'timeout' }), spec.session_timeout_s * 1000))),
+        new Promise<Settled>((r) => (timer = setInterval(() => overBudget() && r({ kind: 'timeout' }), Math.min(250, budgetMs)))),
         new Promise<Settled>((r) => {
           onAbort = () => r({ kind: 'aborted' });
           if (signal.aborted) onAbort();
@@ -165,7 +171,7 @@ export class ExternalTurnRunner {
         }),
       ]);
     } finally {
-      clearTimeout(timer);
+      clearInterval(timer);
       if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
@@ -192,7 +198,7 @@ export class ExternalTurnRunner {
     // Crashed, timed out, stopped or broke the protocol: the process is not trusted with the session again.
     await processes.stop(tenantId, sessionId);
     if (s.kind === 'timeout') {
-      await t.writer.fail('HARNESS_TIMEOUT', `the ${t.spec.name} harness did not finish the turn within session_timeout_s=${t.spec.session_timeout_s}; its process was stopped`);
+      await t.writer.fail('HARNESS_TIMEOUT', `the ${t.spec.name} harness did not finish the turn within session_timeout_s=${t.spec.session_timeout_s} (time waiting for approvals not counted); its process was stopped`);
       return 'failed';
     }
     const e = s.error;

@@ -212,6 +212,27 @@ describe('command harness (tools/test-harnesses/command-test-agent.ts, one JSON 
     }
   });
 
+  it('time spent waiting for a person\'s approval does not count against session_timeout_s', async () => {
+    const h = setup(spec('acp', { session_timeout_s: 2 }));
+    try {
+      await h.submit('t1', 'please write it');
+      const job = h.run('t1');
+      await until('the approval request', () => h.of('t1').some((e) => e.type === 'ApprovalRequested'));
+      await new Promise((r) => setTimeout(r, 3000)); // longer than the whole budget
+      const asked = h.of('t1').find((e) => e.type === 'ApprovalRequested');
+      if (asked?.type !== 'ApprovalRequested') throw new Error('no approval');
+      await h.send({ type: 'ResolveApproval', sessionId: h.session, approvalId: asked.data.approvalId, decision: 'approved', reason: null });
+      expect(await job).toBe('completed');
+      expect(text(h.end('t1'))).toMatch(/^permission granted: wrote notes.txt; turn 1/);
+      // The harness's own time still counts: a hang fails within the budget.
+      await h.submit('t2', 'hang on');
+      expect(await h.run('t2')).toBe('failed');
+      expect(h.end('t2')?.data).toMatchObject({ code: 'HARNESS_TIMEOUT' });
+    } finally {
+      await h.processes.stopAll();
+    }
+  });
+
   it('a turn past session_timeout_s fails with HARNESS_TIMEOUT and its process is killed', async () => {
     const h = setup(spec('command', { session_timeout_s: 2 }));
     await h.submit('t1', 'hang forever');

@@ -48,6 +48,9 @@ export class HarnessTurnWriter implements HarnessSink {
   private queue: Promise<void> = Promise.resolve();
   private broken: unknown = null;
   private closing = false;
+  /** Time spent waiting for a person's decision (approvals), finished waits and the open one. */
+  private waitedMs = 0;
+  private waitingSince: number | null = null;
   private rejectFailure!: (e: unknown) => void;
   /** Rejects on the first write that failed (a conflict that showed the turn ended, a store error). */
   readonly failure = new Promise<never>((_, reject) => (this.rejectFailure = reject));
@@ -203,15 +206,34 @@ export class HarnessTurnWriter implements HarnessSink {
     return this.awaitResolution(approvalId);
   }
 
+  /**
+   * How long the turn has waited for people so far (approvals): that time is not the harness's,
+   * so it does not count against the turn's `session_timeout_s` budget.
+   */
+  humanWaitMs(): number {
+    return this.waitedMs + (this.waitingSince === null ? 0 : this.deps.now() - this.waitingSince);
+  }
+
+  /** Whether the turn is waiting for a person's decision right now. */
+  get awaitingPerson(): boolean {
+    return this.waitingSince !== null;
+  }
+
   /** Polls the log: the answer may come over any protocol, to any ingress, or from the deadline job. */
   private async awaitResolution(approvalId: string): Promise<HarnessPermissionAnswer> {
-    for (;;) {
-      if (this.deps.signal.aborted || this.closing) return 'cancelled';
-      await this.attempt.reload();
-      const resolved = this.attempt.events.find((e) => e.type === 'ApprovalResolved' && e.data.approvalId === approvalId);
-      if (resolved?.type === 'ApprovalResolved') return resolved.data.decision;
-      this.assertRunning();
-      await new Promise((r) => setTimeout(r, this.deps.pollMs));
+    this.waitingSince ??= this.deps.now();
+    try {
+      for (;;) {
+        if (this.deps.signal.aborted || this.closing) return 'cancelled';
+        await this.attempt.reload();
+        const resolved = this.attempt.events.find((e) => e.type === 'ApprovalResolved' && e.data.approvalId === approvalId);
+        if (resolved?.type === 'ApprovalResolved') return resolved.data.decision;
+        this.assertRunning();
+        await new Promise((r) => setTimeout(r, this.deps.pollMs));
+      }
+    } finally {
+      if (this.waitingSince !== null) this.waitedMs += this.deps.now() - this.waitingSince;
+      this.waitingSince = null;
     }
   }
 
