@@ -12,7 +12,10 @@
 //     servers it got at session/new (see mcp-client-of-agent.ts): calls the tool, reports a
 //     tool_call and a completed (or failed) tool_call_update with the result, answers the result;
 //   - "which mcp servers": answers `mcp servers: <name>, ...` (or `mcp servers: none`);
-//   - "done": answers as usual and signals the task complete (`_meta.openenv.done`, RFC 005 `done`).
+//   - "done": answers as usual and signals the task complete (`_meta.openenv.done`, RFC 005 `done`);
+//   - "wait for a steer": streams "waiting", then waits (up to 15 s, `--steer-wait-ms=N`) for a Harn
+//     `session/inject` steer into this running prompt, and answers `you steered: <text>` (it lists
+//     `session/inject` in `_meta.harn.extensionMethods`; `--no-inject` leaves it out).
 // Flags: `--no-handshake` never answers `initialize` (startup timeout tests); `--no-http-mcp`
 // does not declare mcpCapabilities.http (the client must then send no http server).
 import { Readable, Writable } from 'node:stream';
@@ -21,7 +24,9 @@ import { AgentMcpClients, parseUse } from './mcp-client-of-agent';
 
 const noHandshake = process.argv.includes('--no-handshake');
 const httpMcp = !process.argv.includes('--no-http-mcp');
-const sessions = new Map<string, { said: string[]; mcp: AgentMcpClients; cancel?: () => void }>();
+const takesInject = !process.argv.includes('--no-inject');
+const steerWaitMs = Number(process.argv.find((a) => a.startsWith('--steer-wait-ms='))?.split('=')[1] ?? 15_000);
+const sessions = new Map<string, { said: string[]; mcp: AgentMcpClients; cancel?: () => void; steered: string[]; onSteer?: () => void }>();
 let nextSession = 1;
 
 const send = (client: AgentContext, sessionId: string, update: SessionUpdate) => client.notify('session/update', { sessionId, update });
@@ -68,14 +73,26 @@ const app = agent({ name: 'acp-test-agent' })
   .onRequest('initialize', () =>
     noHandshake
       ? new Promise<never>(() => undefined)
-      : { protocolVersion: PROTOCOL_VERSION, agentCapabilities: { mcpCapabilities: { http: httpMcp } }, agentInfo: { name: 'acp-test-agent', version: '1.0.0' } },
+      : {
+          protocolVersion: PROTOCOL_VERSION,
+          agentCapabilities: { mcpCapabilities: { http: httpMcp }, _meta: { harn: { extensionMethods: takesInject ? ['session/inject'] : [] } } },
+          agentInfo: { name: 'acp-test-agent', version: '1.0.0' },
+        },
   )
   .onRequest('session/new', ({ params }) => {
     const sessionId = `acp-test-${nextSession++}`;
-    sessions.set(sessionId, { said: [], mcp: new AgentMcpClients(params.mcpServers as McpServer[]) });
+    sessions.set(sessionId, { said: [], mcp: new AgentMcpClients(params.mcpServers as McpServer[]), steered: [] });
     return { sessionId };
   })
   .onNotification('session/cancel', ({ params }) => sessions.get(params.sessionId)?.cancel?.())
+  // Harn live input: a steered message joins the running prompt turn.
+  .onRequest('session/inject', (raw: unknown) => raw as { sessionId: string; content: { type: string; text?: string }[] }, ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s || !takesInject) throw new Error(`cannot inject into ${params.sessionId}`);
+    s.steered.push(params.content.map((b) => b.text ?? '').join(''));
+    s.onSteer?.();
+    return { status: 'accepted', messageId: `steer-${s.steered.length}` };
+  })
   .onRequest('session/prompt', async ({ params, client }) => {
     const s = sessions.get(params.sessionId);
     if (!s) throw new Error(`unknown session ${params.sessionId}`);
@@ -94,6 +111,14 @@ const app = agent({ name: 'acp-test-agent' })
       const answer = use ? await useTool(client, sid, s.mcp, n, use) : `mcp servers: ${s.mcp.names.join(', ') || 'none'}`;
       await send(client, sid, chunk(answer));
       s.said.push(message);
+      return { stopReason: 'end_turn' as const };
+    }
+    if (message.includes('wait for a steer')) {
+      await send(client, sid, chunk('waiting; '));
+      if (s.steered.length === 0) await new Promise<void>((r) => ((s.onSteer = r), setTimeout(r, steerWaitMs)));
+      s.onSteer = undefined;
+      s.said.push(message);
+      await send(client, sid, chunk(s.steered.length ? `you steered: ${s.steered.splice(0).join(' | ')}` : 'no steer came'));
       return { stopReason: 'end_turn' as const };
     }
     if (message.includes('hang')) {

@@ -32,6 +32,7 @@ export class AcpHarnessAdapter implements HarnessAdapter {
   private sink?: HarnessSink;
   private stopping = false;
   private leftOut: { name: string; reason: string }[] = [];
+  private injects = false;
 
   constructor(
     readonly spec: ExternalHarnessSpec,
@@ -54,6 +55,16 @@ export class AcpHarnessAdapter implements HarnessAdapter {
     return this.leftOut;
   }
 
+  get takesSteer(): boolean {
+    return this.injects;
+  }
+
+  /** Harn's live input: the agent takes the message into its running prompt turn. */
+  async steer(text: string): Promise<void> {
+    const { conn, acpSessionId } = this.ready();
+    await conn.agent.request('session/inject', { sessionId: acpSessionId, mode: 'steer', content: [{ type: 'text', text }] });
+  }
+
   async start(): Promise<void> {
     const sdk = loadAcpSdk();
     const child = (this.child = new HarnessChild(this.spec, this.opts.baseEnv, this.opts.killGraceMs));
@@ -74,6 +85,7 @@ export class AcpHarnessAdapter implements HarnessAdapter {
       });
       const { servers, leftOut } = acpMcpServers(this.spec.mcp_servers ?? [], init.agentCapabilities?.mcpCapabilities?.http === true);
       this.leftOut = leftOut;
+      this.injects = harnExtensionMethods(init).includes('session/inject');
       const session = await conn.agent.request('session/new', { cwd: child.cwd, mcpServers: servers });
       this.acpSessionId = session.sessionId;
     };
@@ -230,4 +242,10 @@ export function outputOf(u: SessionNotification['update']): HarnessOutput | null
 function signalsDone(res: { _meta?: unknown }): boolean {
   const meta = res._meta as { openenv?: { done?: unknown } } | null | undefined;
   return meta?.openenv?.done === true;
+}
+
+/** The Harn extension methods an ACP agent lists at `initialize` (`agentCapabilities._meta.harn.extensionMethods`). */
+function harnExtensionMethods(init: { agentCapabilities?: { _meta?: unknown } | null }): string[] {
+  const harn = (init.agentCapabilities?._meta as { harn?: { extensionMethods?: unknown } } | null | undefined)?.harn;
+  return Array.isArray(harn?.extensionMethods) ? harn.extensionMethods.filter((m): m is string => typeof m === 'string') : [];
 }

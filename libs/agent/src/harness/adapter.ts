@@ -76,6 +76,14 @@ export interface HarnessAdapter {
    * agent that does not declare `mcpCapabilities.http` gets no http server. The runner reports them.
    */
   readonly mcpLeftOut?: readonly { name: string; reason: string }[];
+  /**
+   * Whether the running turn can take a user message mid-turn (after `start`): an ACP agent that
+   * lists Harn's `session/inject` among its `_meta.harn.extensionMethods`. Without it a steer
+   * waits for the turn's end and runs as the next turn.
+   */
+  readonly takesSteer?: boolean;
+  /** Delivers a user message into the running turn (Harn `session/inject`, mode `steer`). */
+  steer?(text: string): Promise<void>;
 }
 
 /** What every adapter needs besides its spec. */

@@ -145,8 +145,35 @@ export class ExternalTurnRunner {
     if (fresh) for (const left of adapter.mcpLeftOut ?? []) this.warn(`MCP server ${left.name} is not passed to the ${spec.name} harness: ${left.reason}`, { tenantId, sessionId, turnId }, spec);
     const turn: HarnessTurn = { sessionId, turnNumber: turnNumberOf(attempt.events, turnId), message: promptOf(attempt.events, turnId), history: fresh ? history : [] };
     const running = adapter.sendMessageStreaming(turn, writer);
+    const steering = adapter.takesSteer && adapter.steer ? this.steerWhileRunning(writer, adapter, running, { tenantId, sessionId, turnId }, spec) : null;
     const settled = await this.settle(running, writer, spec, signal);
+    steering?.stop();
     return this.conclude(settled, { attempt, spec, writer, adapter, running });
+  }
+
+  /**
+   * While the harness works on the turn, a `steer` queued on the session goes into it (the
+   * adapter's live input) instead of waiting for the turn's end: the log is polled every `pollMs`.
+   */
+  private steerWhileRunning(writer: HarnessTurnWriter, adapter: HarnessAdapter, running: Promise<HarnessTurnResult>, at: { tenantId: string; sessionId: string; turnId: string }, spec: ExternalHarnessSpec): { stop(): void } {
+    let stopped = false;
+    void running.finally(() => (stopped = true)).catch(() => undefined);
+    const loop = async () => {
+      while (!stopped) {
+        await new Promise((r) => setTimeout(r, this.deps.pollMs ?? 200));
+        if (stopped || writer.awaitingPerson) continue;
+        try {
+          await writer.deliverSteers((text) => (adapter.steer as (t: string) => Promise<void>)(text));
+        } catch (e) {
+          // The turn ended elsewhere or the writer broke (the runner sees that); or the agent
+          // refused the message after it was recorded: say so, the turn goes on.
+          if (!(e instanceof TurnEndedElsewhere)) this.warn(`steer not delivered to the ${spec.name} harness: ${(e as Error).message}`, at, spec);
+          return;
+        }
+      }
+    };
+    void loop();
+    return { stop: () => void (stopped = true) };
   }
 
   /**

@@ -212,6 +212,40 @@ describe('command harness (tools/test-harnesses/command-test-agent.ts, one JSON 
     }
   });
 
+  it('a steer queued while the ACP agent works goes into its running turn (Harn session/inject); without inject it waits', async () => {
+    const steerTo = (h: ReturnType<typeof setup>, harness: ExternalHarnessSpec, turnId: string, text: string) =>
+      h.send({ type: 'SubmitTurn', sessionId: h.session, turnId, prompt: text, context: { [HARNESS_CONTEXT_KEY]: harness, delivery: 'steer' }, busyPolicy: 'enqueue' });
+    const withInject = spec('acp');
+    const h = setup(withInject);
+    try {
+      await h.submit('t1', 'please wait for a steer');
+      const job = h.run('t1');
+      await until('the agent to wait', () => h.of('t1').some((e) => e.type === 'TextDelta'));
+      await steerTo(h, withInject, 's1', 'use the blue one');
+      expect(await job).toBe('completed');
+      expect(text(h.end('t1'))).toBe('waiting; you steered: use the blue one');
+      expect(h.of('t1').find((e) => e.type === 'UserMessageInjected')?.data).toMatchObject({ fromTurnId: 's1', text: 'use the blue one' });
+      // Delivered into t1, the steer's own turn never starts.
+      expect(h.of('s1').map((e) => e.type)).toEqual(['TurnRequested']);
+    } finally {
+      await h.processes.stopAll();
+    }
+    const without = spec('acp', { command: [...script('acp-test-agent.ts'), '--no-inject', '--steer-wait-ms=1500'] });
+    const w = setup(without);
+    try {
+      await w.submit('t1', 'please wait for a steer');
+      const job = w.run('t1');
+      await until('the agent to wait', () => w.of('t1').some((e) => e.type === 'TextDelta'));
+      await steerTo(w, without, 's1', 'use the blue one');
+      expect(await job).toBe('completed');
+      expect(text(w.end('t1'))).toBe('waiting; no steer came');
+      expect(w.of('t1').some((e) => e.type === 'UserMessageInjected')).toBe(false);
+      expect(w.of('s1').map((e) => e.type)).toEqual(['TurnRequested', 'TurnStarted']); // runs next, as its own turn
+    } finally {
+      await w.processes.stopAll();
+    }
+  });
+
   it('time spent waiting for a person\'s approval does not count against session_timeout_s', async () => {
     const h = setup(spec('acp', { session_timeout_s: 2 }));
     try {

@@ -1,4 +1,4 @@
-import { foldSession, foldTurn, modelCallId, nextTurnAfterEnd, toolCallIdFor, type HubEvent, type Usage } from '@hub/domain';
+import { foldSession, foldTurn, modelCallId, nextTurnAfterEnd, pendingSteers, toolCallIdFor, type HubEvent, type Usage } from '@hub/domain';
 import { TurnAttempt, isConflict } from '../runtime/context';
 import type { FlushPolicy } from '../runtime/model-step';
 import type { TurnScheduler } from '../runtime/ports';
@@ -90,6 +90,20 @@ export class HarnessTurnWriter implements HarnessSink {
 
   askPermission(req: HarnessPermissionRequest): Promise<HarnessPermissionAnswer> {
     return new Promise((resolve, reject) => this.enqueue(() => this.permission(req).then(resolve, reject)));
+  }
+
+  /**
+   * Delivers the session's pending steers (queued `steer` messages) into this running turn through
+   * `deliver` (the harness's own live input). Each is recorded first, as `UserMessageInjected`
+   * at the log's version, so a revoke racing it either wins (the message is never sent) or loses
+   * (`already_delivered`); only then is it sent. Resolves with how many were delivered.
+   */
+  deliverSteers(deliver: (text: string) => Promise<void>): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.enqueue(() => this.steers(deliver).then(resolve, reject));
+      // Skipped because the turn is over or broken: nothing was delivered.
+      void this.queue.then(() => resolve(0));
+    });
   }
 
   /** Waits until everything emitted so far is in the log. */
@@ -217,6 +231,28 @@ export class HarnessTurnWriter implements HarnessSink {
   /** Whether the turn is waiting for a person's decision right now. */
   get awaitingPerson(): boolean {
     return this.waitingSince !== null;
+  }
+
+  private async steers(deliver: (text: string) => Promise<void>): Promise<number> {
+    await this.flush();
+    for (let i = 0; ; i++) {
+      await this.attempt.reload();
+      this.assertRunning();
+      const steers = pendingSteers(foldSession(this.attempt.events));
+      if (steers.length === 0) return 0;
+      const delivered: HubEvent[] = steers.map((q) => ({
+        type: 'UserMessageInjected',
+        data: { turnId: this.turnId, fromTurnId: q.turnId, messageId: q.request.userMessageId, text: q.request.prompt, beforeStep: this.step },
+      }));
+      try {
+        await this.attempt.append(delivered);
+      } catch (e) {
+        if (isConflict(e) && i < MAX_CONFLICT_RETRIES) continue; // a revoke, an approval...: decide again
+        throw e;
+      }
+      for (const q of steers) await deliver(q.request.prompt);
+      return steers.length;
+    }
   }
 
   /** Polls the log: the answer may come over any protocol, to any ingress, or from the deadline job. */
