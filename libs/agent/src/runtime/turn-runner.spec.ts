@@ -15,7 +15,11 @@ function setup(provider: ModelProvider = new OfflineProvider({ delayMs: 0 })) {
   const log = new InMemoryEventLog();
   const scheduled: { turnId: string; key: string }[] = [];
   const cancels: string[] = [];
+  /** Each `turnEnded` follow-up: the turn, and the turn's events in the session it was given. */
+  const ended: { turnId: string; types: string[] }[] = [];
   const followUps = {
+    turnEnded: async (_t: string, _s: string, turnId: string, session: readonly HubEvent[]) =>
+      void ended.push({ turnId, types: session.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId).map((e) => e.type) }),
     scheduleTurn: async (_t: string, _s: string, turnId: string, key: string) => void scheduled.push({ turnId, key }),
     scheduleApprovalExpiry: async () => undefined,
     signalCancel: async (_t: string, turnId: string) => void cancels.push(turnId),
@@ -43,7 +47,7 @@ function setup(provider: ModelProvider = new OfflineProvider({ delayMs: 0 })) {
     r.run({ tenantId: TENANT, sessionId: SESSION, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt });
   const events = () => log.all(TENANT, sessionStreamId(SESSION));
   const types = (turnId: string) => events().filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId).map((e) => e.type);
-  return { log, scheduled, cancels, send, submit, run, events, types, make };
+  return { log, scheduled, cancels, ended, send, submit, run, events, types, make };
 }
 
 const completedText = (events: HubEvent[]) => events.filter((e) => e.type === 'TurnCompleted').map((e) => (e.data as { text: string }).text);
@@ -172,5 +176,16 @@ describe('TurnRunner', () => {
     expect(types).not.toContain('TurnCompleted');
     expect(types.slice(types.indexOf('TurnCancelled') + 1)).toEqual([]);
     expect(h.cancels).toEqual(['t1']);
+    // The cancel's command told what follows a turn (OpenEnv scoring) that it ended, with its end.
+    expect(h.ended).toEqual([{ turnId: 't1', types: expect.arrayContaining(['TurnRequested', 'TurnCancelled']) }]);
+  });
+
+  it('tells what follows a turn that it ended, completed or failed, with the session including its end', async () => {
+    const h = setup();
+    await h.submit('t1', 'read notes.txt');
+    await h.submit('t2', 'fail with auth');
+    expect(await h.run('t1')).toBe('completed');
+    expect(await h.run('t2', undefined, true)).toBe('failed');
+    expect(h.ended.map((e) => [e.turnId, e.types.at(-1)])).toEqual([['t1', 'TurnCompleted'], ['t2', 'TurnFailed']]);
   });
 });
