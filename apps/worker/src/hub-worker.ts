@@ -61,6 +61,8 @@ export class HubWorker {
       append: (tenantId, streamId, events, opts) => this.store.append<HubEvent>(tenantId, streamId, events as never, opts),
     };
     const scheduler = this.scheduler();
+    const worker = { type: 'worker' as const, id: this.id };
+    const flush = { maxChars: 512, maxDelayMs: 40 };
     this.commands = new CommandHandler(log, scheduler);
     this.runner = new TurnRunner({
       log,
@@ -74,22 +76,22 @@ export class HubWorker {
         const servers = mcpServersOf(context);
         return servers.length ? buildMcpRegistry(servers, this.mcp, undefined, tenantId) : createBuiltinRegistry();
       },
-      worker: { type: 'worker', id: this.id },
+      worker,
       maxSteps: settings.maxSteps,
       approvalTtlMs: settings.approvalTtlMs,
-      flush: { maxChars: 512, maxDelayMs: 40 },
+      flush,
     });
     this.external = new ExternalTurnRunner({
       log,
       scheduler,
       running: this.running,
       processes: this.harnesses,
-      worker: { type: 'worker', id: this.id },
+      worker,
       allowlist: settings.harnessAllowlist,
       // The environment's MCP servers go to the harness only if the operator allows them.
       mcpAllowlists: { stdio: settings.mcpStdioAllowlist, http: settings.mcpHttpAllowlist },
       approvalTtlMs: settings.approvalTtlMs,
-      flush: { maxChars: 512, maxDelayMs: 40 },
+      flush,
     });
   }
 
@@ -97,9 +99,10 @@ export class HubWorker {
   private async runTurn(input: ExternalRunTurnInput): Promise<RunTurnOutcome> {
     const { version, events } = await this.store.readStream<HubEvent>(input.tenantId, sessionStreamId(input.sessionId));
     const requested = events.find((e) => e.type === 'TurnRequested' && e.data.turnId === input.turnId);
-    if (requested?.type === 'TurnRequested' && namesExternalHarness(requested.data.context)) return this.external.run(input);
-    // The built-in runner goes on from this read rather than reading the whole stream again.
-    return this.runner.run({ ...input, seed: { version, events: events as Recorded<HubEvent>[] } });
+    // Either runner goes on from this read rather than reading the whole stream again.
+    const seeded = { ...input, seed: { version, events: events as Recorded<HubEvent>[] } };
+    if (requested?.type === 'TurnRequested' && namesExternalHarness(requested.data.context)) return this.external.run(seeded);
+    return this.runner.run(seeded);
   }
 
   private scheduler() {

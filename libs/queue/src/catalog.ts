@@ -72,7 +72,6 @@ export const JOBS = {
 export type JobName = keyof typeof JOBS;
 export type JobPayload<N extends JobName> = z.infer<(typeof JOBS)[N]['schema']>;
 export const QUEUE_NAMES = [...new Set(Object.values(JOBS).map((j) => j.queue))];
-export type QueueName = (typeof JOBS)[JobName]['queue'];
 
 /** Boot check: every job name has exactly one processor. */
 export function assertProcessorsCover(registered: readonly string[]): void {

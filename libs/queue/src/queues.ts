@@ -8,8 +8,8 @@ export interface QueueConnection {
   prefix: string;
 }
 
-function connectionOf(c: QueueConnection): ConnectionOptions {
-  // BullMQ's blocking commands need maxRetriesPerRequest: null on its connections.
+/** BullMQ connection options for `c` (its blocking commands need maxRetriesPerRequest: null). */
+export function connectionOf(c: QueueConnection): ConnectionOptions {
   return { url: c.redisUrl, maxRetriesPerRequest: null };
 }
 
@@ -22,7 +22,8 @@ export interface EnqueueOptions {
 /** Producer side: validated, idempotent enqueues; optional wait for a job's result. */
 export class HubQueues {
   private readonly queues = new Map<string, Queue>();
-  private events?: QueueEvents;
+  /** Per queue, opened on the first wait for one of its jobs. */
+  private readonly events = new Map<string, QueueEvents>();
 
   constructor(private readonly conn: QueueConnection) {
     for (const name of QUEUE_NAMES) {
@@ -47,27 +48,30 @@ export class HubQueues {
 
   /** Enqueue and wait for the processor's return value (or its final failure). */
   async enqueueAndWait<N extends JobName>(name: N, payload: JobPayload<N>, timeoutMs: number): Promise<unknown> {
-    const events = await this.queueEvents();
+    const events = await this.queueEvents(JOBS[name].queue);
     const job = await this.enqueue(name, payload);
     return job.waitUntilFinished(events, timeoutMs);
   }
 
-  private async queueEvents(): Promise<QueueEvents> {
-    if (!this.events) {
-      this.events = new QueueEvents(JOBS.command.queue, { connection: connectionOf(this.conn), prefix: this.conn.prefix });
-      await this.events.waitUntilReady();
+  /** The events of the job's own queue: a job is only ever finished on the queue it was added to. */
+  private async queueEvents(queue: string): Promise<QueueEvents> {
+    let events = this.events.get(queue);
+    if (!events) {
+      events = new QueueEvents(queue, { connection: connectionOf(this.conn), prefix: this.conn.prefix });
+      this.events.set(queue, events);
     }
-    return this.events;
+    await events.waitUntilReady();
+    return events;
   }
 
-  queue(name: string): Queue {
+  private queue(name: string): Queue {
     const q = this.queues.get(name);
     if (!q) throw new Error(`unknown queue ${name}`);
     return q;
   }
 
   async close(): Promise<void> {
-    await this.events?.close();
+    await Promise.all([...this.events.values()].map((e) => e.close()));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
   }
 }

@@ -1,10 +1,10 @@
 import { Readable, Writable } from 'node:stream';
-import type { AdapterOptions, HarnessAdapter, HarnessOutput, HarnessPermissionAnswer, HarnessSink, HarnessToolStatus, HarnessTurn, HarnessTurnResult } from './adapter';
+import type { HarnessAdapter, HarnessOutput, HarnessPermissionAnswer, HarnessSink, HarnessToolStatus, HarnessTurn, HarnessTurnResult } from './adapter';
 import { within } from './adapter';
 import { loadAcpSdk } from './acp-sdk';
-import { HarnessChild } from './harness-child';
+import type { HarnessChild } from './harness-child';
 import { HarnessError } from './harness-errors';
-import type { ExternalHarnessSpec } from './harness-spec';
+import { ProcessAdapter } from './process-adapter';
 import type { McpServerSpec } from '../mcp/mcp-servers';
 
 type Acp = typeof import('@agentclientprotocol/sdk');
@@ -25,31 +25,12 @@ const EXIT_SETTLE_MS = 1000;
  * conversation between turns. The environment's MCP servers (`spec.mcp_servers`) go to
  * `session/new` in ACP's form; http ones only if the agent declares `mcpCapabilities.http`.
  */
-export class AcpHarnessAdapter implements HarnessAdapter {
-  private child?: HarnessChild;
+export class AcpHarnessAdapter extends ProcessAdapter implements HarnessAdapter {
   private conn?: Connection;
   private acpSessionId?: string;
   private sink?: HarnessSink;
-  private stopping = false;
   private leftOut: { name: string; reason: string }[] = [];
   private injects = false;
-
-  constructor(
-    readonly spec: ExternalHarnessSpec,
-    private readonly opts: AdapterOptions,
-  ) {}
-
-  get pid(): number | undefined {
-    return this.child?.pid;
-  }
-
-  get exited(): Promise<unknown> {
-    return this.child?.exited ?? Promise.resolve();
-  }
-
-  isAlive(): boolean {
-    return this.child?.alive ?? false;
-  }
 
   get mcpLeftOut(): readonly { name: string; reason: string }[] {
     return this.leftOut;
@@ -67,7 +48,7 @@ export class AcpHarnessAdapter implements HarnessAdapter {
 
   async start(): Promise<void> {
     const sdk = loadAcpSdk();
-    const child = (this.child = new HarnessChild(this.spec, this.opts.baseEnv, this.opts.killGraceMs));
+    const child = this.spawnChild();
     const { stdin, stdout } = child.process;
     if (!stdin || !stdout) throw new HarnessError('HARNESS_START_FAILED', 'harness process has no stdio pipes');
     const stream = sdk.ndJsonStream(Writable.toWeb(stdin) as WritableStream<Uint8Array>, Readable.toWeb(stdout) as ReadableStream<Uint8Array>);
@@ -108,7 +89,7 @@ export class AcpHarnessAdapter implements HarnessAdapter {
       const stopReason = res.stopReason === 'end_turn' || res.stopReason === 'cancelled' || res.stopReason === 'max_tokens' || res.stopReason === 'refusal' ? res.stopReason : 'other';
       return { stopReason, done: signalsDone(res) };
     } catch (e) {
-      if (this.stopping) throw new HarnessError('HARNESS_STOPPED', `harness ${this.spec.name} was stopped during the turn`);
+      if (this.stopping) throw this.stoppedDuringTurn();
       if (e instanceof HarnessError) throw e;
       // A closed stdout can reject the prompt just before the exit is reported: give it a moment.
       const gone = await Promise.race([child.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), EXIT_SETTLE_MS))]);
@@ -124,10 +105,10 @@ export class AcpHarnessAdapter implements HarnessAdapter {
     await this.conn.agent.notify('session/cancel', { sessionId: this.acpSessionId });
   }
 
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.stopping = true;
     this.conn?.close();
-    await this.child?.stop();
+    await super.stop();
   }
 
   private ready(): { conn: Connection; child: HarnessChild; acpSessionId: string } {

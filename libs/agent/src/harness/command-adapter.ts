@@ -1,10 +1,9 @@
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import type { AdapterOptions, HarnessAdapter, HarnessSink, HarnessTurn, HarnessTurnResult } from './adapter';
+import type { HarnessAdapter, HarnessSink, HarnessTurn, HarnessTurnResult } from './adapter';
 import { within } from './adapter';
-import { HarnessChild } from './harness-child';
 import { HarnessError } from './harness-errors';
-import type { ExternalHarnessSpec } from './harness-spec';
+import { ProcessAdapter } from './process-adapter';
 import { McpServerSpec } from '../mcp/mcp-servers';
 
 /**
@@ -55,33 +54,14 @@ export type CommandAnswerLine = z.infer<typeof CommandAnswerLine>;
 
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
 
-export class CommandHarnessAdapter implements HarnessAdapter {
-  private child?: HarnessChild;
+export class CommandHarnessAdapter extends ProcessAdapter implements HarnessAdapter {
   private lines: string[] = [];
   private waiter?: () => void;
-  private stopping = false;
   private currentTurn = 0;
-
-  constructor(
-    readonly spec: ExternalHarnessSpec,
-    private readonly opts: AdapterOptions,
-  ) {}
-
-  get pid(): number | undefined {
-    return this.child?.pid;
-  }
-
-  get exited(): Promise<unknown> {
-    return this.child?.exited ?? Promise.resolve();
-  }
-
-  isAlive(): boolean {
-    return this.child?.alive ?? false;
-  }
 
   /** The provider has no handshake: started means spawned, within `startup_timeout_s`. */
   async start(): Promise<void> {
-    const child = (this.child = new HarnessChild(this.spec, this.opts.baseEnv, this.opts.killGraceMs));
+    const child = this.spawnChild();
     if (!child.process.stdout) throw new HarnessError('HARNESS_START_FAILED', 'harness process has no stdout');
     createInterface({ input: child.process.stdout, crlfDelay: Infinity }).on('line', (line) => {
       if (!line.trim()) return;
@@ -106,7 +86,7 @@ export class CommandHarnessAdapter implements HarnessAdapter {
     let answer: CommandAnswerLine;
     do {
       const raw = await Promise.race([this.nextLine(), child.crashed('during the turn')]).catch((e: unknown) => {
-        throw this.stopping ? new HarnessError('HARNESS_STOPPED', `harness ${this.spec.name} was stopped during the turn`) : e;
+        throw this.stopping ? this.stoppedDuringTurn() : e;
       });
       answer = parseAnswer(raw, this.spec.name);
     } while (answer.turn !== undefined && answer.turn !== turn.turnNumber);
@@ -126,15 +106,15 @@ export class CommandHarnessAdapter implements HarnessAdapter {
     if (this.isAlive()) this.child?.process.stdin?.write(`${JSON.stringify({ type: 'cancel', turn: this.currentTurn })}\n`);
   }
 
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.stopping = true;
     this.waiter?.();
-    await this.child?.stop();
+    await super.stop();
   }
 
   private async nextLine(): Promise<string> {
     while (this.lines.length === 0) {
-      if (this.stopping) throw new HarnessError('HARNESS_STOPPED', `harness ${this.spec.name} was stopped during the turn`);
+      if (this.stopping) throw this.stoppedDuringTurn();
       await new Promise<void>((r) => (this.waiter = r));
     }
     return this.lines.shift() as string;

@@ -60,6 +60,8 @@ export class ExternalTurnRunner {
     // The job that holds the turn is waiting on the log for the approval this resume is about.
     if (input.reason === 'resume' || this.holding.has(key)) return 'stopped';
     const attempt = new TurnAttempt(this.deps.log, input.tenantId, input.sessionId, input.turnId, { ...input.trace, causationId: input.causationId, actor: this.deps.worker });
+    // Goes on from the caller's read (the worker's dispatch), reading only what followed it.
+    if (input.seed) attempt.seed(input.seed.version, input.seed.events);
     await attempt.reload();
     const progress = foldTurn(attempt.events, input.turnId);
     if (progress.status !== 'running') return 'stopped';
@@ -92,7 +94,7 @@ export class ExternalTurnRunner {
     this.holding.add(key);
     const abort = this.deps.running.begin(input.tenantId, input.turnId);
     try {
-      return await this.drive(attempt, spec, abort.signal);
+      return await this.drive(attempt, spec, progress.request?.prompt ?? '', abort.signal);
     } finally {
       this.deps.running.end(input.tenantId, input.turnId, abort);
       this.holding.delete(key);
@@ -128,7 +130,7 @@ export class ExternalTurnRunner {
     });
   }
 
-  private async drive(attempt: TurnAttempt, spec: ExternalHarnessSpec, signal: AbortSignal): Promise<RunTurnOutcome> {
+  private async drive(attempt: TurnAttempt, spec: ExternalHarnessSpec, message: string, signal: AbortSignal): Promise<RunTurnOutcome> {
     const { tenantId, sessionId, turnId } = attempt;
     const writer = this.writerFor(attempt, spec, signal);
     const history = conversationBefore(attempt.events, turnId);
@@ -143,7 +145,7 @@ export class ExternalTurnRunner {
     }
     // Servers the harness itself refused at start (an ACP agent without http MCP support).
     if (fresh) for (const left of adapter.mcpLeftOut ?? []) this.warn(`MCP server ${left.name} is not passed to the ${spec.name} harness: ${left.reason}`, { tenantId, sessionId, turnId }, spec);
-    const turn: HarnessTurn = { sessionId, turnNumber: turnNumberOf(attempt.events, turnId), message: promptOf(attempt.events, turnId), history: fresh ? history : [] };
+    const turn: HarnessTurn = { sessionId, turnNumber: turnNumberOf(attempt.events, turnId), message, history: fresh ? history : [] };
     const running = adapter.sendMessageStreaming(turn, writer);
     const steering = adapter.takesSteer && adapter.steer ? this.steerWhileRunning(writer, adapter, running, { tenantId, sessionId, turnId }, spec) : null;
     const settled = await this.settle(running, writer, spec, signal);
@@ -247,13 +249,6 @@ export class ExternalTurnRunner {
   }
 }
 
-function requestOf(events: readonly Recorded<HubEvent>[], turnId: string) {
-  const e = events.find((x) => x.type === 'TurnRequested' && x.data.turnId === turnId);
-  return e?.type === 'TurnRequested' ? e.data : null;
-}
-
-const promptOf = (events: readonly Recorded<HubEvent>[], turnId: string) => requestOf(events, turnId)?.prompt ?? '';
-
 /** 1-based: the how-manieth started turn of the session this is. */
 function turnNumberOf(events: readonly Recorded<HubEvent>[], turnId: string): number {
   const started = events.flatMap((e) => (e.type === 'TurnStarted' ? [e.data.turnId] : []));
@@ -263,11 +258,13 @@ function turnNumberOf(events: readonly Recorded<HubEvent>[], turnId: string): nu
 
 /** The session's conversation before this turn: each completed turn's prompt and answer. */
 export function conversationBefore(events: readonly Recorded<HubEvent>[], turnId: string): HarnessTurn['history'] {
+  const prompts = new Map<string, string>();
   const out: HarnessTurn['history'] = [];
   for (const e of events) {
+    if (e.type === 'TurnRequested') prompts.set(e.data.turnId, e.data.prompt);
     if (e.type !== 'TurnCompleted' || e.data.turnId === turnId) continue;
-    const req = requestOf(events, e.data.turnId);
-    if (req) out.push({ role: 'user', content: req.prompt }, { role: 'assistant', content: e.data.text });
+    const prompt = prompts.get(e.data.turnId);
+    if (prompt !== undefined) out.push({ role: 'user', content: prompt }, { role: 'assistant', content: e.data.text });
   }
   return out;
 }

@@ -43,7 +43,7 @@ export class HarnessProcesses {
       existing.busy = true;
       return { adapter: await existing.ready, fresh: false };
     }
-    if (existing) await this.stop(tenantId, sessionId);
+    if (existing) await this.stopKey(key);
     const adapter = this.factory(spec);
     const entry: Entry = { spec, busy: true, ready: adapter.start().then(() => adapter) };
     this.entries.set(key, entry);
@@ -70,7 +70,7 @@ export class HarnessProcesses {
     entry.busy = false;
     clearTimeout(entry.idleTimer);
     entry.idleTimer = setTimeout(() => {
-      if (!entry.busy && this.entries.get(key) === entry) void this.stop(tenantId, sessionId);
+      if (!entry.busy && this.entries.get(key) === entry) void this.stopKey(key);
     }, entry.spec.session_timeout_s * 1000);
     entry.idleTimer.unref();
   }
@@ -82,8 +82,19 @@ export class HarnessProcesses {
   }
 
   /** Stops the session's process (episode reset, crash, timeout) and waits until it is gone. */
-  async stop(tenantId: string, sessionId: string): Promise<void> {
-    const key = keyOf(tenantId, sessionId);
+  stop(tenantId: string, sessionId: string): Promise<void> {
+    return this.stopKey(keyOf(tenantId, sessionId));
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.entries.keys()].map((k) => this.stopKey(k)));
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private async stopKey(key: string): Promise<void> {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
@@ -91,16 +102,6 @@ export class HarnessProcesses {
     const adapter = await entry.ready.catch(() => null);
     await adapter?.stop();
   }
-
-  async stopAll(): Promise<void> {
-    const keys = [...this.entries.keys()];
-    await Promise.all(keys.map((k) => this.stop(...splitKey(k))));
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
 }
 
 const keyOf = (tenantId: string, sessionId: string) => `${tenantId}\u0000${sessionId}`;
-const splitKey = (k: string) => k.split('\u0000') as [string, string];

@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import * as path from 'node:path';
-import { createInterface } from 'node:readline';
 import { sessionStreamId, type CommandMetadata, type HubCommand, type HubEvent, type Recorded } from '@hub/domain';
 import { CommandHandler } from '@hub/sessions';
-import { InMemoryEventLog } from '@hub/testing';
+import { InMemoryEventLog, TS_ENV, startMcpHttpServer, testHarnessCommand as script } from '@hub/testing';
 import type { McpAllowlists } from '../mcp/mcp-pool';
 import { MCP_CONTEXT_KEY, type McpServerSpec } from '../mcp/mcp-servers';
 import { RunningTurns } from '../runtime/ports';
@@ -21,16 +18,14 @@ import { ExternalHarnessSpec, HARNESS_CONTEXT_KEY } from './harness-spec';
 
 jest.setTimeout(90_000);
 
-const ROOT = path.resolve(__dirname, '../../../..');
 const TENANT = '11111111-1111-4111-8111-111111111111';
 const BASE_ENV = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp' };
-const script = (name: string, ...args: string[]) => [process.execPath, '-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses', name), ...args];
 const spec = (kind: 'acp' | 'command', over: Partial<ExternalHarnessSpec> = {}): ExternalHarnessSpec =>
   ExternalHarnessSpec.parse({
     kind,
     name: `${kind}-test`,
     command: script(kind === 'acp' ? 'acp-test-agent.ts' : 'command-test-agent.ts'),
-    env_vars: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
+    env_vars: { ...TS_ENV },
     ...over,
   });
 
@@ -213,37 +208,31 @@ describe('command harness (tools/test-harnesses/command-test-agent.ts, one JSON 
   });
 
   it('a steer queued while the ACP agent works goes into its running turn (Harn session/inject); without inject it waits', async () => {
-    const steerTo = (h: ReturnType<typeof setup>, harness: ExternalHarnessSpec, turnId: string, text: string) =>
-      h.send({ type: 'SubmitTurn', sessionId: h.session, turnId, prompt: text, context: { [HARNESS_CONTEXT_KEY]: harness, delivery: 'steer' }, busyPolicy: 'enqueue' });
-    const withInject = spec('acp');
-    const h = setup(withInject);
-    try {
-      await h.submit('t1', 'please wait for a steer');
-      const job = h.run('t1');
-      await until('the agent to wait', () => h.of('t1').some((e) => e.type === 'TextDelta'));
-      await steerTo(h, withInject, 's1', 'use the blue one');
-      expect(await job).toBe('completed');
+    /** t1 waits for a steer, s1 is queued as one while it waits; t1 completes, then `check` reads the log. */
+    const steerWhileWaiting = async (harness: ExternalHarnessSpec, check: (h: ReturnType<typeof setup>) => void) => {
+      const h = setup(harness);
+      try {
+        await h.submit('t1', 'please wait for a steer');
+        const job = h.run('t1');
+        await until('the agent to wait', () => h.of('t1').some((e) => e.type === 'TextDelta'));
+        await h.send({ type: 'SubmitTurn', sessionId: h.session, turnId: 's1', prompt: 'use the blue one', context: { [HARNESS_CONTEXT_KEY]: harness, delivery: 'steer' }, busyPolicy: 'enqueue' });
+        expect(await job).toBe('completed');
+        check(h);
+      } finally {
+        await h.processes.stopAll();
+      }
+    };
+    await steerWhileWaiting(spec('acp'), (h) => {
       expect(text(h.end('t1'))).toBe('waiting; you steered: use the blue one');
       expect(h.of('t1').find((e) => e.type === 'UserMessageInjected')?.data).toMatchObject({ fromTurnId: 's1', text: 'use the blue one' });
       // Delivered into t1, the steer's own turn never starts.
       expect(h.of('s1').map((e) => e.type)).toEqual(['TurnRequested']);
-    } finally {
-      await h.processes.stopAll();
-    }
-    const without = spec('acp', { command: [...script('acp-test-agent.ts'), '--no-inject', '--steer-wait-ms=1500'] });
-    const w = setup(without);
-    try {
-      await w.submit('t1', 'please wait for a steer');
-      const job = w.run('t1');
-      await until('the agent to wait', () => w.of('t1').some((e) => e.type === 'TextDelta'));
-      await steerTo(w, without, 's1', 'use the blue one');
-      expect(await job).toBe('completed');
+    });
+    await steerWhileWaiting(spec('acp', { command: [...script('acp-test-agent.ts'), '--no-inject', '--steer-wait-ms=1500'] }), (w) => {
       expect(text(w.end('t1'))).toBe('waiting; no steer came');
       expect(w.of('t1').some((e) => e.type === 'UserMessageInjected')).toBe(false);
       expect(w.of('s1').map((e) => e.type)).toEqual(['TurnRequested', 'TurnStarted']); // runs next, as its own turn
-    } finally {
-      await w.processes.stopAll();
-    }
+    });
   });
 
   it('time spent waiting for a person\'s approval does not count against session_timeout_s', async () => {
@@ -312,7 +301,7 @@ describe('process lifecycle', () => {
 describe('MCP servers of the environment reach the harness', () => {
   // A marker argument on each MCP server command: finds this file's server processes on the host.
   const MARKER = `mcp-int-${Math.random().toString(36).slice(2)}`;
-  const echo: McpServerSpec = { name: 'echo', transport: 'stdio', command: script('mcp-echo-server.ts', MARKER), env: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') } };
+  const echo: McpServerSpec = { name: 'echo', transport: 'stdio', command: script('mcp-echo-server.ts', MARKER), env: { ...TS_ENV } };
   const echoAllowed: McpAllowlists = { stdio: [echo.command.slice(0, 4)] };
   const markedPids = () =>
     readdirSync('/proc').filter((d) => {
@@ -378,16 +367,13 @@ describe('MCP servers of the environment reach the harness', () => {
   });
 
   describe('an http server', () => {
-    let server: ReturnType<typeof spawn>;
+    let server: Awaited<ReturnType<typeof startMcpHttpServer>>;
     let url: string;
     beforeAll(async () => {
-      server = spawn(process.execPath, ['-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses/mcp-http-server.ts')], {
-        env: { ...process.env, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      url = await new Promise<string>((resolve) => createInterface({ input: server.stdout as NodeJS.ReadableStream }).once('line', resolve));
+      server = await startMcpHttpServer();
+      url = server.url;
     });
-    afterAll(() => void server.kill());
+    afterAll(() => server.stop());
     const web = (): McpServerSpec => ({ name: 'web', transport: 'http', url });
 
     it('goes to an agent that declares mcpCapabilities.http, which calls it', async () => {
