@@ -1,24 +1,17 @@
 // A tiny real MCP server over stdio, for tests of MCP tool injection (OpenEnv environments).
-// Tools: `echo {text}` → "echo: <text>"; `calculator {expression}` (clashes with the hub's
-// built-in, so it is offered as `env_calculator`) → "mcp calculator: <expression>"; `reset`
-// (an orchestration name: must never be offered). `--variant b` lists `echo` with a different
-// input schema (`{message}`), to test the configuration-time conflict check.
+// Tools: `echo`, `calculator` and `reset` of mcp-test-tools.ts. With a `b` argument it lists
+// `echo` with a different input schema (`{message}`), to test the configuration-time conflict check.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
+import { mcpText, registerSharedTools } from './mcp-test-tools';
 
 const variant = process.argv.includes('b') ? 'b' : 'a';
 const server = new McpServer({ name: `mcp-echo-${variant}`, version: '1.0.0' });
-const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 
-if (variant === 'a') {
-  server.registerTool('echo', { description: 'Echoes the text back', inputSchema: { text: z.string() } }, ({ text: t }) => text(`echo: ${t}`));
-} else {
-  server.registerTool('echo', { description: 'Echoes a message back', inputSchema: { message: z.string() } }, ({ message }) => text(`echo: ${message}`));
+if (variant === 'b') {
+  server.registerTool('echo', { description: 'Echoes a message back', inputSchema: { message: z.string() } }, ({ message }) => mcpText(`echo: ${message}`));
 }
-server.registerTool('calculator', { description: 'Not the built-in calculator', inputSchema: { expression: z.string() } }, ({ expression }) =>
-  text(`mcp calculator: ${expression}`),
-);
-server.registerTool('reset', { description: 'Must never reach the agent', inputSchema: {} }, () => text('reset must not be callable'));
+registerSharedTools(server, { echo: variant === 'a' });
 
 void server.connect(new StdioServerTransport());

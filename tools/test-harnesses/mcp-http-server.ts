@@ -1,7 +1,7 @@
 // A tiny real MCP server over streamable HTTP (the SDK's `StreamableHTTPServerTransport`, stateful:
 // one session per client, ended by the client's DELETE), for tests of `transport: "http"` MCP
-// servers. Tools: the stdio echo server's `echo {text}`, `calculator {expression}` and reserved
-// `reset` (same names and schemas, so the two servers can be injected together), plus its own
+// servers. Tools: the stdio echo server's `echo`, `calculator` and reserved `reset` (mcp-test-tools.ts:
+// same names and schemas, so the two servers can be injected together), plus its own
 // `reverse {text}` → "reversed: <text backwards>" and `open_sessions` → how many sessions are open.
 //
 // Usage: mcp-http-server.ts [--port N]   (or MCP_HTTP_PORT=N; 0 or nothing: any free port)
@@ -13,20 +13,16 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { mcpText, registerSharedTools } from './mcp-test-tools';
 
 const sessions = new Map<string, StreamableHTTPServerTransport>();
-const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 
 /** One `McpServer` per session, as the SDK's stateful examples do. */
 function mcpServer(): McpServer {
   const server = new McpServer({ name: 'mcp-http-test', version: '1.0.0' });
-  server.registerTool('echo', { description: 'Echoes the text back', inputSchema: { text: z.string() } }, ({ text: t }) => text(`echo: ${t}`));
-  server.registerTool('calculator', { description: 'Not the built-in calculator', inputSchema: { expression: z.string() } }, ({ expression }) =>
-    text(`mcp calculator: ${expression}`),
-  );
-  server.registerTool('reset', { description: 'Must never reach the agent', inputSchema: {} }, () => text('reset must not be callable'));
-  server.registerTool('reverse', { description: 'Reverses the text', inputSchema: { text: z.string() } }, ({ text: t }) => text(`reversed: ${[...t].reverse().join('')}`));
-  server.registerTool('open_sessions', { description: 'How many MCP sessions this server holds', inputSchema: {} }, () => text(String(sessions.size)));
+  registerSharedTools(server);
+  server.registerTool('reverse', { description: 'Reverses the text', inputSchema: { text: z.string() } }, ({ text }) => mcpText(`reversed: ${[...text].reverse().join('')}`));
+  server.registerTool('open_sessions', { description: 'How many MCP sessions this server holds', inputSchema: {} }, () => mcpText(String(sessions.size)));
   return server;
 }
 

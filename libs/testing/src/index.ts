@@ -5,3 +5,4 @@ export * from './processes';
 export * from './stack';
 export * from './transport-client';
 export * from './test-harnesses';
+export * from './openenv-client';

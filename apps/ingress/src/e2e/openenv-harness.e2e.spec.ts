@@ -1,7 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { HubStack } from '@hub/testing';
+import { HubStack, TS_ENV, hubJson, testHarnessCommand, type WireJson as Json } from '@hub/testing';
 
 // OpenEnv environments whose turns run on a wrapped external harness (RFC 005, issue #6): kind
 // `acp` runs tools/test-harnesses/acp-test-agent.ts (the official ACP SDK's agent side) and kind
@@ -13,10 +12,9 @@ import { HubStack } from '@hub/testing';
 
 jest.setTimeout(120_000);
 
-const ROOT = path.resolve(__dirname, '../../../..');
 // A marker argument per run: finds this file's harness processes among all others on the host.
 const MARKER = `e2e-${randomUUID()}`;
-const agent = (file: string) => [process.execPath, '-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses', file)];
+const agent = (file: string) => testHarnessCommand(file);
 const harness = (kind: 'acp' | 'command', file: string) => ({
   name: `${kind}-test`,
   kind,
@@ -26,7 +24,7 @@ const harness = (kind: 'acp' | 'command', file: string) => ({
   session_timeout_s: 90,
 });
 
-const SWC_ENV = { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') };
+const SWC_ENV = { ...TS_ENV };
 // The injected MCP server, with the run's marker: it must not outlive its harness either.
 const ECHO_SERVER = { name: 'echo', transport: 'stdio', command: [...agent('mcp-echo-server.ts'), MARKER], env: SWC_ENV };
 
@@ -49,16 +47,7 @@ afterAll(async () => {
   await until('harness processes to exit', () => harnessPids().length === 0, 15_000);
 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by tests
-
-async function http(method: string, route: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${stack.url}/${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
+const http = (method: string, route: string, body?: unknown) => hubJson(method, `${stack.url}/${route}`, tenant.apiKey, body);
 const step = (env: string, message: string) => http('POST', `v1/openenv/${env}/step`, { action: { message }, timeout_s: 90 });
 
 async function until(what: string, pred: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {

@@ -1,7 +1,4 @@
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import WebSocket from 'ws';
-import { HubStack, TS_ENV, startMcpHttpServer, testHarnessCommand } from '@hub/testing';
+import { HubStack, OpenEnvWs, TS_ENV, hubJson, openEnvFixture as fixture, startMcpHttpServer, testHarnessCommand, type WireJson as Json } from '@hub/testing';
 
 // OpenEnv's MCP surface (issue #6) against real ingress and worker processes: `POST /mcp` and the
 // `mcp` frame of `/ws` in upstream's JSON-RPC shapes, over an environment's real MCP servers (the
@@ -9,9 +6,6 @@ import { HubStack, TS_ENV, startMcpHttpServer, testHarnessCommand } from '@hub/t
 // calls a tool only the HTTP server has.
 
 jest.setTimeout(120_000);
-
-const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/openenv');
-const fixture = (rel: string): unknown => JSON.parse(readFileSync(path.join(FIXTURES, rel), 'utf8'));
 
 const ECHO = testHarnessCommand('mcp-echo-server.ts');
 const SWC_ENV = { ...TS_ENV };
@@ -41,16 +35,7 @@ afterAll(async () => {
   await httpServer?.stop();
 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by tests
-
-async function http(method: string, route: string, body?: unknown, apiKey = tenant.apiKey): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${stack.url}/v1/openenv/${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
+const http = (method: string, route: string, body?: unknown, apiKey = tenant.apiKey) => hubJson(method, `${stack.url}/v1/openenv/${route}`, apiKey, body);
 
 /** One JSON-RPC request on `POST /mcp`; upstream answers every request with HTTP 200. */
 async function rpc(body: unknown, env = 'tools'): Promise<Json> {
@@ -62,25 +47,7 @@ async function rpc(body: unknown, env = 'tools'): Promise<Json> {
 const call = (name: string, args: unknown, id: number | string = 7) => ({ jsonrpc: '2.0', method: 'tools/call', params: { name, arguments: args }, id });
 
 /** A `/ws` client, request/response as OpenEnv's client uses it. */
-async function openWs(env: string): Promise<{ ask: (frame: unknown) => Promise<Json>; close: () => void }> {
-  const u = new URL(`/v1/openenv/${env}/ws`, stack.url);
-  u.protocol = 'ws:';
-  const ws = new WebSocket(u, { headers: { Authorization: `Bearer ${tenant.apiKey}` } });
-  const inbox: Json[] = [];
-  const waiting: ((f: Json) => void)[] = [];
-  ws.on('message', (raw) => {
-    const f = JSON.parse(raw.toString()) as Json;
-    const w = waiting.shift();
-    if (w) w(f);
-    else inbox.push(f);
-  });
-  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-  const next = () => new Promise<Json>((resolve) => (inbox.length ? resolve(inbox.shift() as Json) : waiting.push(resolve)));
-  return {
-    ask: (frame) => (ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame)), next()),
-    close: () => ws.close(),
-  };
-}
+const openWs = (env: string) => OpenEnvWs.open(stack.url, `/v1/openenv/${env}/ws`, tenant.apiKey);
 
 describe('POST /mcp and the /ws mcp frame serve the environment\'s MCP tools (upstream JSON-RPC shapes)', () => {
   it('tools/list over HTTP and over /ws, with no reset first: both servers\' tools, env_ on a clash, never reset', async () => {

@@ -1,7 +1,4 @@
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import WebSocket from 'ws';
-import { HubStack, TransportTestClient } from '@hub/testing';
+import { HubStack, OpenEnvWs, TS_ENV, TransportTestClient, hubJson, openEnvFixture as fixture, testHarnessCommand, type WireJson as Json } from '@hub/testing';
 
 // OpenEnv (issue #6) against real ingress and worker processes on real Postgres and Redis: the
 // hub driven exactly as OpenEnv's Python client drives a server (HTTP and /ws, the fixtures'
@@ -9,15 +6,8 @@ import { HubStack, TransportTestClient } from '@hub/testing';
 
 jest.setTimeout(120_000);
 
-const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/openenv');
-const fixture = (rel: string): unknown => JSON.parse(readFileSync(path.join(FIXTURES, rel), 'utf8'));
-
 // The stdio command that runs tools/test-harnesses/mcp-echo-server.ts, as bin/hub runs the hub.
-const ROOT = path.resolve(__dirname, '../../../..');
-const mcpEchoServerCommand = (variant: 'a' | 'b') => ({
-  command: [process.execPath, '-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses/mcp-echo-server.ts'), variant],
-  env: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
-});
+const mcpEchoServerCommand = (variant: 'a' | 'b') => ({ command: testHarnessCommand('mcp-echo-server.ts', variant), env: { ...TS_ENV } });
 
 let stack: HubStack;
 let tenant: { tenantId: string; apiKey: string };
@@ -30,62 +20,12 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON read by tests
-
-async function http(method: string, route: string, body?: unknown, apiKey = tenant.apiKey): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${stack.url}/v1/openenv/${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
+const http = (method: string, route: string, body?: unknown, apiKey = tenant.apiKey) => hubJson(method, `${stack.url}/v1/openenv/${route}`, apiKey, body);
 
 const configure = (env: string, config: unknown) => http('PUT', env, config);
 
-/** A WebSocket client that keeps every JSON frame, as OpenEnv's client reads them. */
-class Ws {
-  readonly frames: Json[] = [];
-  closeCode: number | null = null;
-  private waiters: (() => void)[] = [];
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (raw) => {
-      this.frames.push(JSON.parse(raw.toString()) as Json);
-      this.waiters.forEach((w) => w());
-    });
-    ws.on('close', (code) => {
-      this.closeCode = code;
-      this.waiters.forEach((w) => w());
-    });
-  }
-  static open(pathname: string, apiKey = tenant.apiKey): Promise<Ws> {
-    const u = new URL(pathname, stack.url);
-    u.protocol = 'ws:';
-    const ws = new WebSocket(u, { headers: { Authorization: `Bearer ${apiKey}` } });
-    const c = new Ws(ws);
-    return new Promise((resolve, reject) => {
-      ws.once('open', () => resolve(c));
-      ws.once('error', reject);
-    });
-  }
-  async until(what: string, pred: () => boolean, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pred()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(this.frames).slice(-2000)}`);
-      await new Promise<void>((r) => {
-        this.waiters.push(r);
-        setTimeout(r, 200);
-      });
-    }
-  }
-  /** Sends a frame and waits for the next answer (OpenEnv's client is request/response on /ws). */
-  async ask(frame: unknown): Promise<Json> {
-    const n = this.frames.length;
-    this.ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
-    await this.until('an answer', () => this.frames.length > n);
-    return this.frames[n];
-  }
-}
+/** A `/ws` or `/harness` socket of the tenant (or of `apiKey`'s). */
+const Ws = { open: (pathname: string, apiKey = tenant.apiKey) => OpenEnvWs.open(stack.url, pathname, apiKey) };
 
 const llmRequests = (obs: Json): Json[] => (obs['observation']['turn_events'] as Json[]).filter((e) => e['type'] === 'llm_request');
 

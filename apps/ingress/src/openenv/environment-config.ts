@@ -1,4 +1,4 @@
-import { McpPool, buildRubric, listMcpTools, mcpToolsFrom, stdioAllowed, type McpAllowlists } from '@hub/agent';
+import { McpPool, buildRubric, listMcpTools, resolveMcpTools, stdioAllowed, type McpAllowlists } from '@hub/agent';
 import { ENV_NAME_PATTERN, EnvironmentConfig, validationDetail, type ValidationDetail } from '@hub/protocol-openenv';
 import { OpenEnvRefusal } from './openenv-episodes';
 
@@ -31,11 +31,14 @@ export async function checkEnvironment(
       return refuse(['rubric'], (e as Error).message);
     }
   }
-  if (config.harness.kind !== 'builtin' && config.harness.command.length === 0) return refuse(['harness', 'command'], `a ${config.harness.kind} harness needs a command`);
-  if (config.harness.kind !== 'builtin' && !stdioAllowed(config.harness.command, allow.harness)) {
-    return refuse(['harness', 'command'], `harness command ${config.harness.command.join(' ').slice(0, 200)} is not allowed on this hub: the operator lists the commands a harness may run in HUB_HARNESS_COMMANDS`);
+  const h = config.harness;
+  if (h.kind !== 'builtin') {
+    if (h.command.length === 0) return refuse(['harness', 'command'], `a ${h.kind} harness needs a command`);
+    if (!stdioAllowed(h.command, allow.harness)) {
+      return refuse(['harness', 'command'], `harness command ${h.command.join(' ').slice(0, 200)} is not allowed on this hub: the operator lists the commands a harness may run in HUB_HARNESS_COMMANDS`);
+    }
+    if (h.transport !== 'stdio') return refuse(['harness', 'transport'], `harness transport ${h.transport} is not available: wrapped harnesses run over stdio`);
   }
-  if (config.harness.kind !== 'builtin' && config.harness.transport !== 'stdio') return refuse(['harness', 'transport'], `harness transport ${config.harness.transport} is not available: wrapped harnesses run over stdio`);
   const mcp = await checkMcpServers(config, allow.mcp);
   if (mcp) return refuse(['mcp_servers'], mcp);
   return { ok: true, config };
@@ -53,8 +56,9 @@ async function checkMcpServers(config: EnvironmentConfig, allow: McpAllowlists):
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${MCP_CHECK_TIMEOUT_MS} ms`)), MCP_CHECK_TIMEOUT_MS)));
   try {
-    // The built-ins' names only decide `env_` prefixes, which cannot conflict: an empty set suffices.
-    mcpToolsFrom(await Promise.race([listMcpTools(config.mcp_servers, pool), timeout]), new Set());
+    // Resolving throws on one name with two schemas. The built-ins' names only decide `env_`
+    // prefixes, which cannot conflict: an empty set suffices.
+    resolveMcpTools(await Promise.race([listMcpTools(config.mcp_servers, pool), timeout]), new Set());
     return null;
   } catch (e) {
     return `MCP servers: ${(e as Error).message}`;

@@ -84,16 +84,20 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     const config = await this.environment(principal.tenantId, env);
     const episode = opts.episode ?? (await this.registry.episode(principal.tenantId, env, opts.episodeId));
     if (!episode) throw new OpenEnvRefusal('no_episode', 'no episode: call reset first');
+    // The one read of the session before the turn: the step count, whether the episode is done,
+    // and (with the turn's own events from the wait) the episode so far that the rubric scores.
     const before = await this.sessionEvents(principal.tenantId, episode.sessionId);
     const stepCount = turnsOf(before).length;
-    if (isDone(before, config)) throw new OpenEnvRefusal('episode_done', `episode ${episode.episodeId} is done (${stepCount} of max_turns ${config.max_turns}): call reset`);
+    if (isDone(before, stepCount, config)) throw new OpenEnvRefusal('episode_done', `episode ${episode.episodeId} is done (${stepCount} of max_turns ${config.max_turns}): call reset`);
     const turnId = randomUUID();
     await this.submit(principal, { episode, config }, action, turnId, opts.requestId ?? turnId, correlationId);
     const budgetMs = Math.min(MAX_STEP_WAIT_MS, 1000 * (opts.timeoutS ?? config.harness.session_timeout_s));
     const outcome = await this.outcomes.wait(principal.tenantId, episode.sessionId, turnId, budgetMs);
     if (outcome.kind === 'pending') await this.cancelTimedOut(principal, episode, turnId, correlationId);
-    const after = [...before, ...outcome.events.filter((e) => !before.some((b) => b.eventId === e.eventId))];
-    return this.observe(principal.tenantId, { config, episode, message: action.message, turnId, correlationId }, outcome, after, stepCount + 1);
+    // A pending outcome carries everything it saw, `before` included: keep each event once.
+    const seen = new Set(before.map((e) => e.eventId));
+    const after = [...before, ...outcome.events.filter((e) => !seen.has(e.eventId))];
+    return this.observe(principal.tenantId, { config, episode, turnId, correlationId }, outcome, after, stepCount + 1);
   }
 
   async state(tenantId: string, env: string, episode?: Episode | null): Promise<EpisodeState> {
@@ -188,7 +192,6 @@ function externalHarness(config: EnvironmentConfig): ExternalHarnessSpec {
 interface StepContext {
   config: EnvironmentConfig;
   episode: Episode;
-  message: string;
   turnId: string;
   correlationId: string;
 }
@@ -198,8 +201,8 @@ function turnsOf(events: readonly Recorded<HubEvent>[]): string[] {
 }
 
 /** Done: max_turns reached, the harness said so, or the last completed turn's answer holds the done marker. */
-function isDone(events: readonly Recorded<HubEvent>[], config: EnvironmentConfig): boolean {
-  if (turnsOf(events).length >= config.max_turns) return true;
+function isDone(events: readonly Recorded<HubEvent>[], turns: number, config: EnvironmentConfig): boolean {
+  if (turns >= config.max_turns) return true;
   const lastEnd = [...events].reverse().find((e) => e.type === 'TurnCompleted');
   if (lastEnd?.type !== 'TurnCompleted') return false;
   // The harness said its task is complete (a wrapped harness's `done`), or the answer has the marker.

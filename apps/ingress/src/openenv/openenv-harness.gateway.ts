@@ -2,15 +2,15 @@ import { Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
+import type { Principal } from '@hub/auth';
 import type { HubEvent, Recorded, TurnContext } from '@hub/domain';
 import { encodeHarnessEvents, initialHarnessEventView, type HarnessEvent, type HarnessEventView } from '@hub/protocol-openenv';
-import { correlationIdFrom } from '@hub/telemetry';
 import { CommandService } from '../commands/command.service';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import { envName } from './environment-config';
 import { OpenEnvEpisodes, turnContext } from './openenv-episodes';
-import { OPENENV_HARNESS_PATH, upgradeParams } from './openenv-upgrade';
+import { OPENENV_HARNESS_PATH, openEnvSocket, upgradeParams } from './openenv-upgrade';
 
 /**
  * `WS /v1/openenv/<env>/harness[?episode_id=ID][&after=CURSOR]` — RFC 005 production mode: each
@@ -30,11 +30,10 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
   ) {}
 
   async handleConnection(ws: WebSocket, req: UpgradeRequest): Promise<void> {
-    if (!req.principal) return ws.close(1008, 'unauthenticated');
-    const principal = req.principal;
+    const socket = openEnvSocket(ws, req);
+    if (!socket) return;
+    const { principal, correlationId, send } = socket;
     const params = upgradeParams(req);
-    const correlationId = correlationIdFrom(req.headers['x-correlation-id'] as string | undefined);
-    const send = (frame: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame));
     const fail = (message: string) => send({ type: 'error', timestamp: Date.now() / 1000, data: { message, recoverable: false }, cursor: 0 });
     // Messages may arrive before the stream is open: take them now, submit them once it is.
     let open!: () => void;
@@ -79,7 +78,7 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     }
   }
 
-  private async submit(principal: NonNullable<UpgradeRequest['principal']>, on: { sessionId: string; context: TurnContext }, raw: string, correlationId: string, fail: (m: string) => void): Promise<void> {
+  private async submit(principal: Principal, on: { sessionId: string; context: TurnContext }, raw: string, correlationId: string, fail: (m: string) => void): Promise<void> {
     const { sessionId, context } = on;
     const message = messageOf(raw);
     if (!message) return fail('send a non-empty message (text, or {"message": "..."})');
@@ -95,12 +94,14 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
   }
 }
 
+/** The frame's message (`{"message": ...}`, or the text itself), or '' when it is blank. */
 function messageOf(raw: string): string {
+  let text = raw;
   try {
     const j: unknown = JSON.parse(raw);
-    if (j !== null && typeof j === 'object' && typeof (j as { message?: unknown }).message === 'string') return (j as { message: string }).message.trim() ? (j as { message: string }).message : '';
+    if (j !== null && typeof j === 'object' && typeof (j as { message?: unknown }).message === 'string') text = (j as { message: string }).message;
   } catch {
     // Not JSON: the frame is the message itself (RFC 005 sends plain text).
   }
-  return raw.trim() ? raw : '';
+  return text.trim() ? text : '';
 }

@@ -1,4 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
+import type { WebSocket } from 'ws';
+import type { Principal } from '@hub/auth';
+import { correlationIdFrom } from '@hub/telemetry';
+import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 
 /** Fixed paths of the two OpenEnv gateways; the public paths below are rewritten onto them. */
 export const OPENENV_WS_PATH = '/v1/openenv-ws';
@@ -28,4 +32,24 @@ export function installUpgradeRoutes(server: Server): void {
 /** The `env` and other query parameters of a rewritten upgrade request. */
 export function upgradeParams(req: IncomingMessage): URLSearchParams {
   return new URL(req.url ?? '/', 'http://ingress').searchParams;
+}
+
+/** What both OpenEnv sockets start from: the caller, the request's correlation id, a JSON sender. */
+export interface OpenEnvSocket {
+  principal: Principal;
+  correlationId: string;
+  send(frame: object): void;
+}
+
+/** The socket's caller and sender; an unauthenticated socket is closed (1008) and gets null. */
+export function openEnvSocket(ws: WebSocket, req: UpgradeRequest): OpenEnvSocket | null {
+  if (!req.principal) {
+    ws.close(1008, 'unauthenticated');
+    return null;
+  }
+  return {
+    principal: req.principal,
+    correlationId: correlationIdFrom(req.headers['x-correlation-id'] as string | undefined),
+    send: (frame) => void (ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame))),
+  };
 }

@@ -3,13 +3,12 @@ import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
 import { decodeAction, decodeWsFrame, wsError, wsObservation, wsState, type WsClientFrame, type WsErrorCode } from '@hub/protocol-openenv';
-import { correlationIdFrom } from '@hub/telemetry';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import type { Episode } from './environment-registry';
 import { envName } from './environment-config';
 import { OpenEnvEpisodes, OpenEnvRefusal } from './openenv-episodes';
 import { OpenEnvMcp } from './openenv-mcp';
-import { OPENENV_WS_PATH, upgradeParams } from './openenv-upgrade';
+import { OPENENV_WS_PATH, openEnvSocket, upgradeParams } from './openenv-upgrade';
 
 /**
  * `WS /v1/openenv/<env>/ws` — OpenEnv's WebSocket API (what its Python client uses by default):
@@ -26,10 +25,9 @@ export class OpenEnvWsGateway implements OnGatewayConnection {
   ) {}
 
   async handleConnection(ws: WebSocket, req: UpgradeRequest): Promise<void> {
-    if (!req.principal) return ws.close(1008, 'unauthenticated');
-    const principal = req.principal;
-    const correlationId = correlationIdFrom(req.headers['x-correlation-id'] as string | undefined);
-    const send = (frame: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame));
+    const socket = openEnvSocket(ws, req);
+    if (!socket) return;
+    const { principal, correlationId, send } = socket;
     // Frames may arrive before the environment is checked: take them now, handle them after.
     let chain: Promise<unknown> = this.open(principal.tenantId, upgradeParams(req).get('env') ?? '', send, ws);
     const conn: Conn = { principal, env: '', correlationId, episode: undefined };

@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import { TS_ENV, testHarnessCommand } from '@hub/testing';
 import { McpConfigError, type McpServerSpec } from './mcp-servers';
 import { McpNotAllowedError, McpPool, httpAllowed, stdioAllowed } from './mcp-pool';
 import { buildMcpRegistry, listMcpTools, mcpToolsFrom } from './mcp-tools';
@@ -7,15 +7,9 @@ import { buildMcpRegistry, listMcpTools, mcpToolsFrom } from './mcp-tools';
 jest.setTimeout(30_000);
 
 // The stdio command that runs tools/test-harnesses/mcp-echo-server.ts, as bin/hub runs the hub.
-const ROOT = path.resolve(__dirname, '../../../..');
-const mcpEchoServerCommand = (variant: 'a' | 'b') => ({
-  command: [process.execPath, '-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses/mcp-echo-server.ts'), variant],
-  env: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') },
-});
-
-const server = (name: string, variant: 'a' | 'b'): McpServerSpec => ({ name, transport: 'stdio', ...mcpEchoServerCommand(variant) });
+const server = (name: string, variant: 'a' | 'b'): McpServerSpec => ({ name, transport: 'stdio', command: testHarnessCommand('mcp-echo-server.ts', variant), env: { ...TS_ENV } });
 // What an operator would put in HUB_MCP_STDIO_COMMANDS: the interpreter and the server script.
-const ALLOW = [mcpEchoServerCommand('a').command.slice(0, 4)];
+const ALLOW = [testHarnessCommand('mcp-echo-server.ts')];
 const ctx = { tenantId: 't', sessionId: 's', signal: new AbortController().signal, files: new Map<string, string>() };
 
 let pool: McpPool;

@@ -126,6 +126,3 @@ export const EnvironmentConfig = z.object({
   done_marker: z.string().min(1).nullable().default(null),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfig>;
-
-/** Names the orchestration API owns; never a tool name (RFC 005 "MCP tool scoping"). */
-export const RESERVED_TOOL_NAMES: readonly string[] = ['reset', 'step', 'state', 'close'];
