@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { McpServerSpec } from '@hub/agent';
 import { DELIVERY_CONTEXT_KEY, sessionStreamId, type HubEvent } from '@hub/domain';
-import { AcpRpcError, ContentBlock, promptText, RPC } from '@hub/protocol-acp';
+import { AcpRpcError, checkParams, ContentBlock, promptText, RPC } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 import type { AcpSession } from './acp-session';
 import { mcpContext } from './acp-mcp';
@@ -27,19 +28,13 @@ export const injectTurnId = (messageId: string) => `acp-inject-${messageId}`;
 
 const race = (reason: string, messageId: string) => new AcpRpcError(RPC.INVALID_PARAMS, `inject ${messageId}: ${reason}`, { reason, messageId });
 
-function parsed<T extends z.ZodType>(schema: T, method: string, params: unknown): z.infer<T> {
-  const r = schema.safeParse(params);
-  if (!r.success) throw new AcpRpcError(RPC.INVALID_PARAMS, `Invalid params for ${method}: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
-  return r.data;
-}
-
 const textOf = (content: string | ContentBlock[]) => (typeof content === 'string' ? content : promptText(content));
 
 /** The context of an injected message's turn (with the session's MCP servers, as a prompt's has). */
-const injectContext = async (c: AcpConnection, mode: string, messageId: string, s: AcpSession) => ({
+const injectContext = (mode: string, messageId: string, s: AcpSession, servers: readonly McpServerSpec[]) => ({
   [DELIVERY_CONTEXT_KEY]: mode === 'steer' ? 'steer' : 'after_turn',
   acp: { inject: mode, messageId, mode: s.mode },
-  ...mcpContext(await c.mcpServers(s.sessionId)),
+  ...mcpContext(servers),
 });
 
 /** Cancels a still-queued inject turn; losing the race to its delivery answers `already_delivered`. */
@@ -64,15 +59,16 @@ function queuedTurn(s: AcpSession, messageId: string): string {
 
 /** `session/replace_inject`: the queued turn is cancelled and the new text queued under the same messageId (at the back of the queue). */
 async function replace(c: AcpConnection, params: unknown) {
-  const p = parsed(ReplaceParams, 'session/replace_inject', params);
+  const p = checkParams(ReplaceParams, 'session/replace_inject', params);
   const s = await c.session(p.sessionId);
-  if (!(await c.mayControl(p.sessionId))) throw race('not_owner_or_not_authorized', p.messageId);
+  const control = await c.control(p.sessionId);
+  if (!control.allowed) throw race('not_owner_or_not_authorized', p.messageId);
   const old = queuedTurn(s, p.messageId);
   const text = textOf(p.content);
   const mode = s.injected.get(p.messageId)?.mode ?? 'queue';
   const turnId = `${injectTurnId(p.messageId)}-r${randomUUID().slice(0, 8)}`;
   await cancelQueued(c, p.sessionId, old, p.messageId);
-  await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: await injectContext(c, mode, p.messageId, s), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+  await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: injectContext(mode, p.messageId, s, control.mcpServers), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
   s.injected.set(p.messageId, { mode, text, turnId });
   return { messageId: p.messageId, status: 'replaced' };
 }
@@ -81,19 +77,19 @@ async function replace(c: AcpConnection, params: unknown) {
 export async function inject(c: AcpConnection, method: string, params: unknown): Promise<unknown> {
   if (method === 'session/replace_inject') return replace(c, params);
   if (method === 'session/inject') {
-    const p = parsed(InjectParams, method, params);
-    await c.assertControl(p.sessionId);
+    const p = checkParams(InjectParams, method, params);
+    const servers = await c.assertControl(p.sessionId);
     const text = textOf(p.content);
     if (!text.trim()) throw new AcpRpcError(RPC.INVALID_PARAMS, 'content has no text');
     const s = await c.session(p.sessionId);
     const messageId = `msg-${randomUUID()}`;
     const turnId = injectTurnId(messageId);
-    await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: await injectContext(c, p.mode, messageId, s), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+    await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: injectContext(p.mode, messageId, s, servers), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
     s.injected.set(messageId, { mode: p.mode, text, turnId });
     return { status: 'accepted', messageId };
   }
   if (method === 'session/revoke_inject') {
-    const p = parsed(RevokeParams, method, params);
+    const p = checkParams(RevokeParams, method, params);
     const s = await c.session(p.sessionId);
     if (!(await c.mayControl(p.sessionId))) throw race('not_owner_or_not_authorized', p.messageId);
     let turnId: string;
@@ -108,7 +104,7 @@ export async function inject(c: AcpConnection, method: string, params: unknown):
     return { messageId: p.messageId, status: 'revoked' };
   }
   if (method === 'session/pending_injections') {
-    const p = parsed(PendingParams, method, params);
+    const p = checkParams(PendingParams, method, params);
     await c.session(p.sessionId);
     const { events } = await c.deps.store.readStream(c.principal.tenantId, sessionStreamId(p.sessionId));
     return pendingInjections(events as HubEvent[]);

@@ -1,25 +1,13 @@
-import { attach, AttachParams, DetachParams, detach, heartbeat, HeartbeatParams, RPC, AcpRpcError, takeover, TakeoverParams, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
-import type { z } from 'zod';
+import { attach, AttachParams, checkParams, DetachParams, detach, harnMeta, heartbeat, HeartbeatParams, RPC, AcpRpcError, takeover, TakeoverParams, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 
 /** The live-session extension methods (spec: "Live session attach/detach"). */
 export const LIVE_METHODS = ['session/attach', 'session/detach', 'session/takeover', 'session/heartbeat'] as const;
 
-function parsed<T extends z.ZodType>(schema: T, method: string, params: unknown): z.infer<T> {
-  const r = schema.safeParse(params);
-  if (!r.success) throw new AcpRpcError(RPC.INVALID_PARAMS, `Invalid params for ${method}: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
-  return r.data;
-}
-
 function answer(r: LiveResult) {
   if (!r.ok) throw new AcpRpcError(RPC.INVALID_PARAMS, `live session: ${r.reason}`, { reason: r.reason, active_controller_id: r.activeControllerId });
   return r.response;
 }
-
-const harnOf = (m: Record<string, unknown> | null | undefined): Record<string, unknown> => {
-  const h = m?.['harn'];
-  return typeof h === 'object' && h !== null ? (h as Record<string, unknown>) : {};
-};
 
 /** Attach, detach, takeover and heartbeat of one connection's clients, each recorded in the log (see LiveRegistry). */
 export async function live(c: AcpConnection, method: string, params: unknown): Promise<unknown> {
@@ -28,16 +16,16 @@ export async function live(c: AcpConnection, method: string, params: unknown): P
   const tenant = c.principal.tenantId;
   switch (method) {
     case 'session/attach': {
-      const p = parsed(AttachParams, method, params);
+      const p = checkParams(AttachParams, method, params);
       const s = await c.session(p.sessionId);
-      const fact = (): LiveFact => ({ type: 'AcpClientAttached', data: { clientId: p.clientId, mode: p.mode, takeover: p.takeover, metadata: harnOf(p._meta), at: now } });
+      const fact = (): LiveFact => ({ type: 'AcpClientAttached', data: { clientId: p.clientId, mode: p.mode, takeover: p.takeover, metadata: harnMeta(p._meta), at: now } });
       const res = answer(await reg.apply(tenant, p.sessionId, (st) => attach(st, p, now), fact, c.correlationId));
       c.attached.set(p.sessionId, p.clientId);
       s.askPending();
       return res;
     }
     case 'session/takeover': {
-      const p = parsed(TakeoverParams, method, params);
+      const p = checkParams(TakeoverParams, method, params);
       const fact = (before: LiveState): LiveFact => ({ type: 'AcpControlTakenOver', data: { clientId: p.clientId, previousControllerId: before.controllerId, at: now } });
       const res = answer(await reg.apply(tenant, p.sessionId, (st) => takeover(st, p.clientId, now), fact, c.correlationId));
       c.attached.set(p.sessionId, p.clientId);
@@ -45,7 +33,7 @@ export async function live(c: AcpConnection, method: string, params: unknown): P
       return res;
     }
     case 'session/detach': {
-      const p = parsed(DetachParams, method, params);
+      const p = checkParams(DetachParams, method, params);
       const reason = p.reason ?? 'detach';
       const fact = (): LiveFact => ({ type: 'AcpClientDetached', data: { clientId: p.clientId, reason, at: now } });
       const res = answer(await reg.apply(tenant, p.sessionId, (st) => detach(st, p.clientId), fact, c.correlationId));
@@ -53,8 +41,8 @@ export async function live(c: AcpConnection, method: string, params: unknown): P
       return { ...res, reason };
     }
     case 'session/heartbeat': {
-      const p = parsed(HeartbeatParams, method, params);
-      const fact = (): LiveFact => ({ type: 'AcpClientHeartbeat', data: { clientId: p.clientId, metadata: harnOf(p._meta), at: now } });
+      const p = checkParams(HeartbeatParams, method, params);
+      const fact = (): LiveFact => ({ type: 'AcpClientHeartbeat', data: { clientId: p.clientId, metadata: harnMeta(p._meta), at: now } });
       return answer(await reg.apply(tenant, p.sessionId, (st) => heartbeat(st, p.clientId, p._meta, now), fact, c.correlationId));
     }
     default:

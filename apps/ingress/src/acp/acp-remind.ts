@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { foldSession, pendingReminders, ReminderMode, ReminderRoleHint, sessionStreamId, type HubEvent, type Reminder } from '@hub/domain';
-import { AcpRpcError, RPC } from '@hub/protocol-acp';
+import { AcpRpcError, checkParams, issueText, RPC } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 
 // Reminders (spec: session/remind): ambient context for the model, never a user message. Queued
@@ -37,7 +37,7 @@ export function parseRemind(params: unknown): z.infer<typeof RemindParams> {
   const unknown = Object.keys(params).filter((k) => !OPTIONS.includes(k));
   if (unknown.length) throw rmd('HARN-RMD-001', 'unknown_option', `unknown reminder option(s): ${unknown.join(', ')} (host metadata belongs under _meta)`, { options: unknown });
   const r = RemindParams.safeParse(params);
-  if (!r.success) throw rmd('HARN-RMD-002', 'invalid_shape', `invalid reminder: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+  if (!r.success) throw rmd('HARN-RMD-002', 'invalid_shape', `invalid reminder: ${issueText(r.error)}`);
   return r.data;
 }
 
@@ -64,9 +64,7 @@ async function remind(c: AcpConnection, params: unknown) {
 }
 
 async function revoke(c: AcpConnection, params: unknown) {
-  const r = RevokeParams.safeParse(params);
-  if (!r.success) throw new AcpRpcError(RPC.INVALID_PARAMS, `Invalid params for session/revoke_reminder: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
-  const { sessionId, reminderId } = r.data;
+  const { sessionId, reminderId } = checkParams(RevokeParams, 'session/revoke_reminder', params);
   const race = (reason: string) => new AcpRpcError(RPC.INVALID_PARAMS, `reminder ${reminderId}: ${reason}`, { reason, reminderId });
   if (!(await c.mayControl(sessionId))) throw race('not_owner_or_not_authorized');
   const state = foldSession((await c.deps.store.readStream(c.principal.tenantId, sessionStreamId(sessionId))).events as HubEvent[]);

@@ -8,6 +8,7 @@ import { AcpSession } from './acp-session';
 import { AcpHandlers } from './acp.handlers';
 import { PermissionRequests, type PermissionDecision } from './acp-permissions';
 import type { AcpDeps } from './acp.deps';
+import type { LiveControl } from './live-registry';
 
 /**
  * One ACP client on `WS /v1/acp` (or `bin/hub acp` behind it): JSON-RPC frames in, handled one
@@ -79,17 +80,12 @@ export class AcpConnection {
     }
   }
 
-  /** Sends a hub command; a refusal becomes a JSON-RPC error carrying the hub's code. */
   /** Records the session's MCP servers in the log (see LiveRegistry). */
   setMcpServers(sessionId: string, servers: readonly McpServerSpec[]): Promise<void> {
     return this.deps.live.setMcpServers(this.principal.tenantId, sessionId, servers, this.correlationId);
   }
 
-  /** The session's MCP servers as recorded by whichever connection set them last. */
-  mcpServers(sessionId: string): Promise<McpServerSpec[]> {
-    return this.deps.live.mcpServers(this.principal.tenantId, sessionId);
-  }
-
+  /** Sends a hub command; a refusal becomes a JSON-RPC error carrying the hub's code. */
   async dispatch(command: HubCommand, commandId: string): Promise<void> {
     const outcome = await this.deps.commands.dispatch(command, this.principal, {
       protocol: 'acp',
@@ -128,14 +124,23 @@ export class AcpConnection {
     this.permissions.ask(s.sessionId, approvalId, params);
   }
 
-  /** Whether this connection may prompt, cancel, inject or answer permissions on the session. */
-  mayControl(sessionId: string): Promise<boolean> {
-    return this.deps.live.mayControl(this.principal.tenantId, sessionId, this.attached.get(sessionId) ?? null);
+  /**
+   * Whether this connection may prompt, cancel, inject or answer permissions on the session, and
+   * the session's MCP servers as recorded by whichever connection set them last (one read).
+   */
+  control(sessionId: string): Promise<LiveControl> {
+    return this.deps.live.control(this.principal.tenantId, sessionId, this.attached.get(sessionId) ?? null);
   }
 
-  /** Refuses a controlling call from an observer (spec: `not_owner_or_not_authorized`). */
-  async assertControl(sessionId: string): Promise<void> {
-    if (!(await this.mayControl(sessionId))) throw new AcpRpcError(RPC.INVALID_PARAMS, 'only the live session controller may do this', { reason: 'not_owner_or_not_authorized' });
+  async mayControl(sessionId: string): Promise<boolean> {
+    return (await this.control(sessionId)).allowed;
+  }
+
+  /** Refuses a controlling call from an observer (spec: `not_owner_or_not_authorized`); else the session's MCP servers. */
+  async assertControl(sessionId: string): Promise<McpServerSpec[]> {
+    const c = await this.control(sessionId);
+    if (!c.allowed) throw new AcpRpcError(RPC.INVALID_PARAMS, 'only the live session controller may do this', { reason: 'not_owner_or_not_authorized' });
+    return c.mcpServers;
   }
 
   private async resolveApproval(d: PermissionDecision): Promise<void> {

@@ -12,8 +12,30 @@ export const EXTENSION_METHODS: readonly string[] = [...LIVE_METHODS, ...INJECT_
 
 const modes = (current: string) => ({ currentModeId: current, availableModes: SESSION_MODES.map((m) => ({ ...m })) });
 
+/** One handler per ACP agent method: a method added to the schema does not compile until it has one. */
+type MethodTable = { [M in AgentMethod]: (p: ParamsOf<M>) => Promise<unknown> };
+
 /** The ACP agent methods, each mapped onto hub commands and session reads. */
 export class AcpHandlers {
+  private readonly methods: MethodTable = {
+    initialize: async (p) => {
+      this.c.clientInfo = p.clientInfo ?? null;
+      this.c.extensions = extensionOptIn(p.clientCapabilities);
+      return initializeResult({ version: '0.1.0', extensionMethods: EXTENSION_METHODS, mcpHttp: (this.c.deps.mcpAllow.http ?? []).length > 0 });
+    },
+    // The socket is already authenticated with the hub API key (upgrade header).
+    authenticate: async () => ({}),
+    'session/new': (p) => this.newSession(p),
+    'session/load': (p) => this.load(p),
+    'session/list': (p) => this.list(p),
+    'session/resume': (p) => this.resume(p),
+    'session/close': (p) => this.closeSession(p),
+    'session/prompt': (p) => this.prompt(p),
+    'session/cancel': (p) => this.cancel(p),
+    'session/set_mode': (p) => this.setMode(p),
+    'session/set_config_option': (p) => Promise.reject(new AcpRpcError(RPC.INVALID_PARAMS, `unknown config option ${p.configId}: this agent has none`)),
+  };
+
   constructor(private readonly c: AcpConnection) {}
 
   hasExtension(method: string): boolean {
@@ -27,36 +49,7 @@ export class AcpHandlers {
   }
 
   handle<M extends AgentMethod>(method: M, params: ParamsOf<M>): Promise<unknown> {
-    const p = params as never;
-    switch (method) {
-      case 'initialize':
-        this.c.clientInfo = (params as ParamsOf<'initialize'>).clientInfo ?? null;
-        this.c.extensions = extensionOptIn((params as ParamsOf<'initialize'>).clientCapabilities);
-        return Promise.resolve(initializeResult({ version: '0.1.0', extensionMethods: EXTENSION_METHODS, mcpHttp: (this.c.deps.mcpAllow.http ?? []).length > 0 }));
-      case 'authenticate':
-        // The socket is already authenticated with the hub API key (upgrade header).
-        return Promise.resolve({});
-      case 'session/new':
-        return this.newSession(p);
-      case 'session/load':
-        return this.load(p);
-      case 'session/list':
-        return this.list(p);
-      case 'session/resume':
-        return this.resume(p);
-      case 'session/close':
-        return this.closeSession(p);
-      case 'session/prompt':
-        return this.prompt(p);
-      case 'session/cancel':
-        return this.cancel(p);
-      case 'session/set_mode':
-        return this.setMode(p);
-      case 'session/set_config_option':
-        return Promise.reject(new AcpRpcError(RPC.INVALID_PARAMS, `unknown config option ${(params as ParamsOf<'session/set_config_option'>).configId}: this agent has none`));
-      default:
-        return Promise.reject(new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${String(method)}`));
-    }
+    return (this.methods[method] as (p: ParamsOf<M>) => Promise<unknown>)(params);
   }
 
   private async newSession(p: ParamsOf<'session/new'>) {
@@ -106,10 +99,9 @@ export class AcpHandlers {
   private async prompt(p: ParamsOf<'session/prompt'>) {
     const text = promptText(p.prompt);
     if (!text.trim()) throw new AcpRpcError(RPC.INVALID_PARAMS, 'prompt has no text');
-    await this.c.assertControl(p.sessionId);
+    const servers = await this.c.assertControl(p.sessionId);
     const s = await this.c.session(p.sessionId);
     const turnId = `acp-${p.messageId ?? randomUUID()}`;
-    const servers = await this.c.mcpServers(p.sessionId);
     const ended = s.waitForTurn(turnId);
     await this.c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { mcpServers: servers.map((m) => m.name), mode: s.mode }, ...mcpContext(servers) }, busyPolicy: 'reject' }, `acp:${p.sessionId}:${turnId}`);
     const end = await ended;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { McpServerSpec } from '@hub/agent';
-import { appendWithRetry, type EventStore } from '@hub/event-store';
+import { appendWithRetry, type EventStore, type StoredEvent } from '@hub/event-store';
 import { foldLive, LIVE_FACT_TYPES, mayControl, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
 
 // Who is attached to which live session, kept in the log (not HubEvents: attachment is about
@@ -9,7 +9,8 @@ import { foldLive, LIVE_FACT_TYPES, mayControl, type LiveFact, type LiveResult, 
 //                          AcpSessionMcpServers (the servers of the last session/new, load or resume)
 // Every transition is decided on the state folded from that stream and appended at the version it
 // was read at, so two ingress instances agree on the controller; a race re-reads and re-decides.
-// The MCP servers are kept there too, so a prompt from any connection, on any ingress, gets them.
+// The MCP servers are kept there too, so a prompt from any connection, on any ingress, gets them;
+// one read of the stream answers both "may this client control it" and "with which servers".
 
 /** The stream of a session's live-session facts. */
 export const liveStreamId = (sessionId: string) => `acp-live:${sessionId}`;
@@ -17,14 +18,27 @@ export const liveStreamId = (sessionId: string) => `acp-live:${sessionId}`;
 const MCP_SERVERS_FACT = 'AcpSessionMcpServers';
 const McpServersFact = z.object({ servers: z.array(McpServerSpec) });
 
+/** What a session's live stream says about control: may this client control it, and its MCP servers. */
+export interface LiveControl {
+  allowed: boolean;
+  mcpServers: McpServerSpec[];
+}
+
+const stateOf = (events: readonly StoredEvent[]): LiveState => foldLive(events.filter((e) => LIVE_FACT_TYPES.has(e.type)).map((e) => ({ type: e.type, data: e.data }) as LiveFact));
+
+/** The session's MCP servers as last recorded; none when it never had any. */
+function serversOf(events: readonly StoredEvent[]): McpServerSpec[] {
+  const last = events.filter((e) => e.type === MCP_SERVERS_FACT).at(-1);
+  return last ? McpServersFact.parse(last.data).servers : [];
+}
+
 export class LiveRegistry {
   constructor(private readonly store: EventStore) {}
 
   /** The session's attachment state, folded from its stream. */
   async state(tenantId: string, sessionId: string): Promise<{ version: number; state: LiveState }> {
     const { version, events } = await this.store.readStream(tenantId, liveStreamId(sessionId));
-    const facts = events.filter((e) => LIVE_FACT_TYPES.has(e.type)).map((e) => ({ type: e.type, data: e.data }) as LiveFact);
-    return { version, state: foldLive(facts) };
+    return { version, state: stateOf(events) };
   }
 
   /** Decides one transition on the recorded state and records it; nothing is recorded when it is refused. */
@@ -43,15 +57,12 @@ export class LiveRegistry {
     await this.store.append(tenantId, liveStreamId(sessionId), [{ type: MCP_SERVERS_FACT, data: { servers }, metadata: { correlationId, protocol: 'acp' } }], { expectedVersion: 'any' });
   }
 
-  /** The session's MCP servers as last recorded; none when it never had any. */
-  async mcpServers(tenantId: string, sessionId: string): Promise<McpServerSpec[]> {
+  /**
+   * Whether `clientId` (null: a connection that never attached) may prompt, inject or answer
+   * permissions, and the session's MCP servers as last recorded: one read of the stream.
+   */
+  async control(tenantId: string, sessionId: string, clientId: string | null): Promise<LiveControl> {
     const { events } = await this.store.readStream(tenantId, liveStreamId(sessionId));
-    const last = events.filter((e) => e.type === MCP_SERVERS_FACT).at(-1);
-    return last ? McpServersFact.parse(last.data).servers : [];
-  }
-
-  /** Whether `clientId` (null: a connection that never attached) may prompt, inject or answer permissions. */
-  async mayControl(tenantId: string, sessionId: string, clientId: string | null): Promise<boolean> {
-    return mayControl((await this.state(tenantId, sessionId)).state, clientId);
+    return { allowed: mayControl(stateOf(events), clientId), mcpServers: serversOf(events) };
   }
 }

@@ -1,6 +1,20 @@
-import type { Actor, EventMetadata, HubEvent, Protocol, Recorded } from '@hub/domain';
-import { DomainError, sessionStreamId } from '@hub/domain';
+import type { Actor, EventMetadata, HubEvent, Protocol, Recorded, SessionState, TurnProgress } from '@hub/domain';
+import { concernsTurn, DomainError, evolveSession, evolveTurn, initialSessionState, initialTurnProgress, sessionStreamId } from '@hub/domain';
 import type { TurnLog } from './ports';
+
+/** A fold over the attempt's events, which only ever grow: each event is applied once, not once per pass. */
+class CatchUpFold<S> {
+  private seen = 0;
+  constructor(
+    private state: S,
+    private readonly step: (state: S, event: HubEvent) => S,
+  ) {}
+
+  over(events: readonly HubEvent[]): S {
+    for (; this.seen < events.length; this.seen++) this.state = this.step(this.state, events[this.seen] as HubEvent);
+    return this.state;
+  }
+}
 
 /**
  * One attempt at advancing one turn: where its stream is, the version we last saw, and the
@@ -12,6 +26,8 @@ export class TurnAttempt {
   readonly streamId: string;
   version = 0;
   events: Recorded<HubEvent>[] = [];
+  private readonly sessionFold = new CatchUpFold<SessionState>(initialSessionState, evolveSession);
+  private readonly turnFold: CatchUpFold<TurnProgress>;
 
   constructor(
     private readonly log: TurnLog,
@@ -21,6 +37,17 @@ export class TurnAttempt {
     private readonly base: { correlationId: string; causationId: string; traceparent?: string; tracestate?: string; actor: Actor },
   ) {
     this.streamId = sessionStreamId(sessionId);
+    this.turnFold = new CatchUpFold(initialTurnProgress(turnId), (p, e) => (concernsTurn(e, turnId) ? evolveTurn(p, e) : p));
+  }
+
+  /** The session's decision state over the events read so far (`foldSession(events)`, kept up to date). */
+  session(): SessionState {
+    return this.sessionFold.over(this.events);
+  }
+
+  /** How far this attempt's turn got over the events read so far (`foldTurn(events, turnId)`, kept up to date). */
+  progress(): TurnProgress {
+    return this.turnFold.over(this.events);
   }
 
   /** Starts from a read the caller already made (its version and events), instead of reading it again. */

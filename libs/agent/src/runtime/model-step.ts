@@ -1,5 +1,5 @@
 import type { HubEvent, RequestedToolCall, Usage } from '@hub/domain';
-import { DomainError, toolCallIdFor } from '@hub/domain';
+import { assistantMessageId, DomainError, toolCallIdFor } from '@hub/domain';
 import type { ModelFinishReason, ModelProvider, ModelStreamPart, ToolSpec } from '../providers/types';
 import type { TurnAttempt } from './context';
 import { buildModelMessages } from './transcript';
@@ -76,7 +76,7 @@ class DeltaWriter {
     const offset = kind === 'text' ? this.textOffset : this.thoughtOffset;
     if (kind === 'text') this.textOffset += fresh.length;
     else this.thoughtOffset += fresh.length;
-    const data = { turnId: this.attempt.turnId, messageId: `${this.attempt.turnId}:m`, callId: this.plan.callId, offset, text: fresh };
+    const data = { turnId: this.attempt.turnId, messageId: assistantMessageId(this.attempt.turnId), callId: this.plan.callId, offset, text: fresh };
     this.pending.push(kind === 'text' ? { type: 'TextDelta', data } : { type: 'ThoughtDelta', data });
     if (this.pendingChars === 0) this.oldest = this.deps.now();
     this.pendingChars += fresh.length;

@@ -1,4 +1,4 @@
-import type { HubEvent, RequestedToolCall } from '@hub/domain';
+import { assistantMessageId, type HubEvent, type RequestedToolCall } from '@hub/domain';
 import { decidePolicy } from '../tools/policy';
 import type { ToolRegistry } from '../tools/registry';
 import { ToolInputError } from '../tools/types';
@@ -27,7 +27,7 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
   const events: HubEvent[] = [
     {
       type: 'ToolCallStarted',
-      data: { turnId, messageId: `${turnId}:m`, toolCallId: call.toolCallId, name: call.name, input: call.input, policy: verdict.decision, executor: tool?.executor ?? 'none' },
+      data: { turnId, messageId: assistantMessageId(turnId), toolCallId: call.toolCallId, name: call.name, input: call.input, policy: verdict.decision, executor: tool?.executor ?? 'none' },
     },
   ];
   if (verdict.decision !== 'ask') {

@@ -1,4 +1,4 @@
-import { DomainError, foldSession, foldTurn, nextTurnAfterEnd, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type TurnContext } from '@hub/domain';
+import { assistantMessageId, DomainError, evolveSession, nextTurnAfterEnd, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type SessionState, type TurnContext } from '@hub/domain';
 import { ProviderError } from '../providers/types';
 import type { ModelProvider } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
@@ -75,7 +75,7 @@ export class TurnRunner {
     let tools: ToolRegistry | undefined;
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       await attempt.reload();
-      const step = planNextStep(foldTurn(attempt.events, attempt.turnId), { maxSteps: this.deps.maxSteps, live: liveInput(attempt.events) });
+      const step = planNextStep(attempt.progress(), { maxSteps: this.deps.maxSteps, live: liveInput(attempt.session()) });
       if (step.kind === 'idle') return 'stopped';
       if (step.kind === 'await-approval') return 'suspended';
       try {
@@ -92,18 +92,18 @@ export class TurnRunner {
     throw new Error(`turn ${attempt.turnId} did not settle in ${MAX_PASSES} passes`);
   }
 
-  /** Does one step; true when the turn is finished. */
   private async toolsOf(attempt: TurnAttempt): Promise<ToolRegistry> {
     if (!this.deps.toolsFor) return this.deps.tools;
     const requested = attempt.events.find((e) => e.type === 'TurnRequested' && e.data.turnId === attempt.turnId);
     return this.deps.toolsFor(requested?.type === 'TurnRequested' ? requested.data.context : {}, attempt.tenantId);
   }
 
+  /** Does one step; true when the turn is finished. */
   private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal, tools: ToolRegistry): Promise<boolean> {
     const toolDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs };
     switch (step.kind) {
       case 'start-message':
-        await attempt.append([{ type: 'MessageStarted', data: { turnId: attempt.turnId, messageId: `${attempt.turnId}:m`, role: 'assistant' } }]);
+        await attempt.append([{ type: 'MessageStarted', data: { turnId: attempt.turnId, messageId: assistantMessageId(attempt.turnId), role: 'assistant' } }]);
         return false;
       case 'call-model':
         await runModelStep(attempt, step, { provider: this.deps.provider, tools: tools.specs(), signal, flush: this.deps.flush, now: this.now });
@@ -125,10 +125,10 @@ export class TurnRunner {
         await attempt.append(deliveries(attempt.turnId, step));
         return false;
       case 'complete': {
-        const usage = foldTurn(attempt.events, attempt.turnId).usage;
+        const usage = attempt.progress().usage;
         await this.endTurn(attempt, [
-          ...auditOnlyDrain(attempt.turnId, attempt.events),
-          { type: 'MessageCompleted', data: { turnId: attempt.turnId, messageId: `${attempt.turnId}:m` } },
+          ...auditOnlyDrain(attempt.turnId, attempt.session()),
+          { type: 'MessageCompleted', data: { turnId: attempt.turnId, messageId: assistantMessageId(attempt.turnId) } },
           { type: 'TurnCompleted', data: { turnId: attempt.turnId, text: step.text, stopReason: step.stopReason, usage } },
         ]);
         return true;
@@ -138,7 +138,7 @@ export class TurnRunner {
 
   /** Appends the turn's last events and starts the next queued turn in the same append. */
   private async endTurn(attempt: TurnAttempt, ending: HubEvent[]): Promise<void> {
-    const after = foldSession([...attempt.events, ...ending]);
+    const after = ending.reduce(evolveSession, attempt.session());
     const next = nextTurnAfterEnd(after);
     await attempt.append([...ending, ...next]);
     for (const e of next) {
@@ -153,15 +153,14 @@ export class TurnRunner {
     const code = e instanceof DomainError ? e.code : 'INTERNAL';
     const message = e instanceof Error ? e.message : String(e);
     await attempt.reload();
-    if (foldTurn(attempt.events, attempt.turnId).status !== 'running') return true;
+    if (attempt.progress().status !== 'running') return true;
     await this.endTurn(attempt, [{ type: 'TurnFailed', data: { turnId: attempt.turnId, code, message, retryable } }]);
     return true;
   }
 }
 
 /** What waits to enter the running turn at its next step boundary: steered messages and reminders to render. */
-function liveInput(events: readonly HubEvent[]): LiveInput {
-  const session = foldSession(events);
+function liveInput(session: SessionState): LiveInput {
   return { steers: pendingSteers(session), reminders: pendingReminders(session).filter((r) => r.mode !== 'audit_only') };
 }
 
@@ -177,8 +176,8 @@ function deliveries(turnId: string, step: Extract<NextStep, { kind: 'deliver-inp
 }
 
 /** Harn `audit_only` reminders drain at loop exit: recorded with the turn, never shown to the model. */
-function auditOnlyDrain(turnId: string, events: readonly HubEvent[]): HubEvent[] {
-  return pendingReminders(foldSession(events))
+function auditOnlyDrain(turnId: string, session: SessionState): HubEvent[] {
+  return pendingReminders(session)
     .filter((r) => r.mode === 'audit_only')
     .map((r) => ({ type: 'ReminderEmitted', data: { turnId, reminderId: r.reminderId, beforeStep: null, renderedRole: null } }));
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Actor, Protocol } from '../metadata';
+import { defineEvent as ev } from './define-event';
 import { EpisodeReset, RewardComputed } from './episode-events';
 import { ReminderEmitted, ReminderQueued, ReminderRevoked, UserMessageInjected } from './live-input-events';
 
@@ -10,9 +11,6 @@ export * from './live-input-events';
 // facts, past tense; never edit one in place — add `v2` with an upcaster instead.
 // Every event lives on a session stream (see `sessionStreamId`); ids inside are deterministic
 // (derived from the turn id and step), so a retried worker appends nothing new.
-
-const ev = <T extends string, D extends z.ZodRawShape>(type: T, data: D) =>
-  z.object({ type: z.literal(type), data: z.object(data) });
 
 /** What a second submit does while a turn is active. The same on every protocol. */
 export const BusyPolicy = z.enum(['enqueue', 'reject', 'interrupt']);

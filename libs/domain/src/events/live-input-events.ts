@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineEvent } from './define-event';
 
 // Live input that reaches a turn while it runs (Harn bridge: `session/inject` mode `steer`,
 // `session/remind`). Declared here, not in events.ts, so the work stays additive; `HubEvent`
@@ -18,15 +19,12 @@ export function isSteer(context: Record<string, unknown>): boolean {
  * `beforeStep`: the queued turn `fromTurnId` never starts (it counts as delivered), and its
  * prompt is a user message of `turnId` from then on. `messageId` is the queued turn's user message id.
  */
-export const UserMessageInjected = z.object({
-  type: z.literal('UserMessageInjected'),
-  data: z.object({
-    turnId: z.string(),
-    fromTurnId: z.string(),
-    messageId: z.string(),
-    text: z.string(),
-    beforeStep: z.number().int().nonnegative(),
-  }),
+export const UserMessageInjected = defineEvent('UserMessageInjected', {
+  turnId: z.string(),
+  fromTurnId: z.string(),
+  messageId: z.string(),
+  text: z.string(),
+  beforeStep: z.number().int().nonnegative(),
 });
 export type UserMessageInjected = z.infer<typeof UserMessageInjected>;
 
@@ -58,24 +56,21 @@ export const Reminder = z.object({
 export type Reminder = z.infer<typeof Reminder>;
 
 /** Ambient context queued for the model (not a user message). A pending reminder with the same `dedupeKey` is replaced. */
-export const ReminderQueued = z.object({ type: z.literal('ReminderQueued'), data: Reminder });
+export const ReminderQueued = defineEvent('ReminderQueued', Reminder.shape);
 export type ReminderQueued = z.infer<typeof ReminderQueued>;
 
 /** A pending reminder withdrawn before delivery. */
-export const ReminderRevoked = z.object({ type: z.literal('ReminderRevoked'), data: z.object({ reminderId: z.string() }) });
+export const ReminderRevoked = defineEvent('ReminderRevoked', { reminderId: z.string() });
 export type ReminderRevoked = z.infer<typeof ReminderRevoked>;
 
 /**
  * A pending reminder drained by turn `turnId`: rendered into the prompt before model call
  * `beforeStep` as `renderedRole`, or (`audit_only`: both null) recorded at turn end and never shown.
  */
-export const ReminderEmitted = z.object({
-  type: z.literal('ReminderEmitted'),
-  data: z.object({
-    turnId: z.string(),
-    reminderId: z.string(),
-    beforeStep: z.number().int().nonnegative().nullable(),
-    renderedRole: z.literal('system').nullable(),
-  }),
+export const ReminderEmitted = defineEvent('ReminderEmitted', {
+  turnId: z.string(),
+  reminderId: z.string(),
+  beforeStep: z.number().int().nonnegative().nullable(),
+  renderedRole: z.literal('system').nullable(),
 });
 export type ReminderEmitted = z.infer<typeof ReminderEmitted>;

@@ -25,6 +25,12 @@ function withoutKey<T>(record: Readonly<Record<string, T>>, key: string): Record
   return copy;
 }
 
+/** Adds `message` at the end of the state's messages: the op, and its index recorded by id. */
+function appendMessage(view: HarnessView, message: HarnessMessage): { op: DeltaOperation; index: number; messageIndex: Record<string, number> } {
+  const index = view.state.messages.length;
+  return { op: set(messagePath(index), message), index, messageIndex: withKey(view.messageIndex, message.id, index) };
+}
+
 export function turnRequested(view: HarnessView, data: EventOf<'TurnRequested'>['data']): HarnessStep {
   const prompt = { userMessageId: data.userMessageId, prompt: data.prompt };
   return { ops: [], book: { requested: withKey(view.requested, data.turnId, prompt) } };
@@ -35,44 +41,22 @@ export function turnStarted(view: HarnessView, turnId: string): HarnessStep {
   const book = { activeTurnId: turnId, requested: withoutKey(view.requested, turnId) };
   const request = own(view.requested, turnId);
   if (!request || own(view.messageIndex, request.userMessageId) !== undefined) return { ops, book };
-  const index = view.state.messages.length;
-  const message: HarnessMessage = {
-    id: request.userMessageId,
-    role: 'user',
-    content: request.prompt,
-    status: 'complete',
-    turnId,
-  };
-  ops.push(set(messagePath(index), message));
-  return { ops, book: { ...book, messageIndex: withKey(view.messageIndex, message.id, index) } };
+  const added = appendMessage(view, { id: request.userMessageId, role: 'user', content: request.prompt, status: 'complete', turnId });
+  return { ops: [...ops, added.op], book: { ...book, messageIndex: added.messageIndex } };
 }
 
 /** A steered message joins the running turn: it shows as a user message from now on (its queued turn never starts). */
 export function userMessageInjected(view: HarnessView, data: EventOf<'UserMessageInjected'>['data']): HarnessStep {
   const book = { requested: withoutKey(view.requested, data.fromTurnId) };
   if (own(view.messageIndex, data.messageId) !== undefined) return { ops: [], book };
-  const index = view.state.messages.length;
-  const message: HarnessMessage = { id: data.messageId, role: 'user', content: data.text, status: 'complete', turnId: data.turnId };
-  return { ops: [set(messagePath(index), message)], book: { ...book, messageIndex: withKey(view.messageIndex, message.id, index) } };
+  const added = appendMessage(view, { id: data.messageId, role: 'user', content: data.text, status: 'complete', turnId: data.turnId });
+  return { ops: [added.op], book: { ...book, messageIndex: added.messageIndex } };
 }
 
 export function messageStarted(view: HarnessView, data: EventOf<'MessageStarted'>['data']): HarnessStep {
   if (own(view.messageIndex, data.messageId) !== undefined) return NOTHING;
-  const index = view.state.messages.length;
-  const message: HarnessMessage = {
-    id: data.messageId,
-    role: 'assistant',
-    content: '',
-    status: 'pending',
-    turnId: data.turnId,
-  };
-  return {
-    ops: [set(messagePath(index), message)],
-    book: {
-      messageIndex: withKey(view.messageIndex, data.messageId, index),
-      turnMessage: withKey(view.turnMessage, data.turnId, index),
-    },
-  };
+  const added = appendMessage(view, { id: data.messageId, role: 'assistant', content: '', status: 'pending', turnId: data.turnId });
+  return { ops: [added.op], book: { messageIndex: added.messageIndex, turnMessage: withKey(view.turnMessage, data.turnId, added.index) } };
 }
 
 export function textDelta(view: HarnessView, data: EventOf<'TextDelta'>['data']): HarnessStep {

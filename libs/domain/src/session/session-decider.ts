@@ -9,11 +9,6 @@ export function userMessageIdOf(turnId: string): string {
   return `${turnId}:u`;
 }
 
-/** The id the runtime gives a turn's assistant message (one per turn). */
-export function assistantMessageIdOf(turnId: string): string {
-  return `${turnId}:m`;
-}
-
 /**
  * Decides what a command means for a session: the events to append, or a `DomainError`.
  * Pure: ids and time come in the command and its metadata. A re-submitted turn id decides

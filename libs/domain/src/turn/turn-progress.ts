@@ -73,9 +73,14 @@ export function initialTurnProgress(turnId: string): TurnProgress {
 
 const turnIdOf = (e: HubEvent): string | null => ('turnId' in e.data ? (e.data as { turnId: string }).turnId : null);
 
+/** Whether `e` moves turn `turnId` on: one of its own events, or its queued message steered into another turn. */
+export function concernsTurn(e: HubEvent, turnId: string): boolean {
+  return turnIdOf(e) === turnId || (e.type === 'UserMessageInjected' && e.data.fromTurnId === turnId);
+}
+
 export function foldTurn(events: readonly HubEvent[], turnId: string): TurnProgress {
   let p = initialTurnProgress(turnId);
-  for (const e of events) if (turnIdOf(e) === turnId || (e.type === 'UserMessageInjected' && e.data.fromTurnId === turnId)) p = evolveTurn(p, e);
+  for (const e of events) if (concernsTurn(e, turnId)) p = evolveTurn(p, e);
   return p;
 }
 

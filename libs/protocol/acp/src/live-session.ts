@@ -43,12 +43,13 @@ export interface LiveResponse {
   clients: LiveClient[];
 }
 
-const harnMeta = (m: Record<string, unknown> | null | undefined): Record<string, unknown> => {
+/** The `harn` part of a `_meta` (empty when absent): the client metadata a live session keeps. */
+export const harnMeta = (m: Record<string, unknown> | null | undefined): Record<string, unknown> => {
   const h = m?.['harn'];
   return typeof h === 'object' && h !== null ? (h as Record<string, unknown>) : {};
 };
 
-function respond(state: LiveState, clientId: string, previous: string | null): LiveResult {
+function respond(state: LiveState, clientId: string, previous: string | null): Extract<LiveResult, { ok: true }> {
   return { ok: true, state, response: { client: state.clients[clientId] ?? null, previous_controller_id: previous, active_controller_id: state.controllerId, clients: Object.values(state.clients) } };
 }
 
@@ -92,7 +93,7 @@ export function detach(state: LiveState, clientId: string): LiveResult {
   delete clients[clientId];
   const next = { clients, controllerId: state.controllerId === clientId ? null : state.controllerId };
   const r = respond(next, clientId, state.controllerId);
-  return r.ok ? { ...r, response: { ...r.response, client: gone } } : r;
+  return { ...r, response: { ...r.response, client: gone } };
 }
 
 /** `session/heartbeat`: refreshes last-seen and metadata, never ownership. */

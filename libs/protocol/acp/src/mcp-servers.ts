@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { issueText } from './schema';
 
 // `session/new` (and `session/load`) `mcpServers`, ACP v0.12.2 `McpServer`, mapped onto the hub's
 // MCP server spec (the shape `@hub/agent` reads from a turn's context): stdio `{name, command,
@@ -19,7 +20,7 @@ export type McpServersResult = { ok: true; servers: HubMcpServer[] } | { ok: fal
 
 const record = (pairs: readonly { name: string; value: string }[]) => Object.fromEntries(pairs.map((p) => [p.name, p.value]));
 
-const problem = (index: number, e: z.ZodError) => `mcpServers[${index}]: ${e.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`;
+const problem = (index: number, e: z.ZodError) => `mcpServers[${index}]: ${issueText(e)}`;
 
 function one(raw: unknown, index: number): HubMcpServer | string {
   const isRemote = typeof raw === 'object' && raw !== null && 'type' in raw && (raw as { type: unknown }).type !== 'stdio';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AcpRpcError, RPC } from './jsonrpc';
 
 // The params of the agent-side methods the hub accepts, pinned to ACP v0.12.2 and the Harn
 // bridge spec. Objects are loose: unknown fields (and every `_meta`) are kept, never rejected,
@@ -61,11 +62,21 @@ export type ParamsOf<M extends AgentMethod> = z.infer<(typeof AGENT_METHOD_PARAM
 
 export const isAgentMethod = (m: string): m is AgentMethod => Object.prototype.hasOwnProperty.call(AGENT_METHOD_PARAMS, m);
 
+/** A validation failure as one line: `path message; …` (`(root)` for the value itself). */
+export const issueText = (e: z.ZodError): string => e.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ');
+
 /** Validates params of a known agent method; `null` plus a message on failure (→ -32602). */
 export function parseParams<M extends AgentMethod>(method: M, params: unknown): { ok: true; params: ParamsOf<M> } | { ok: false; message: string } {
   const r = (AGENT_METHOD_PARAMS[method] as z.ZodType).safeParse(params);
   if (r.success) return { ok: true, params: r.data as ParamsOf<M> };
-  return { ok: false, message: `Invalid params for ${method}: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}` };
+  return { ok: false, message: `Invalid params for ${method}: ${issueText(r.error)}` };
+}
+
+/** The params of an extension method, checked against its schema; a -32602 naming every issue otherwise. */
+export function checkParams<T extends z.ZodType>(schema: T, method: string, params: unknown): z.infer<T> {
+  const r = schema.safeParse(params);
+  if (!r.success) throw new AcpRpcError(RPC.INVALID_PARAMS, `Invalid params for ${method}: ${issueText(r.error)}`);
+  return r.data;
 }
 
 /** The plain text of a prompt: text blocks as they are, resources and links by their text or uri. */
