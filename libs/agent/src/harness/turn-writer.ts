@@ -1,7 +1,8 @@
-import { foldSession, foldTurn, modelCallId, nextTurnAfterEnd, pendingSteers, toolCallIdFor, type HubEvent, type Usage } from '@hub/domain';
+import { modelCallId, pendingSteers, toolCallIdFor, type HubEvent, type Usage } from '@hub/domain';
 import { TurnAttempt, isConflict } from '../runtime/context';
 import type { FlushPolicy } from '../runtime/model-step';
 import type { TurnScheduler } from '../runtime/ports';
+import { appendTurnEnd } from '../runtime/turn-end';
 import type { HarnessOutput, HarnessPermissionAnswer, HarnessPermissionRequest, HarnessSink } from './adapter';
 import { TurnEndedElsewhere } from './harness-errors';
 
@@ -238,7 +239,7 @@ export class HarnessTurnWriter implements HarnessSink {
     for (let i = 0; ; i++) {
       await this.attempt.reload();
       this.assertRunning();
-      const steers = pendingSteers(foldSession(this.attempt.events));
+      const steers = pendingSteers(this.attempt.session());
       if (steers.length === 0) return 0;
       const delivered: HubEvent[] = steers.map((q) => ({
         type: 'UserMessageInjected',
@@ -309,7 +310,7 @@ export class HarnessTurnWriter implements HarnessSink {
   }
 
   private assertRunning(): void {
-    const status = foldTurn(this.attempt.events, this.turnId).status;
+    const status = this.attempt.progress().status;
     if (status !== 'running') throw new TurnEndedElsewhere(`turn ${this.turnId} is ${status}`);
   }
 
@@ -330,18 +331,13 @@ export class HarnessTurnWriter implements HarnessSink {
   private async end(ending: HubEvent[]): Promise<void> {
     for (let i = 0; ; i++) {
       await this.attempt.reload();
-      if (foldTurn(this.attempt.events, this.turnId).status !== 'running') return;
-      const next = nextTurnAfterEnd(foldSession([...this.attempt.events, ...ending]));
+      if (this.attempt.progress().status !== 'running') return;
       try {
-        await this.attempt.append([...ending, ...next]);
+        await appendTurnEnd(this.attempt, ending, this.deps.scheduler);
       } catch (e) {
         if (isConflict(e) && i < MAX_CONFLICT_RETRIES) continue;
         throw e;
       }
-      for (const e of next) {
-        if (e.type === 'TurnStarted') await this.deps.scheduler.scheduleTurn(this.attempt.tenantId, this.attempt.sessionId, e.data.turnId, 'start', 'start');
-      }
-      await this.deps.scheduler.turnEnded?.(this.attempt.tenantId, this.attempt.sessionId, this.turnId, this.attempt.events);
       return;
     }
   }

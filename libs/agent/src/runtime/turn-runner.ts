@@ -1,4 +1,4 @@
-import { assistantMessageId, DomainError, evolveSession, nextTurnAfterEnd, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type SessionState, type TurnContext } from '@hub/domain';
+import { assistantMessageId, DomainError, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type SessionState, type TurnContext } from '@hub/domain';
 import { ProviderError } from '../providers/types';
 import type { ModelProvider } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
@@ -6,6 +6,7 @@ import { TurnAttempt, isConflict } from './context';
 import { runModelStep, type FlushPolicy } from './model-step';
 import type { RunningTurns, TurnLog, TurnScheduler } from './ports';
 import { refuseTool, runTool, startTool } from './tool-step';
+import { appendTurnEnd } from './turn-end';
 
 export interface TurnRunnerDeps {
   log: TurnLog;
@@ -137,14 +138,8 @@ export class TurnRunner {
   }
 
   /** Appends the turn's last events and starts the next queued turn in the same append. */
-  private async endTurn(attempt: TurnAttempt, ending: HubEvent[]): Promise<void> {
-    const after = ending.reduce(evolveSession, attempt.session());
-    const next = nextTurnAfterEnd(after);
-    await attempt.append([...ending, ...next]);
-    for (const e of next) {
-      if (e.type === 'TurnStarted') await this.deps.scheduler.scheduleTurn(attempt.tenantId, attempt.sessionId, e.data.turnId, 'start', 'start');
-    }
-    await this.deps.scheduler.turnEnded?.(attempt.tenantId, attempt.sessionId, attempt.turnId, attempt.events);
+  private endTurn(attempt: TurnAttempt, ending: HubEvent[]): Promise<void> {
+    return appendTurnEnd(attempt, ending, this.deps.scheduler);
   }
 
   private async failIfFinal(attempt: TurnAttempt, e: unknown, finalAttempt: boolean): Promise<boolean> {
