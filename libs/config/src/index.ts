@@ -16,3 +16,4 @@ export {
 export { isSecretName } from './redact';
 export { runUntilSignal, settingsOrExit } from './boot';
 export { childProcessBaseEnv } from './child-env';
+export { serviceSettings, type ServiceSettings } from './service-settings';

@@ -3,7 +3,7 @@ import { DomainError, sessionStreamId, type HubEvent, type Recorded } from '@hub
 import { EventStore, EventSubscriber } from '@hub/event-store';
 
 export interface SessionFeed {
-  /** The session's settled history up to `head` (all of it, whatever `after` says). */
+  /** The session's settled history up to `head` (all of it, whatever `after` says); empty with `history: false`. */
   history: Recorded<HubEvent>[];
   /** Highest settled global position when the feed opened. */
   head: number;
@@ -26,18 +26,23 @@ export class SessionStreams {
     tenantId: string,
     sessionId: string,
     onLive: (events: Recorded<HubEvent>[]) => Promise<void> | void,
-    opts: { after?: number } = {},
+    /** `history: false` skips the history read, for a caller that reads the stream itself. */
+    opts: { after?: number; history?: boolean } = {},
   ): Promise<SessionFeed> {
     const streamId = sessionStreamId(sessionId);
     const head = await this.store.headPosition(tenantId);
     if (opts.after !== undefined && opts.after > head) {
       throw new DomainError('CURSOR_OUT_OF_RANGE', `cursor ${opts.after} is ahead of the log (head ${head})`);
     }
-    const { events } = await this.store.readStream(tenantId, streamId);
-    const history = (events as Recorded<HubEvent>[]).filter((e) => e.globalPosition <= head);
+    const history = opts.history === false ? [] : await this.settledHistory(tenantId, streamId, head);
     const sub = this.subscriber.subscribe({ tenantId, streamId, after: head }, (batch) =>
       onLive(batch as Recorded<HubEvent>[]),
     );
     return { history, head, close: () => sub.close() };
+  }
+
+  private async settledHistory(tenantId: string, streamId: string, head: number): Promise<Recorded<HubEvent>[]> {
+    const { events } = await this.store.readStream<HubEvent>(tenantId, streamId);
+    return events.filter((e) => e.globalPosition <= head);
   }
 }

@@ -1,12 +1,15 @@
 import {
   ackLine,
   bridgeReply,
+  errorLine,
   eventLine,
+  rejected,
   resultLines,
   type BridgeReply,
   type ProtocolLine,
   type ReplyIds,
   type RunRequest,
+  type ZeneErrorCode,
   type ZeneResult,
 } from '@hub/protocol-zene';
 
@@ -14,6 +17,11 @@ import {
 export type ZeneMode = 'bridge' | 'protocol';
 
 export type ZeneLine = BridgeReply | ProtocolLine;
+
+/** A request refused before any run: an `error` line in protocol mode, a flat rejected reply in bridge mode. */
+export function refusal(mode: ZeneMode, ids: { request_id: string; session_id: string | null }, code: ZeneErrorCode, message: string): ZeneLine {
+  return mode === 'protocol' ? errorLine(ids, code, message, Date.now()) : bridgeReply({ ...ids, session_id: ids.session_id ?? '' }, rejected(code, message));
+}
 
 /**
  * Writes one run's replies in the caller's mode: protocol mode acknowledges at once and may

@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isDomainError } from '@hub/domain';
-import { bridgeReply, errorLine, rejected, ZENE_CODE_OF_DOMAIN, type ZeneErrorCode } from '@hub/protocol-zene';
+import { ZENE_CODE_OF_DOMAIN, type ZeneErrorCode } from '@hub/protocol-zene';
+import { refusal } from './reply-writer';
 
 /**
  * Every failure of the zene routes in this protocol's own shape (a flat reply, or an `error`
@@ -23,10 +24,7 @@ export class ZeneExceptionFilter implements ExceptionFilter {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const text = (v: unknown) => (typeof v === 'string' ? v : null);
     const ids = { request_id: text(body['request_id']) ?? 'unknown', session_id: text(body['session_id']) };
-    const reply =
-      req.query['mode'] === 'protocol'
-        ? errorLine(ids, code, message, Date.now())
-        : bridgeReply({ ...ids, session_id: ids.session_id ?? '' }, rejected(code, message));
+    const reply = refusal(req.query['mode'] === 'protocol' ? 'protocol' : 'bridge', ids, code, message);
     res.status(status).type('application/json').send(`${JSON.stringify(reply)}\n`);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
-import { HubCommand, isDomainError, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
+import { HubCommand, isDomainError, sessionStreamId, type HubEvent } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -37,9 +37,7 @@ const END_GRACE_MS = 2_000;
  * with the same idempotency key), submit, wait up to `timeout_ms`, and on expiry cancel the
  * turn in the hub (reason `timeout`) before answering `TIMEOUT`.
  *
- * The plan and the first request's id are read from the committed stream, the log the worker
- * decides on, not from the watch: the watch sees only settled events, and any open transaction
- * in the cluster holds those back, so a turn the worker already knows could look absent there.
+ * The plan comes from the watch's starting events: the committed stream (see `SessionWatch`).
  */
 @Injectable()
 export class ZeneRunService {
@@ -55,12 +53,10 @@ export class ZeneRunService {
     const sessionId = hubSessionIdOf(run.session_id);
     const timeoutMs = run.timeout_ms ? Math.ceil(run.timeout_ms) : DEFAULT_TIMEOUT_MS;
     const deadline = call.receivedAt + timeoutMs;
-    // The watch opens first, so whatever is committed after this read still reaches it live.
-    const watch = await SessionWatch.open(this.streams, call.principal.tenantId, sessionId);
+    const watch = await SessionWatch.open(this.streams, this.store, call.principal.tenantId, sessionId);
     try {
-      const committed = await this.committed(call, sessionId);
-      const plan = planRun(committed, turnKeyOf(run), Date.now());
-      if (plan.kind === 'join' && plan.ended) return replies.finish(resultOfTurn(committed, plan.turnId) ?? rejected('INTERNAL', 'no result'), true);
+      const plan = planRun(watch.events, turnKeyOf(run), Date.now());
+      if (plan.kind === 'join' && plan.ended) return replies.finish(resultOfTurn(watch.events, plan.turnId) ?? rejected('INTERNAL', 'no result'), true);
       if (plan.kind === 'join') return await this.join(plan.turnId, plan.firstRequestId, watch, deadline, replies);
       const admission = await this.submit(run, sessionId, plan.turnId, call);
       // Only a repeat racing the first (both planned `start`) gets here; the first's TurnRequested is committed by now.
@@ -112,14 +108,10 @@ export class ZeneRunService {
     return { kind: 'timeout', usage: usageSoFar(watch.events, turnId) };
   }
 
-  /** The session's committed events (not only the settled ones the watch has). */
-  private async committed(call: ZeneCall, sessionId: string): Promise<Recorded<HubEvent>[]> {
-    const { events } = await this.store.readStream<HubEvent>(call.principal.tenantId, sessionStreamId(sessionId));
-    return events;
-  }
-
+  /** Read again, not from the watch: the first's TurnRequested is committed but may not have reached it yet. */
   private async firstRequestOf(call: ZeneCall, sessionId: string, turnId: string): Promise<string> {
-    const event = (await this.committed(call, sessionId)).find((e) => e.type === 'TurnRequested' && e.data.turnId === turnId);
+    const { events } = await this.store.readStream<HubEvent>(call.principal.tenantId, sessionStreamId(sessionId));
+    const event = events.find((e) => e.type === 'TurnRequested' && e.data.turnId === turnId);
     return (event && requestIdOf(event)) ?? 'unknown';
   }
 

@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Principal } from '@hub/auth';
-import { bridgeReply, errorLine, rejected, ZENE_PROTOCOL_VERSION } from '@hub/protocol-zene';
+import { ZENE_PROTOCOL_VERSION } from '@hub/protocol-zene';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
-import type { ZeneLine } from './reply-writer';
+import { refusal, type ZeneLine, type ZeneMode } from './reply-writer';
 import { decodeBody } from './request-body';
 import { ZeneExceptionFilter } from './zene-exception.filter';
 import { ZeneService } from './zene.service';
@@ -30,16 +30,16 @@ export class ZeneController {
   @Post()
   async post(@Req() req: Request & { correlationId?: string }, @Res() res: Response, @CurrentPrincipal() principal: Principal, @Query('mode') mode?: string): Promise<void> {
     const call = { principal, correlationId: req.correlationId ?? 'unknown', receivedAt: Date.now() };
-    const protocol = mode === 'protocol';
+    const zeneMode: ZeneMode = mode === 'protocol' ? 'protocol' : 'bridge';
     const decoded = await decodeBody(req, this.settings.maxBodyBytes);
     if (!decoded.ok) {
       const { request_id, session_id, message } = decoded.error;
-      const line = protocol ? errorLine({ request_id, session_id }, 'INVALID_REQUEST', message, Date.now()) : bridgeReply({ request_id, session_id: session_id ?? '' }, rejected('INVALID_REQUEST', message));
+      const line = refusal(zeneMode, { request_id, session_id }, 'INVALID_REQUEST', message);
       return void res.status(400).set('Connection', 'close').type('application/json').send(`${JSON.stringify(line)}\n`);
     }
-    res.status(200).type(protocol ? 'application/x-ndjson' : 'application/json');
+    res.status(200).type(zeneMode === 'protocol' ? 'application/x-ndjson' : 'application/json');
     const write = (line: ZeneLine) => res.write(`${JSON.stringify(line)}\n`);
-    await this.zene.handle(decoded.request, call, protocol ? 'protocol' : 'bridge', write);
+    await this.zene.handle(decoded.request, call, zeneMode, write);
     res.end();
   }
 }

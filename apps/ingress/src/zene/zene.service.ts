@@ -1,13 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { HubCommand, isDomainError } from '@hub/domain';
+import { HubCommand, isDomainError, sessionStreamId, type HubEvent } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
-import { sessionStreamId, type HubEvent } from '@hub/domain';
 import {
   ackLine,
-  bridgeReply,
   errorLine,
   hubSessionIdOf,
-  rejected,
   turnOfRequest,
   ZENE_CODE_OF_DOMAIN,
   type CancelRequest,
@@ -15,7 +12,7 @@ import {
   type ZeneRequest,
 } from '@hub/protocol-zene';
 import { CommandService } from '../commands/command.service';
-import { RunReplies, type ZeneLine, type ZeneMode } from './reply-writer';
+import { refusal, RunReplies, type ZeneLine, type ZeneMode } from './reply-writer';
 import { ZeneRunService, type ZeneCall } from './zene-run.service';
 
 /**
@@ -36,7 +33,7 @@ export class ZeneService {
     const ids = { request_id: request.request_id, session_id: request.session_id ?? null };
     if (mode === 'bridge') {
       const message = `bridge-compat mode answers run requests only; send ${request.type} in protocol mode`;
-      return write(bridgeReply({ ...ids, session_id: ids.session_id ?? '' }, rejected('INVALID_REQUEST', message)));
+      return write(refusal('bridge', ids, 'INVALID_REQUEST', message));
     }
     switch (request.type) {
       case 'ping':
@@ -60,8 +57,8 @@ export class ZeneService {
     const fail = (code: ZeneErrorCode, message: string) => errorLine(ids, code, message, Date.now());
     if (!request.session_id) return fail('INVALID_REQUEST', 'cancel request requires session_id (the session of the target request)');
     const sessionId = hubSessionIdOf(request.session_id);
-    const { events } = await this.store.readStream(call.principal.tenantId, sessionStreamId(sessionId));
-    const turn = turnOfRequest(events as HubEvent[], target);
+    const { events } = await this.store.readStream<HubEvent>(call.principal.tenantId, sessionStreamId(sessionId));
+    const turn = turnOfRequest(events, target);
     if (!turn || turn.ended) return fail('INVALID_REQUEST', 'target_request_id is not running');
     try {
       const command = HubCommand.parse({ type: 'CancelTurn', sessionId, turnId: turn.turnId, reason: 'user' });

@@ -45,21 +45,17 @@ export const RunRequest = z.object({
 });
 export type RunRequest = z.infer<typeof RunRequest>;
 
-export const PingRequest = z.object({
-  protocol_version: version,
-  type: z.literal('ping'),
-  request_id: Id,
-  session_id: z.string().max(1024).nullish(),
-});
+/** What every non-run request carries besides its `type`. */
+const requestIds = { protocol_version: version, request_id: Id, session_id: z.string().max(1024).nullish() };
+
+export const PingRequest = z.object({ ...requestIds, type: z.literal('ping') });
 export type PingRequest = z.infer<typeof PingRequest>;
 
 /** Upstream accepts the target as `target_request_id` or `cancel_request_id`. */
 export const CancelRequest = z
   .object({
-    protocol_version: version,
+    ...requestIds,
     type: z.literal('cancel'),
-    request_id: Id,
-    session_id: z.string().max(1024).nullish(),
     target_request_id: Id.nullish(),
     cancel_request_id: Id.nullish(),
   })
@@ -69,12 +65,7 @@ export const CancelRequest = z
   });
 export type CancelRequest = z.infer<typeof CancelRequest>;
 
-export const SessionCloseRequest = z.object({
-  protocol_version: version,
-  type: z.literal('session_close'),
-  request_id: Id,
-  session_id: z.string().max(1024).nullish(),
-});
+export const SessionCloseRequest = z.object({ ...requestIds, type: z.literal('session_close') });
 export type SessionCloseRequest = z.infer<typeof SessionCloseRequest>;
 
 /** A decoded request; `type` is always set (a bare run gets `'run'`). */

@@ -1,0 +1,33 @@
+// Ingress and worker both spread serviceSettings: the shared variables must map the same way for both.
+import { parseConfig } from './parse';
+import { IngressConfig, WorkerConfig } from './schemas';
+import { serviceSettings } from './service-settings';
+
+describe('serviceSettings', () => {
+  const env = {
+    DATABASE_URL: 'postgresql://db.internal:5432/hub',
+    REDIS_URL: 'redis://cache.internal:6379',
+    HUB_QUEUE_PREFIX: 'prod',
+    HUB_REDIS_CLUSTER: 'true',
+    HUB_MCP_STDIO_COMMANDS: 'node /opt/mcp/a.js; uvx tool',
+    HUB_MCP_HTTP_URLS: 'https://mcp.example.com/ ; https://other.example.com/x/',
+    HUB_HARNESS_COMMANDS: 'codex-acp',
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+  };
+
+  it.each([
+    ['ingress', IngressConfig, 'hub-ingress'],
+    ['worker', WorkerConfig, 'hub-worker'],
+  ] as const)('derives the shared settings of %s', (_, schema, serviceName) => {
+    expect(serviceSettings(parseConfig(schema, env))).toEqual({
+      databaseUrl: 'postgresql://db.internal:5432/hub',
+      redisUrl: 'redis://cache.internal:6379',
+      queuePrefix: '{prod}',
+      mcpStdioAllowlist: [['node', '/opt/mcp/a.js'], ['uvx', 'tool']],
+      mcpHttpAllowlist: ['https://mcp.example.com/', 'https://other.example.com/x/'],
+      harnessAllowlist: [['codex-acp']],
+      telemetry: { serviceName, exporter: 'otlp', otlpEndpoint: 'http://collector:4318' },
+    });
+  });
+});

@@ -1,0 +1,42 @@
+import {
+  harnessAllowlist,
+  mcpHttpAllowlist,
+  mcpStdioAllowlist,
+  queuePrefix,
+  TRACE_EXPORTERS,
+  type IngressConfig,
+  type WorkerConfig,
+} from './schemas';
+
+/**
+ * The settings every long-running hub process derives from the shared variables (stores,
+ * queue, allowlists, traces), in one place so ingress and worker cannot read them differently.
+ * Each app spreads this into its own settings and adds what only it reads.
+ */
+export interface ServiceSettings {
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  /** Command prefixes a tenant's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
+  mcpStdioAllowlist: string[][];
+  /** URL prefixes a tenant's HTTP MCP server may live under (`HUB_MCP_HTTP_URLS`); empty: none. */
+  mcpHttpAllowlist: string[];
+  /** Command prefixes a wrapped harness may run (`HUB_HARNESS_COMMANDS`); empty: none. */
+  harnessAllowlist: string[][];
+  telemetry: { serviceName: string; exporter: (typeof TRACE_EXPORTERS)[number]; otlpEndpoint?: string };
+}
+
+/** A parsed configuration with the shared variables (both services' schemas have them). */
+type SharedConfig = Pick<IngressConfig & WorkerConfig, keyof IngressConfig & keyof WorkerConfig>;
+
+export function serviceSettings(c: SharedConfig): ServiceSettings {
+  return {
+    databaseUrl: c.DATABASE_URL,
+    redisUrl: c.REDIS_URL,
+    queuePrefix: queuePrefix(c),
+    mcpStdioAllowlist: mcpStdioAllowlist(c),
+    mcpHttpAllowlist: mcpHttpAllowlist(c),
+    harnessAllowlist: harnessAllowlist(c),
+    telemetry: { serviceName: c.OTEL_SERVICE_NAME, exporter: c.OTEL_TRACES_EXPORTER, otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT },
+  };
+}
