@@ -1,10 +1,11 @@
 // Telemetry must be running before NestJS (and anything it instruments) is loaded.
-import { startTelemetry } from '@hub/telemetry';
+import { installProcessGuards, startTelemetry } from '@hub/telemetry';
 import { runUntilSignal, settingsOrExit } from '@hub/config';
 import { loadIngressSettings } from './settings';
 
 const settings = settingsOrExit(() => loadIngressSettings());
 const telemetry = startTelemetry(settings.telemetry);
+installProcessGuards('ingress');
 
 runUntilSignal('ingress', async () => {
   const { preflight } = await import('./preflight');

@@ -1,11 +1,12 @@
 // Telemetry first: it must be running before the libraries it traces are loaded.
-import { startTelemetry } from '@hub/telemetry';
+import { installProcessGuards, startTelemetry } from '@hub/telemetry';
 import { runUntilSignal, settingsOrExit } from '@hub/config';
 import { createServer } from 'node:http';
 import { loadWorkerSettings } from './settings';
 
 const settings = settingsOrExit(() => loadWorkerSettings());
 const telemetry = startTelemetry(settings.telemetry);
+installProcessGuards('worker');
 
 runUntilSignal('worker', async () => {
   const { preflight } = await import('./preflight');

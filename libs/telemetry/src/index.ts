@@ -14,3 +14,4 @@ export {
   type TraceHeaders,
 } from './spans';
 export { startInMemoryTelemetry, type InMemoryTelemetry, type RecordedSpan } from './testing';
+export { guarded, installProcessGuards } from './guard';

@@ -1,9 +1,9 @@
 import { Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { EventStore } from '@hub/event-store';
 import { RPC, rpcError } from '@hub/protocol-acp';
-import { correlationIdFrom } from '@hub/telemetry';
+import { correlationIdFrom, guarded } from '@hub/telemetry';
 import { CommandService } from '../commands/command.service';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { SessionStreams } from '../streams/session-streams.service';
@@ -47,11 +47,11 @@ export class AcpGateway implements OnGatewayConnection {
     const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId);
     // Frames are handled in arrival order per method call, but a long `session/prompt` must not
     // block the `session/cancel` or permission answer that follows it: each frame runs on its own.
-    ws.on('message', (data, isBinary) => {
+    ws.on('message', guarded('acp frame', (data: RawData, isBinary: boolean) => {
       if (isBinary) return send(rpcError(null, { code: RPC.INVALID_REQUEST, message: 'binary frames are not part of this protocol' }));
-      void conn.onFrame(data.toString());
-    });
-    ws.on('close', () => void conn.close());
+      return conn.onFrame(data.toString());
+    }));
+    ws.on('close', guarded('acp close', () => conn.close()));
     ws.on('error', (e) => this.log.warn(`socket error: ${e.message}`));
   }
 }

@@ -1,3 +1,4 @@
+import { guarded } from '@hub/telemetry';
 import { Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import { randomUUID } from 'node:crypto';
@@ -42,6 +43,7 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     let context: TurnContext = {};
     ws.on('message', (data) => {
       chain = chain.then(() => (sessionId ? this.submit(principal, { sessionId, context }, data.toString(), correlationId, fail) : undefined));
+      chain = chain.catch((e: unknown) => this.log.error(`openenv harness frame: ${(e as Error)?.stack ?? String(e)}`));
     });
     const afterRaw = params.get('after');
     const after = afterRaw === null ? undefined : Number(afterRaw);
@@ -63,7 +65,7 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       let opened = false;
       const pending: Recorded<HubEvent>[][] = [];
       const feed = await this.streams.open(principal.tenantId, episode.sessionId, (batch) => (opened ? emit(batch, true) : void pending.push(batch)), { after });
-      ws.on('close', () => void feed.close());
+      ws.on('close', guarded('openenv harness close', () => feed.close()));
       send({ type: 'episode', data: { episode_id: episode.episodeId, session_id: episode.sessionId, env }, cursor: feed.head });
       emit(feed.history, false);
       opened = true;

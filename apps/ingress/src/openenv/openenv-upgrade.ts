@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
-import { correlationIdFrom } from '@hub/telemetry';
+import { correlationIdFrom, guarded } from '@hub/telemetry';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 
 /** Fixed paths of the two OpenEnv gateways; the public paths below are rewritten onto them. */
@@ -20,13 +20,30 @@ const installed = new WeakSet<Server>();
 export function installUpgradeRoutes(server: Server): void {
   if (installed.has(server)) return;
   installed.add(server);
-  server.prependListener('upgrade', (req: IncomingMessage) => {
-    const url = new URL(req.url ?? '/', 'http://ingress');
-    const m = ROUTE.exec(url.pathname);
-    if (!m) return;
-    url.searchParams.set('env', decodeURIComponent(m[1]));
-    req.url = `${m[2] === 'ws' ? OPENENV_WS_PATH : OPENENV_HARNESS_PATH}?${url.searchParams.toString()}`;
-  });
+  // This runs before authentication, on input anyone can send: it must not throw.
+  server.prependListener(
+    'upgrade',
+    guarded('openenv upgrade route', (req: IncomingMessage) => {
+      const url = new URL(req.url ?? '/', 'http://ingress');
+      const m = ROUTE.exec(url.pathname);
+      if (!m) return;
+      url.searchParams.set('env', decodedOrRaw(m[1]));
+      req.url = `${m[2] === 'ws' ? OPENENV_WS_PATH : OPENENV_HARNESS_PATH}?${url.searchParams.toString()}`;
+    }),
+  );
+}
+
+/**
+ * The environment segment, percent-decoded; malformed encoding (`%ZZ`) is kept as it came. The
+ * gateway checks the name after authentication and refuses it as an unknown environment, so an
+ * unauthenticated caller still gets the 401 every other upgrade gets.
+ */
+function decodedOrRaw(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // URIError: not a name any environment can have
+  }
 }
 
 /** The `env` and other query parameters of a rewritten upgrade request. */

@@ -1,10 +1,10 @@
 import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
 import { initialHarnessView, isDomainError, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
 import { decode, encode, errorFrame, snapshot, type ServerMessage } from '@hub/protocol-transport';
-import { ATTR, correlationIdFrom, runWithCorrelation, withContext, withSpan, type TraceContext } from '@hub/telemetry';
+import { ATTR, correlationIdFrom, runWithCorrelation, withContext, withSpan, type TraceContext, guarded } from '@hub/telemetry';
 import type { CommandService } from '../commands/command.service';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
 
@@ -27,8 +27,8 @@ export class TransportConnection {
     private readonly trace: { correlationId?: string; context: TraceContext },
   ) {
     this.chain = new Promise((resolve) => (this.openGate = resolve));
-    ws.on('message', (data, isBinary) => void this.onMessage(isBinary ? null : data.toString()));
-    ws.on('close', () => void this.feed?.close());
+    ws.on('message', guarded('transport frame', (data: RawData, isBinary: boolean) => this.onMessage(isBinary ? null : data.toString())));
+    ws.on('close', guarded('transport close', () => this.feed?.close()));
     ws.on('error', (e) => this.log.warn(`socket error: ${e.message}`));
   }
 
