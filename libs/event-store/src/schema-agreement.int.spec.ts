@@ -28,7 +28,7 @@ describe('schema.prisma and prisma/migrations', () => {
         'fk api_keys_tenant_id_fkey ON api_keys (tenant_id) -> tenants (id)',
       ]),
     );
-    expect(expected.filter((f) => f.startsWith('table '))).toHaveLength(5);
+    expect(expected).toEqual(expect.arrayContaining(['table events', 'table streams', 'table tenants', 'table api_keys', 'table idempotency_keys']));
   });
 
   it('notices an extra column, a missing index and a changed type in the database', async () => {
