@@ -1,5 +1,6 @@
 export { EventStore, type StreamInfo } from './event-store';
 export { EventSubscriber } from './event-subscriber';
+export { ListenConnection } from './listen-connection';
 export type { EventsHandler, SubscribeFilter, SubscriberOptions, Subscription } from './event-subscriber';
 export { appendWithRetry } from './append-retry';
 export type { RetryOptions } from './append-retry';

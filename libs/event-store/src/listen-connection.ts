@@ -4,7 +4,7 @@ import { EVENTS_CHANNEL } from './append';
 const MAX_RECONNECT_MS = 5000;
 
 /**
- * The one connection a process keeps for `LISTEN hub_events`. When it drops it reconnects
+ * The one connection a process keeps for `LISTEN hub_events` (or another channel). When it drops it reconnects
  * with backoff and then signals a wake-up, since NOTIFYs sent meanwhile are lost.
  */
 export class ListenConnection {
@@ -17,6 +17,8 @@ export class ListenConnection {
     readonly connectionString: string,
     private readonly onNotify: () => void,
     private readonly log: (message: string, error?: unknown) => void,
+    /** The NOTIFY channel; the event store's own by default (projections use theirs). */
+    private readonly channel: string = EVENTS_CHANNEL,
   ) {}
 
   async connect(): Promise<void> {
@@ -26,7 +28,7 @@ export class ListenConnection {
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      await client.query(`LISTEN ${this.channel}`);
     } catch (e) {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);
