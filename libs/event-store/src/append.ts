@@ -22,7 +22,18 @@ export interface AppendRequest {
 }
 
 /**
+ * Advisory lock class of the per-stream append lock (the two-key form, so it never meets the
+ * allocator's one-key lock or Prisma's). A hash collision only serialises two streams' appends.
+ */
+const STREAM_LOCK_CLASS = 4849;
+
+/**
  * One append transaction on a dedicated connection. Statement order matters:
+ * 0. the stream's advisory lock comes first: appends to one stream take their global positions
+ *    in the order they take stream positions, so stream order and global order agree whatever
+ *    the expected version (`'any'` and `'exists'` do not conflict, so without it one could
+ *    allocate, be overtaken by a later allocation at the stream lock, and land after it). An
+ *    advisory lock assigns no xid, so a waiter holds back no reader;
  * 1. `hub_allocate_positions` is the first write, so the xid is assigned under the allocator lock;
  * 2. the idempotency row comes before the stream lock, so an identical racing append waits for
  *    the first to commit and then returns its result instead of reporting a version conflict;
@@ -35,6 +46,7 @@ export async function appendInTransaction<E extends StoredEvent>(
 ): Promise<AppendResult<E>> {
   const { tenantId, streamId, events, options } = req;
   await client.query('BEGIN');
+  await client.query(`SELECT pg_advisory_xact_lock(${STREAM_LOCK_CLASS}, hashtext($1::text || '/' || $2::text))`, [tenantId, streamId]);
   const { rows } = await client.query<{ first: string }>('SELECT hub_allocate_positions($1)::text AS first', [
     events.length,
   ]);
