@@ -1,0 +1,25 @@
+import { approvalsProjection } from './folds/approvals';
+import { sessionsProjection } from './folds/sessions';
+import { turnsProjection } from './folds/turns';
+import type { ProjectionDef } from './projection';
+
+export type { ProjectedEvent, ProjectionDef, Row, TableSpec } from './projection';
+export { ProjectionRunner, type BatchInfo, type RunnerOptions } from './runner';
+export { projectionStatus, type ProjectionStatus } from './status';
+export { PROJECTIONS_CHANNEL, resetProjection } from './store';
+export { KNOWN_EVENT_TYPES, foldBatch } from './apply-batch';
+export { SESSION_STATUSES, evolveSession, titleOf, type SessionRow } from './folds/sessions';
+export { TURN_STATUSES, evolveTurn, type TurnRow } from './folds/turns';
+export { APPROVAL_STATUSES, evolveApprovals, type ApprovalRow } from './folds/approvals';
+export { ReadModels, type ApprovalView, type Page, type SessionView, type TurnView } from './read-models';
+export { ApprovalFeed } from './approval-feed';
+export { rebuildProjection } from './rebuild';
+export { sessionsProjection, turnsProjection, approvalsProjection };
+
+/** The hub's read models, as every worker runs them. */
+export const HUB_PROJECTIONS: readonly ProjectionDef[] = [sessionsProjection, turnsProjection, approvalsProjection] as unknown as ProjectionDef[];
+
+/** The projection named `name`, or undefined. */
+export function projectionNamed(name: string): ProjectionDef | undefined {
+  return HUB_PROJECTIONS.find((p) => p.name === name);
+}

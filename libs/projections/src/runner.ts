@@ -1,0 +1,173 @@
+import { ListenConnection } from '@hub/event-store';
+import type { Pool } from 'pg';
+import { applyBatch } from './apply-batch';
+import { Leadership } from './leadership';
+import type { ProjectedEvent, ProjectionDef } from './projection';
+import { ensureCheckpoint, readBatch, visibleHead } from './store';
+
+/** What one committed batch did (for lag measurements and logs). */
+export interface BatchInfo {
+  projection: string;
+  events: readonly ProjectedEvent[];
+  /** `Date.now()` right after COMMIT. */
+  committedAt: number;
+}
+
+export interface RunnerOptions {
+  /** For the lock and LISTEN connections. */
+  connectionString: string;
+  /** Events per transaction. Default 1000. */
+  batchSize?: number;
+  /** How often a standby tries to take over. Default 1000 ms. */
+  standbyPollMs?: number;
+  /** Safety poll in case a NOTIFY is lost. Default 1000 ms. */
+  pollIntervalMs?: number;
+  log?: (message: string, error?: unknown) => void;
+  onBatch?: (info: BatchInfo) => void;
+  /** Test hook: runs inside each batch's transaction just before COMMIT. */
+  beforeCommit?: (projection: string) => Promise<void>;
+}
+
+const MAX_BACKOFF_MS = 1000;
+
+/** One projection's loop in this process: runs only while this process holds its lock. */
+class Loop {
+  active = false;
+  position = 0;
+  private running = false;
+  private dirty = false;
+  private retry: NodeJS.Timeout | undefined;
+  private backoffMs = 0;
+  done: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly def: ProjectionDef,
+    private readonly pool: Pool,
+    private readonly o: Required<Pick<RunnerOptions, 'batchSize' | 'log'>> & RunnerOptions,
+  ) {}
+
+  async activate(): Promise<void> {
+    this.position = await ensureCheckpoint(this.pool, this.def.name);
+    this.active = true;
+    this.o.log(`projections: ${this.def.name} active from position ${this.position}`);
+    this.wake();
+  }
+
+  deactivate(): void {
+    this.active = false;
+    clearTimeout(this.retry);
+  }
+
+  wake(): void {
+    this.dirty = true;
+    if (!this.running && this.active) this.done = this.run();
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.dirty && this.active) {
+        this.dirty = false;
+        const { more, unsettled } = await this.step();
+        if (more) this.dirty = true;
+        else if (unsettled) this.later();
+        else this.backoffMs = 0;
+      }
+    } catch (e) {
+      this.o.log(`projections: ${this.def.name} batch failed, retrying`, e);
+      // The commit may or may not have happened: start again from what the database says.
+      this.position = await ensureCheckpoint(this.pool, this.def.name).catch(() => this.position);
+      this.later();
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** A writer is still open, or the database failed: look again soon, backing off to 1 s. */
+  private later(): void {
+    if (!this.active || this.retry) return;
+    this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 5), MAX_BACKOFF_MS);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.wake();
+    }, this.backoffMs);
+  }
+
+  private async step(): Promise<{ more: boolean; unsettled: boolean }> {
+    const events = await readBatch(this.pool, this.position, this.o.batchSize, [...this.def.reads]);
+    if (events.length === 0) return { more: false, unsettled: (await visibleHead(this.pool)) > this.position };
+    if (!this.active) return { more: false, unsettled: false };
+    const beforeCommit = this.o.beforeCommit;
+    const ok = await applyBatch(this.pool, this.def, this.position, events, {
+      onSkip: (e, error) => this.o.log(`projections: ${this.def.name} skipped ${e.type} at ${e.globalPosition}`, error),
+      beforeCommit: beforeCommit && (() => beforeCommit(this.def.name)),
+    });
+    if (!ok) {
+      // Rebuilt, or another runner got here first: carry on from where the checkpoint is now.
+      this.position = await ensureCheckpoint(this.pool, this.def.name);
+      return { more: true, unsettled: false };
+    }
+    this.position = events[events.length - 1].globalPosition;
+    this.o.onBatch?.({ projection: this.def.name, events, committedAt: Date.now() });
+    return { more: events.length === this.o.batchSize, unsettled: false };
+  }
+}
+
+/**
+ * Runs projections from their checkpoints in every process that starts one; for each projection
+ * exactly one process is active at a time (see {@link Leadership}). Wakes on the event store's
+ * NOTIFY, reads settled events in batches, and writes each batch with its checkpoint in one
+ * transaction, so every read model is exactly-once with respect to the log.
+ */
+export class ProjectionRunner {
+  private readonly loops: Map<string, Loop>;
+  private readonly leadership: Leadership;
+  private readonly listen: ListenConnection;
+  private readonly poll: NodeJS.Timeout;
+  private readonly log: (message: string, error?: unknown) => void;
+
+  constructor(
+    pool: Pool,
+    projections: readonly ProjectionDef[],
+    options: RunnerOptions,
+  ) {
+    this.log = options.log ?? (() => undefined);
+    const o = { ...options, batchSize: options.batchSize ?? 1000, log: this.log };
+    this.loops = new Map(projections.map((p) => [p.name, new Loop(p, pool, o)]));
+    this.leadership = new Leadership({
+      connectionString: options.connectionString,
+      names: projections.map((p) => p.name),
+      pollMs: options.standbyPollMs ?? 1000,
+      onGain: (name) => void this.loops.get(name)?.activate().catch((e: unknown) => this.log(`projections: ${name} failed to start`, e)),
+      onLoss: (name) => this.loops.get(name)?.deactivate(),
+      log: this.log,
+    });
+    this.listen = new ListenConnection(options.connectionString, () => this.wakeAll(), this.log);
+    this.poll = setInterval(() => this.wakeAll(), options.pollIntervalMs ?? 1000);
+    this.poll.unref();
+  }
+
+  /** Connects LISTEN and starts contending for the projections' locks. */
+  async start(): Promise<void> {
+    await this.listen.connect();
+    this.leadership.start();
+  }
+
+  /** The projections this process is running right now. */
+  activeProjections(): string[] {
+    return [...this.loops.values()].filter((l) => l.active).map((l) => l.def.name);
+  }
+
+  /** Stops every loop (waiting for a batch in flight), then releases the locks. */
+  async stop(): Promise<void> {
+    clearInterval(this.poll);
+    for (const l of this.loops.values()) l.deactivate();
+    await Promise.all([...this.loops.values()].map((l) => l.done));
+    await this.leadership.close();
+    await this.listen.close();
+  }
+
+  private wakeAll(): void {
+    for (const l of this.loops.values()) if (l.active) l.wake();
+  }
+}

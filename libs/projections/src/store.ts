@@ -1,0 +1,137 @@
+import type { EventMetadata } from '@hub/domain';
+import type { Pool, PoolClient } from 'pg';
+import type { ProjectedEvent, ProjectionDef, Row, TableSpec } from './projection';
+
+/** NOTIFY channel a projection signals on after each commit (payload `name:position`). */
+export const PROJECTIONS_CHANNEL = 'hub_projections';
+
+// Settled events only: written by a transaction older than every one still running, so the
+// rows read are a prefix of the log by position (libs/event-store README, "Global order").
+const READ_BATCH = `
+SELECT global_position::text AS p, tenant_id, stream_id, type,
+       CASE WHEN type = ANY($3) THEN data END AS data,
+       CASE WHEN type = ANY($3) THEN metadata END AS metadata,
+       created_at
+  FROM events
+ WHERE global_position > $1 AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+ ORDER BY global_position LIMIT $2`;
+
+interface BatchRow {
+  p: string;
+  tenant_id: string;
+  stream_id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata | null;
+  created_at: Date;
+}
+
+/** The next settled events after `after`, across every tenant, in global order. */
+export async function readBatch(pool: Pool, after: number, limit: number, reads: readonly string[]): Promise<ProjectedEvent[]> {
+  const { rows } = await pool.query<BatchRow>(READ_BATCH, [after, limit, reads]);
+  return rows.map((r) => ({
+    type: r.type,
+    data: r.data,
+    metadata: r.metadata,
+    tenantId: r.tenant_id,
+    streamId: r.stream_id,
+    globalPosition: Number(r.p),
+    createdAt: r.created_at.toISOString(),
+  }));
+}
+
+/** The highest committed position (settled or not): above a checkpoint means more will come. */
+export async function visibleHead(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ head: string }>('SELECT COALESCE(max(global_position), 0)::text AS head FROM events');
+  return Number(rows[0].head);
+}
+
+/** Creates the checkpoint row if it is missing, and returns where the projection stands. */
+export async function ensureCheckpoint(pool: Pool, name: string): Promise<number> {
+  await pool.query('INSERT INTO projection_checkpoints (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
+  const { rows } = await pool.query<{ position: string }>('SELECT position::text AS position FROM projection_checkpoints WHERE name = $1', [name]);
+  return Number(rows[0].position);
+}
+
+/** Locks the checkpoint row for this transaction and returns its position. */
+export async function lockCheckpoint(client: PoolClient, name: string): Promise<number | null> {
+  const { rows } = await client.query<{ position: string }>('SELECT position::text AS position FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [name]);
+  return rows[0] ? Number(rows[0].position) : null;
+}
+
+/** What a batch moves the checkpoint by. */
+export interface CheckpointAdvance {
+  position: number;
+  skipped: number;
+  lastSkippedType: string | null;
+  lastEventAt: string;
+}
+
+/**
+ * Moves the checkpoint from `expected` and notifies, in one statement; false when the checkpoint
+ * is no longer at `expected` (another runner moved it, or a rebuild reset it).
+ */
+export async function advanceCheckpoint(db: Pool | PoolClient, name: string, expected: number, a: CheckpointAdvance): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `WITH u AS (
+       UPDATE projection_checkpoints
+          SET position = $3, skipped_unknown = skipped_unknown + $4, last_skipped_type = COALESCE($5, last_skipped_type),
+              last_event_at = $6, updated_at = clock_timestamp()
+        WHERE name = $1 AND position = $2 RETURNING name)
+     SELECT pg_notify('${PROJECTIONS_CHANNEL}', name || ':' || $3::text) FROM u`,
+    [name, expected, a.position, a.skipped, a.lastSkippedType, a.lastEventAt],
+  );
+  return rowCount === 1;
+}
+
+function groupJoin(t: TableSpec): { using: string; unnest: string } {
+  const cols = t.group.map((g) => g.column);
+  const unnest = t.group.map((g, i) => `$${i + 1}::${g.type}[]`).join(', ');
+  return { using: cols.join(', '), unnest: `unnest(${unnest}) AS k(${cols.join(', ')})` };
+}
+
+/** The rows of the given groups, as JSON objects with the table's column names. */
+export async function loadGroups<R extends Row>(client: PoolClient, def: ProjectionDef<R>, groups: string[][]): Promise<R[]> {
+  if (groups.length === 0) return [];
+  const { using, unnest } = groupJoin(def.table);
+  const columns = def.table.group.map((_, i) => groups.map((g) => g[i]));
+  const { rows } = await client.query<{ r: R }>(`SELECT row_to_json(t) AS r FROM ${def.table.table} t JOIN ${unnest} USING (${using})`, columns);
+  return rows.map((x) => x.r);
+}
+
+/** Inserts or replaces rows, all in one statement. */
+export async function upsertRows(client: PoolClient, t: TableSpec, rows: Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const cols = t.columns.join(', ');
+  const updates = t.columns.filter((c) => !t.key.includes(c)).map((c) => `${c} = EXCLUDED.${c}`).join(', ');
+  await client.query(
+    `INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, $1::json)
+     ON CONFLICT (${t.key.join(', ')}) DO UPDATE SET ${updates}`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/**
+ * Rebuild from zero: empties the table and puts the checkpoint back at 0, in one transaction.
+ * The active runner's next batch finds the checkpoint moved and starts over from 0.
+ */
+export async function resetProjection(pool: Pool, def: ProjectionDef): Promise<void> {
+  await ensureCheckpoint(pool, def.name);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await lockCheckpoint(client, def.name);
+    await client.query(`TRUNCATE ${def.table.table}`);
+    await client.query(
+      `UPDATE projection_checkpoints SET position = 0, skipped_unknown = 0, last_skipped_type = NULL, last_event_at = NULL, updated_at = clock_timestamp() WHERE name = $1`,
+      [def.name],
+    );
+    await client.query(`SELECT pg_notify('${PROJECTIONS_CHANNEL}', $1 || ':0')`, [def.name]);
+    await client.query('COMMIT');
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
+  }
+}
