@@ -91,7 +91,7 @@ describe('encode', () => {
   });
   it('puts tool lifecycle fields under _meta.harn', () => {
     const done = out.filter((n) => n.params.update.sessionUpdate === 'tool_call_update')[2].params.update;
-    expect(done).toEqual(expect.objectContaining({ status: 'completed', _meta: { harn: { executor: 'builtin', durationMs: 3 } } }));
+    expect(done).toEqual(expect.objectContaining({ status: 'completed', _meta: { harn: { executor: 'harn_builtin', durationMs: 3 } } }));
     expect(done).not.toHaveProperty('durationMs');
   });
   it('every emitted update validates: ACP schema for standard variants, the Harn profile where it covers one', () => {

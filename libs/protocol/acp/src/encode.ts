@@ -16,6 +16,7 @@ export type SessionUpdateNotification = ReturnType<typeof rpcNotification> & {
 export interface AcpView {
   /** Visible text so far per assistant message (for `visible_text`). */
   text: Record<string, string>;
+  /** Tool calls by id; `executor` is the hub's own name for where it runs (see `harnExecutor`). */
   tools: Record<string, { name: string; executor: string; input: unknown }>;
   /** Injected messages (`session/inject`) by turn id: the agent-owned messageId and the text. */
   injects: Record<string, { messageId: string; text: string; mode: string }>;
@@ -26,7 +27,7 @@ export interface AcpView {
 export const initialAcpView = (): AcpView => ({ text: {}, tools: {}, injects: {}, reminders: {} });
 
 /** The Harn session-update extensions this hub can emit (advertised at `initialize`). */
-export const HARN_SESSION_UPDATE_EXTENSIONS = ['progress', 'log', 'hitl_request', 'hitl_resolved', 'user_message', 'reminder_emitted'] as const;
+export const HARN_SESSION_UPDATE_EXTENSIONS = ['progress', 'log', 'hitl_request', 'hitl_resolved', 'user_message', 'reminder_emitted', 'live_session_client'] as const;
 /** The `_meta.harn` fields on `tool_call` / `tool_call_update` (advertised at `initialize`). */
 export const HARN_TOOL_LIFECYCLE_FIELDS = ['executor', 'durationMs', 'error', 'errorCategory', 'audit', 'policy'] as const;
 /** The `_meta.harn` fields on `agent_message_chunk` content. */
@@ -39,11 +40,34 @@ export const toolKind = (name: string): string => TOOL_KINDS[name] ?? 'other';
 const text = (t: string) => ({ type: 'text', text: t });
 const harn = (fields: Record<string, unknown>) => ({ _meta: { harn: fields } });
 
+/** Harn's `_meta.harn.executor` variants (bridge spec, "executor tag"). */
+export type HarnExecutor = 'harn_builtin' | 'host_bridge' | 'provider_native' | { kind: 'mcp_server'; serverName: string };
+
+/**
+ * The Harn executor of a hub tool call, from the executor the log records: the hub's own tools
+ * (`builtin`) run agent-side like Harn's stdlib; `mcp:<server>` came from that MCP server; a
+ * wrapped harness (`harness:<kind>:<name>`) ran the tool inside its own process and reported the
+ * result, which the hub never dispatches: Harn's `provider_native`. Anything else (`none`: an
+ * unknown tool that never ran) is unknown, and the spec omits the field then.
+ */
+export function harnExecutor(executor: string | undefined): HarnExecutor | undefined {
+  if (executor === 'builtin') return 'harn_builtin';
+  if (executor?.startsWith('mcp:') && executor.length > 4) return { kind: 'mcp_server', serverName: executor.slice(4) };
+  if (executor === 'harness' || executor?.startsWith('harness:')) return 'provider_native';
+  return undefined;
+}
+
+/** `_meta.harn` fields with the executor mapped, and left out when unknown. */
+const withExecutor = (executor: string | undefined, fields: Record<string, unknown>) => {
+  const mapped = harnExecutor(executor);
+  return harn(mapped === undefined ? fields : { executor: mapped, ...fields });
+};
+
 function toolUpdates(event: HubEvent, view: AcpView): SessionUpdate[] {
   switch (event.type) {
     case 'ToolCallStarted': {
       const d = event.data;
-      return [{ sessionUpdate: 'tool_call', toolCallId: d.toolCallId, title: d.name, kind: toolKind(d.name), status: d.policy === 'allow' ? 'in_progress' : 'pending', rawInput: d.input, ...harn({ executor: d.executor, policy: d.policy }) }];
+      return [{ sessionUpdate: 'tool_call', toolCallId: d.toolCallId, title: d.name, kind: toolKind(d.name), status: d.policy === 'allow' ? 'in_progress' : 'pending', rawInput: d.input, ...withExecutor(d.executor, { policy: d.policy }) }];
     }
     case 'ToolCallUpdated':
       return [{ sessionUpdate: 'tool_call_update', toolCallId: event.data.toolCallId, status: 'in_progress', content: [{ type: 'content', content: text(event.data.message) }] }];
@@ -51,9 +75,9 @@ function toolUpdates(event: HubEvent, view: AcpView): SessionUpdate[] {
       const d = event.data;
       const tool = view.tools[d.toolCallId];
       const failed = d.status !== 'complete';
-      const meta: Record<string, unknown> = { executor: tool?.executor ?? 'hub_builtin', durationMs: d.durationMs };
+      const meta: Record<string, unknown> = { durationMs: d.durationMs };
       if (failed) Object.assign(meta, { error: d.output, errorCategory: d.status === 'denied' ? 'permission_denied' : 'tool_error' });
-      return [{ sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, title: tool?.name ?? null, status: failed ? 'failed' : 'completed', content: [{ type: 'content', content: text(d.output) }], rawOutput: { output: d.output, status: d.status }, ...harn(meta) }];
+      return [{ sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, title: tool?.name ?? null, status: failed ? 'failed' : 'completed', content: [{ type: 'content', content: text(d.output) }], rawOutput: { output: d.output, status: d.status }, ...withExecutor(tool?.executor, meta) }];
     }
     default:
       return [];

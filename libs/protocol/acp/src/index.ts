@@ -7,3 +7,4 @@ export * from './extensions';
 export { acpValidatorsFrom } from './testing/validators';
 export * from './live-session';
 export * from './mcp-servers';
+export * from './live-updates';

@@ -1,4 +1,5 @@
 import { HARN_CONTENT_EXTENSION_FIELDS, HARN_SESSION_UPDATE_EXTENSIONS, HARN_TOOL_LIFECYCLE_FIELDS } from './encode';
+import { EXTENSIONS_BY_METHOD } from './extensions';
 import { ACP_PROTOCOL_VERSION } from './schema';
 
 /**
@@ -17,6 +18,9 @@ export function initializeResult(opts: { version: string; extensionMethods: read
       _meta: {
         harn: {
           sessionUpdateExtensions: [...HARN_SESSION_UPDATE_EXTENSIONS],
+          // Which extensions a client gets: those of a Harn method once it calls it; the rest
+          // only with `clientCapabilities._meta.harn.sessionUpdateExtensions` (see extensions.ts).
+          sessionUpdateExtensionDelivery: { byMethod: { ...EXTENSIONS_BY_METHOD }, optInCapability: 'clientCapabilities._meta.harn.sessionUpdateExtensions' },
           toolLifecycleExtensionFields: [...HARN_TOOL_LIFECYCLE_FIELDS],
           contentExtensionFields: [...HARN_CONTENT_EXTENSION_FIELDS],
           extensionMethods: [...opts.extensionMethods],

@@ -126,24 +126,23 @@ export type LiveFact =
 /** The names of the live-session facts (anything else on the stream is ignored). */
 export const LIVE_FACT_TYPES: ReadonlySet<string> = new Set(['AcpClientAttached', 'AcpControlTakenOver', 'AcpClientDetached', 'AcpClientHeartbeat']);
 
-/** Applies one recorded fact (a transition that already succeeded once). */
-export function evolveLive(state: LiveState, fact: LiveFact): LiveState {
-  const sessionId = '';
-  let r: LiveResult;
+/** Replays one recorded fact: the transition and the response its method gave. */
+export function replayLiveFact(state: LiveState, fact: LiveFact): LiveResult {
   switch (fact.type) {
     case 'AcpClientAttached':
-      r = attach(state, { sessionId, clientId: fact.data.clientId, mode: fact.data.mode, takeover: true, _meta: { harn: fact.data.metadata } }, fact.data.at);
-      break;
+      return attach(state, { sessionId: '', clientId: fact.data.clientId, mode: fact.data.mode, takeover: true, _meta: { harn: fact.data.metadata } }, fact.data.at);
     case 'AcpControlTakenOver':
-      r = takeover(state, fact.data.clientId, fact.data.at);
-      break;
+      return takeover(state, fact.data.clientId, fact.data.at);
     case 'AcpClientDetached':
-      r = detach(state, fact.data.clientId);
-      break;
+      return detach(state, fact.data.clientId);
     case 'AcpClientHeartbeat':
-      r = heartbeat(state, fact.data.clientId, { harn: fact.data.metadata }, fact.data.at);
-      break;
+      return heartbeat(state, fact.data.clientId, { harn: fact.data.metadata }, fact.data.at);
   }
+}
+
+/** Applies one recorded fact (a transition that already succeeded once). */
+export function evolveLive(state: LiveState, fact: LiveFact): LiveState {
+  const r = replayLiveFact(state, fact);
   return r.ok ? r.state : state;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ApprovalRequested, RiskTier } from '@hub/domain';
+import { toolKind } from './encode';
 
 // Approvals as ACP `session/request_permission`: the canonical ACP `options` + `toolCall`, plus
 // Harn's `approvalRequest` / `policyDecision`. Answers come back in ACP form
@@ -12,15 +13,49 @@ export const PERMISSION_OPTIONS = [
 
 const ALLOW_IDS = new Set(['allow-once', 'allow_once', 'allow-always', 'allow_always', 'allow', 'approve', 'approved']);
 
-/** Params of `session/request_permission` for one ApprovalRequested. */
-export function permissionRequest(sessionId: string, a: ApprovalRequested['data'], requestedAt: string) {
+/** Argument keys that name workspace paths (the hub's file tools use `path`). */
+const PATH_KEYS = new Set(['path', 'paths', 'file', 'files', 'file_path', 'filePath', 'target', 'destination']);
+
+/** The workspace paths a call's arguments declare (Harn `declaredPaths`), in argument order. */
+export function declaredPaths(args: unknown): string[] {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(args as Record<string, unknown>)) {
+    if (!PATH_KEYS.has(k)) continue;
+    for (const p of Array.isArray(v) ? v : [v]) if (typeof p === 'string' && p.length > 0 && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * The rule that made this call need approval (Harn `matched_rule`). A hub tool asks because its
+ * own policy says `ask` (rule id: the tool name); a wrapped harness asks on its own (rule id:
+ * the harness, `harness:<kind>:<name>`). There is one rule per tool, hence index 0.
+ */
+function matchedRule(toolName: string, executor: string | undefined) {
+  return executor?.startsWith('harness')
+    ? { source: 'harness', action: 'ask', id: executor, index: 0 }
+    : { source: 'tool_policy', action: 'ask', id: toolName, index: 0 };
+}
+
+/**
+ * Params of `session/request_permission` for one ApprovalRequested. `executor`: where the call
+ * runs, as the log's ToolCallStarted says (it names the rule that asked).
+ */
+export function permissionRequest(sessionId: string, a: ApprovalRequested['data'], requestedAt: string, executor?: string) {
+  const paths = declaredPaths(a.input);
+  const writes = ['edit', 'delete', 'move'].includes(toolKind(a.toolName));
+  const mutationScope = writes ? 'apply_workspace' : 'read_only';
   const policyDecision = {
     type: 'harn.permission_policy_decision.v1',
     action: 'ask',
     reason: a.reason,
-    risk_labels: ['approval_required', `risk_${a.riskTier satisfies RiskTier}`],
-    context: { tool_name: a.toolName },
+    matched_rule: matchedRule(a.toolName, executor),
+    risk_labels: ['approval_required', `risk_${a.riskTier satisfies RiskTier}`, ...(paths.length > 0 ? ['path_rule'] : [])],
+    context: { tool_name: a.toolName, tool_kind: toolKind(a.toolName), paths: paths.map((p) => ({ workspace_path: p })) },
   };
+  // Harn's MutationSessionRecord: the hub's run is the turn; no worker tree, so worker_id is null.
+  const mutation = { session_id: sessionId, run_id: a.turnId, worker_id: null, mutation_scope: mutationScope, approval_policy: { require_approval: [a.toolName] } };
   const approvalRequest: Record<string, unknown> = {
     id: a.approvalId,
     action: a.toolName,
@@ -28,8 +63,8 @@ export function permissionRequest(sessionId: string, a: ApprovalRequested['data'
     principal: 'agent',
     requested_at: requestedAt,
     approvers_required: 1,
-    evidence_refs: [],
-    undo_metadata: { session_id: sessionId, run_id: a.turnId, worker_id: null, policy_decision: policyDecision },
+    evidence_refs: paths.map((p) => ({ kind: 'workspace_path', ref: p, metadata: { workspace_path: p } })),
+    undo_metadata: { session_id: sessionId, run_id: a.turnId, worker_id: null, mutation_scope: mutationScope, policy_decision: policyDecision },
     capabilities_requested: [],
   };
   if (a.deadlineAt) approvalRequest['deadline'] = a.deadlineAt;
@@ -39,8 +74,10 @@ export function permissionRequest(sessionId: string, a: ApprovalRequested['data'
     options: PERMISSION_OPTIONS.map((o) => ({ ...o })),
     approvalRequest,
     policyDecision,
+    mutation,
+    declaredPaths: paths,
     // Copies under `_meta.harn` too: ACP clients that parse strictly keep only `_meta`.
-    _meta: { harn: { approvalId: a.approvalId, turnId: a.turnId, approvalRequest, policyDecision } },
+    _meta: { harn: { approvalId: a.approvalId, turnId: a.turnId, approvalRequest, policyDecision, mutation, declaredPaths: paths } },
   };
 }
 
@@ -52,8 +89,17 @@ const AcpAnswer = z.looseObject({
 });
 const LegacyAnswer = z.looseObject({ granted: z.boolean(), reason: z.string().optional(), args: z.unknown().optional() });
 
+/** What a permission answer decides; `input`: the approver's edit of the call's arguments (Harn `granted` + `args`). */
+export interface PermissionAnswer {
+  decision: 'approved' | 'denied';
+  reason: string | null;
+  input?: Record<string, unknown>;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** A permission answer as a decision, or `null` when the answer is not one we understand (fail closed). */
-export function decodePermissionAnswer(result: unknown): { decision: 'approved' | 'denied'; reason: string | null } | null {
+export function decodePermissionAnswer(result: unknown): PermissionAnswer | null {
   const acp = AcpAnswer.safeParse(result);
   if (acp.success) {
     const o = acp.data.outcome;
@@ -63,6 +109,11 @@ export function decodePermissionAnswer(result: unknown): { decision: 'approved' 
     return { decision: allowed ? 'approved' : 'denied', reason: allowed ? null : `option ${o.optionId}` };
   }
   const legacy = LegacyAnswer.safeParse(result);
-  if (legacy.success) return { decision: legacy.data.granted ? 'approved' : 'denied', reason: legacy.data.reason ?? null };
-  return null;
+  if (!legacy.success) return null;
+  const { granted, reason, args } = legacy.data;
+  if (!granted || args === undefined) return { decision: granted ? 'approved' : 'denied', reason: reason ?? null };
+  // Rewritten args replace the call's arguments, which are always an object: anything else is
+  // refused outright rather than run with the original arguments.
+  if (!isPlainObject(args)) return { decision: 'denied', reason: 'refused: rewritten args must be a JSON object' };
+  return { decision: 'approved', reason: reason ?? null, input: args };
 }
