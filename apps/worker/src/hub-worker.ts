@@ -20,6 +20,7 @@ import {
 import { sessionStreamId, type CommandMetadata, type HubEvent, type Recorded } from '@hub/domain';
 import { EventStore, createPool } from '@hub/event-store';
 import type { Pool } from 'pg';
+import { HUB_PROJECTIONS, ProjectionRunner } from '@hub/projections';
 import { CancelBus, HarnessStopBus, HubQueues, JOBS, startWorkers, type ProcessorMap } from '@hub/queue';
 import { CommandHandler, type CommandLog } from '@hub/sessions';
 import { ATTR, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
@@ -45,6 +46,8 @@ export class HubWorker {
   private readonly harnesses: HarnessProcesses;
   private readonly external: ExternalTurnRunner;
   private readonly harnessStops: HarnessStopBus;
+  /** The read models' projections: every worker runs them, one is active per projection. */
+  private readonly projections: ProjectionRunner;
   private readonly log = new Logger('worker');
 
   constructor(private readonly settings: WorkerSettings) {
@@ -56,6 +59,10 @@ export class HubWorker {
     this.harnessStops = new HarnessStopBus(settings.redisUrl, settings.queuePrefix);
     this.harnesses = new HarnessProcesses(defaultAdapterFactory({ baseEnv: settings.harnessBaseEnv }));
     this.probe = new DequeueProbe({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix }, this.id);
+    this.projections = new ProjectionRunner(this.pool, HUB_PROJECTIONS, {
+      connectionString: settings.databaseUrl,
+      log: (message, error) => (error ? this.log.warn(`${message}: ${(error as Error).message ?? String(error)}`) : this.log.log(message)),
+    });
     const log: TurnLog & CommandLog = {
       readStream: (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => this.store.readStream<HubEvent>(tenantId, streamId, opts),
       append: (tenantId, streamId, events, opts) => this.store.append<HubEvent>(tenantId, streamId, events as never, opts),
@@ -163,6 +170,7 @@ export class HubWorker {
     });
     await Promise.all(this.workers.map((w) => w.waitUntilReady()));
     await this.probe.start();
+    await this.projections.start();
   }
 
   /** Health: Postgres answers, and each queue's consumer is running with a live connection. */
@@ -181,6 +189,7 @@ export class HubWorker {
   async stop(): Promise<void> {
     // Harness processes first: a turn holding one ends (HARNESS_STOPPED) and frees its job.
     await this.harnesses.stopAll();
+    await this.projections.stop();
     await Promise.all(this.workers.map((w) => w.close()));
     await this.probe.stop();
     await this.mcp.close();
