@@ -1,2 +1,3 @@
 export * from './session-state';
 export * from './session-decider';
+export * from './session-view';
