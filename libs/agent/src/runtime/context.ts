@@ -1,20 +1,6 @@
-import type { Actor, EventMetadata, HubEvent, Protocol, Recorded, SessionState, TurnProgress } from '@hub/domain';
-import { concernsTurn, DomainError, evolveSession, evolveTurn, initialSessionState, initialTurnProgress, sessionStreamId } from '@hub/domain';
+import type { Actor, EventMetadata, HubEvent, Protocol, Recorded, SessionState, SessionView, TurnProgress } from '@hub/domain';
+import { DomainError, evolveSessionView, initialSessionView, sessionStreamId, turnProgressOf } from '@hub/domain';
 import type { TurnLog } from './ports';
-
-/** A fold over the attempt's events, which only ever grow: each event is applied once, not once per pass. */
-class CatchUpFold<S> {
-  private seen = 0;
-  constructor(
-    private state: S,
-    private readonly step: (state: S, event: HubEvent) => S,
-  ) {}
-
-  over(events: readonly HubEvent[]): S {
-    for (; this.seen < events.length; this.seen++) this.state = this.step(this.state, events[this.seen] as HubEvent);
-    return this.state;
-  }
-}
 
 /**
  * One attempt at advancing one turn: where its stream is, the version we last saw, and the
@@ -25,9 +11,13 @@ class CatchUpFold<S> {
 export class TurnAttempt {
   readonly streamId: string;
   version = 0;
+  /** The events this attempt read or wrote: the whole stream, or the tail after the view it was seeded with. */
   events: Recorded<HubEvent>[] = [];
-  private readonly sessionFold = new CatchUpFold<SessionState>(initialSessionState, evolveSession);
-  private readonly turnFold: CatchUpFold<TurnProgress>;
+  /** The session view over `events` (and the snapshot before them), each event applied once. */
+  private view: SessionView = initialSessionView();
+  private applied = 0;
+  /** Events appended since the view was last saved (see `TurnLog.saveView`). */
+  private sinceSaved = 0;
 
   constructor(
     private readonly log: TurnLog,
@@ -37,17 +27,26 @@ export class TurnAttempt {
     private readonly base: { correlationId: string; causationId: string; traceparent?: string; tracestate?: string; actor: Actor },
   ) {
     this.streamId = sessionStreamId(sessionId);
-    this.turnFold = new CatchUpFold(initialTurnProgress(turnId), (p, e) => (concernsTurn(e, turnId) ? evolveTurn(p, e) : p));
+  }
+
+  private caughtUp(): SessionView {
+    for (; this.applied < this.events.length; this.applied++) evolveSessionView(this.view, this.events[this.applied] as Recorded<HubEvent>);
+    return this.view;
   }
 
   /** The session's decision state over the events read so far (`foldSession(events)`, kept up to date). */
   session(): SessionState {
-    return this.sessionFold.over(this.events);
+    return this.caughtUp().session;
   }
 
   /** How far this attempt's turn got over the events read so far (`foldTurn(events, turnId)`, kept up to date). */
   progress(): TurnProgress {
-    return this.turnFold.over(this.events);
+    return turnProgressOf(this.caughtUp(), this.turnId);
+  }
+
+  /** The whole session as the model's conversation and workspace need it. */
+  sessionView(): SessionView {
+    return this.caughtUp();
   }
 
   /** Starts from a read the caller already made (its version and events), instead of reading it again. */
@@ -57,16 +56,33 @@ export class TurnAttempt {
     this.events = [...events];
   }
 
+  /**
+   * Starts from a session view at `version` (a snapshot with `tail`, the events read after it,
+   * already folded in): the attempt never holds the stream before the snapshot.
+   */
+  seedView(view: SessionView, version: number, tail: Recorded<HubEvent>[], sinceSaved = tail.length): void {
+    if (this.version !== 0 || this.events.length > 0) throw new Error('seed a turn attempt before it reads');
+    this.view = view;
+    this.version = version;
+    this.events = [...tail];
+    this.applied = this.events.length;
+    this.sinceSaved = sinceSaved;
+  }
+
   /** Reads only what was appended since we last looked: a long session is not re-read per step. */
   async reload(): Promise<void> {
     const { version, events } = await this.log.readStream(this.tenantId, this.streamId, { fromVersion: this.version });
+    const known = this.events.length ? this.events[this.events.length - 1].streamPosition : this.version;
+    const fresh = events.filter((e) => e.streamPosition > known);
     this.version = Math.max(this.version, version);
-    const known = this.events.length ? this.events[this.events.length - 1].streamPosition : 0;
-    this.events = [...this.events, ...events.filter((e) => e.streamPosition > known)];
+    this.events = [...this.events, ...fresh];
+    this.sinceSaved += fresh.length;
   }
 
   /** The protocol the turn was requested over: its events say so too. */
   private protocol(): Protocol | undefined {
+    const open = this.caughtUp().open[this.turnId];
+    if (open?.protocol) return open.protocol;
     const req = this.events.find((e) => e.type === 'TurnRequested' && e.data.turnId === this.turnId);
     return req?.metadata.protocol;
   }
@@ -86,7 +102,20 @@ export class TurnAttempt {
     );
     this.version = res.nextExpectedVersion;
     this.events = [...this.events, ...res.events];
+    this.sinceSaved += res.events.length;
+    await this.saveViewIfDue();
     return res.events;
+  }
+
+  /**
+   * Saves the view as the session's snapshot once enough events follow the last one: after the
+   * append committed (outside its transaction), and best effort (a lost snapshot costs a longer
+   * tail on the next read, nothing else).
+   */
+  private async saveViewIfDue(): Promise<void> {
+    if (!this.log.saveView || this.sinceSaved < (this.log.snapshotEvery ?? Infinity)) return;
+    this.sinceSaved = 0;
+    await this.log.saveView(this.tenantId, this.streamId, this.version, this.caughtUp());
   }
 }
 

@@ -47,7 +47,13 @@ class Resumable {
   }
 }
 
-/** Streamed text and thoughts on their way into the log, in batches (see {@link FlushPolicy}). */
+type DeltaKind = 'text' | 'thought';
+
+/**
+ * Streamed text and thoughts on their way into the log, coalesced (see {@link FlushPolicy}):
+ * consecutive chunks of one kind become one `TextDelta` / `ThoughtDelta` whose offset is the
+ * first chunk's, so a flush writes one event per kind run, not one per token.
+ */
 class DeltaWriter {
   private pending: HubEvent[] = [];
   private pendingChars = 0;
@@ -69,18 +75,34 @@ class DeltaWriter {
     this.thoughtOffset = plan.recordedThought.length;
   }
 
-  async add(kind: 'text' | 'thought', chunk: string): Promise<void> {
+  async add(kind: DeltaKind, chunk: string): Promise<void> {
     if (kind === 'text') this.fullText += chunk;
     const fresh = (kind === 'text' ? this.text : this.thought).take(chunk);
     if (!fresh) return;
     const offset = kind === 'text' ? this.textOffset : this.thoughtOffset;
     if (kind === 'text') this.textOffset += fresh.length;
     else this.thoughtOffset += fresh.length;
-    const data = { turnId: this.attempt.turnId, messageId: assistantMessageId(this.attempt.turnId), callId: this.plan.callId, offset, text: fresh };
-    this.pending.push(kind === 'text' ? { type: 'TextDelta', data } : { type: 'ThoughtDelta', data });
+    this.coalesce(kind, offset, fresh);
     if (this.pendingChars === 0) this.oldest = this.deps.now();
     this.pendingChars += fresh.length;
-    if (this.pendingChars >= this.deps.flush.maxChars || this.deps.now() - this.oldest >= this.deps.flush.maxDelayMs) await this.flush();
+    if (this.pendingChars >= this.deps.flush.maxChars || this.overdueInMs() <= 0) await this.flush();
+  }
+
+  /** Appends to the last pending delta when it is of the same kind (offsets stay contiguous), else opens one. */
+  private coalesce(kind: DeltaKind, offset: number, fresh: string): void {
+    const type = kind === 'text' ? 'TextDelta' : 'ThoughtDelta';
+    const last = this.pending[this.pending.length - 1];
+    if (last && last.type === type) {
+      last.data = { ...last.data, text: last.data.text + fresh };
+      return;
+    }
+    const data = { turnId: this.attempt.turnId, messageId: assistantMessageId(this.attempt.turnId), callId: this.plan.callId, offset, text: fresh };
+    this.pending.push(type === 'TextDelta' ? { type, data } : { type, data });
+  }
+
+  /** Ms until the oldest pending char has waited a whole window; Infinity when nothing waits. */
+  overdueInMs(): number {
+    return this.pendingChars === 0 ? Infinity : this.oldest + this.deps.flush.maxDelayMs - this.deps.now();
   }
 
   /** Writes what is pending, with `last` (the call's outcome) in the same append. */
@@ -89,6 +111,34 @@ class DeltaWriter {
     this.pending = [];
     this.pendingChars = 0;
     if (events.length) await this.attempt.append(events);
+  }
+}
+
+/**
+ * The provider's parts, but pending text is flushed when its window passes even while the model
+ * is silent (a slow model's words reach watchers within one window). Appends stay sequential:
+ * the flush runs between waits for the next part, never beside another append.
+ */
+async function* withWindowFlush(parts: AsyncIterable<ModelStreamPart>, writer: DeltaWriter): AsyncGenerator<ModelStreamPart> {
+  const it = parts[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = it.next();
+      let wait = writer.overdueInMs();
+      while (wait !== Infinity) {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<'flush'>((r) => (timer = setTimeout(() => r('flush'), Math.max(0, wait))));
+        const first = await Promise.race([next, timeout]).finally(() => clearTimeout(timer));
+        if (first !== 'flush') break;
+        await writer.flush();
+        wait = writer.overdueInMs();
+      }
+      const r = await next;
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    await it.return?.();
   }
 }
 
@@ -109,13 +159,13 @@ async function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mode
 /** One ReAct model call: stream it into the log, then record its outcome once. */
 export async function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps): Promise<void> {
   // Built once: recording the start appends nothing the conversation shows.
-  const messages = buildModelMessages(attempt.events);
+  const messages = buildModelMessages(attempt.sessionView());
   await recordStart(attempt, plan, deps, messages.length);
   const writer = new DeltaWriter(attempt, plan, deps);
   const toolCalls: RequestedToolCall[] = [];
   let finish: { finishReason: ModelFinishReason; usage: Usage } | null = null;
   const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages, tools: deps.tools, signal: deps.signal });
-  for await (const part of parts) {
+  for await (const part of withWindowFlush(parts, writer)) {
     if (part.type === 'text-delta') await writer.add('text', part.text);
     else if (part.type === 'reasoning-delta') await writer.add('thought', part.text);
     else if (part.type === 'tool-call') toolCalls.push({ toolCallId: toolCallIdFor(attempt.turnId, plan.step, toolCalls.length), name: part.name, input: part.input });

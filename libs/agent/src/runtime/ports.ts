@@ -1,4 +1,4 @@
-import type { EventMetadata, HubEvent, Recorded } from '@hub/domain';
+import type { EventMetadata, HubEvent, Recorded, SessionView, TurnRequested } from '@hub/domain';
 
 /** The slice of the event store the runner needs (the real one is @hub/event-store). */
 export interface TurnLog {
@@ -10,6 +10,10 @@ export interface TurnLog {
     events: { type: string; data: unknown; metadata: EventMetadata }[],
     opts: { expectedVersion: number },
   ): Promise<{ nextExpectedVersion: number; events: Recorded<HubEvent>[] }>;
+  /** Saves the session's view at `version` as its snapshot (absent: no snapshots). Must not throw. */
+  saveView?(tenantId: string, streamId: string, version: number, view: SessionView): Promise<void>;
+  /** Events appended after the last snapshot before `saveView` is called again. */
+  snapshotEvery?: number;
 }
 
 /** Puts follow-up work on the queue (idempotently, by key). */
@@ -18,10 +22,11 @@ export interface TurnScheduler {
   scheduleTurn(tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover'): Promise<void>;
   scheduleApprovalExpiry(tenantId: string, sessionId: string, approvalId: string, delayMs: number): Promise<void>;
   /**
-   * A turn has ended (completed or failed; its ending is in `events`, the session so far): what
-   * follows a turn outside its loop, e.g. scoring an OpenEnv turn. Must not throw.
+   * A turn has ended (completed or failed; its ending is in `events`, the session so far, or only
+   * its tail after a snapshot: see `request`): what follows a turn outside its loop, e.g. scoring
+   * an OpenEnv turn. `request` is the turn's request as it was when the turn ended. Must not throw.
    */
-  turnEnded?(tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[]): Promise<void>;
+  turnEnded?(tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null): Promise<void>;
 }
 
 /** Lets a cancel reach the worker that is running the turn right now. */

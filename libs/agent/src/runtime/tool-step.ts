@@ -56,7 +56,7 @@ export async function runTool(attempt: TurnAttempt, call: RequestedToolCall, dep
       tenantId: attempt.tenantId,
       sessionId: attempt.sessionId,
       signal: deps.signal,
-      files: workspaceFromEvents(attempt.events),
+      files: workspaceFromEvents(attempt.sessionView().fileEvents),
     });
   } catch (e) {
     if (deps.signal.aborted) throw e;

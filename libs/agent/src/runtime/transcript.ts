@@ -1,4 +1,4 @@
-import { foldTurn, type DeliveredInput, type HubEvent, type Reminder, type TurnProgress } from '@hub/domain';
+import { conversationTurns, foldSessionView, type DeliveredInput, type HubEvent, type Reminder, type SessionView, type TurnProgress } from '@hub/domain';
 import type { ModelMessage } from '../providers/types';
 
 export const SYSTEM_PROMPT =
@@ -18,10 +18,11 @@ export const reminderText = (body: string) => `System reminder:\n${body}`;
  * where it was delivered. Deterministic, so a retried step sends the provider exactly what the
  * first attempt sent.
  */
-export function buildModelMessages(events: readonly HubEvent[]): ModelMessage[] {
-  const started = [...new Set(events.filter((e) => e.type === 'TurnStarted').map((e) => (e.data as { turnId: string }).turnId))];
-  const turns = started.map((turnId) => foldTurn(events, turnId));
-  const messages: ModelMessage[] = [{ role: 'system', content: systemPrompt(events, turns) }];
+export function buildModelMessages(source: readonly HubEvent[] | SessionView): ModelMessage[] {
+  // A view (snapshot + tail) holds every started turn already folded: no pass over the stream.
+  const view = Array.isArray(source) ? foldSessionView(source as readonly HubEvent[]) : (source as SessionView);
+  const turns = conversationTurns(view);
+  const messages: ModelMessage[] = [{ role: 'system', content: systemPrompt(view, turns) }];
   for (const p of turns) {
     if (!p.request) continue;
     messages.push({ role: 'user', content: p.request.prompt });
@@ -59,9 +60,9 @@ function pushCall(messages: ModelMessage[], p: TurnProgress, completed: NonNulla
  * counts down one per turn that ends after the one that rendered it (`ttlTurns`; none: for
  * good), and a newer rendered reminder with the same dedupe key replaces it.
  */
-function systemPrompt(events: readonly HubEvent[], turns: readonly TurnProgress[]): string {
+function systemPrompt(view: SessionView, turns: readonly TurnProgress[]): string {
   const queued = new Map<string, Reminder>();
-  for (const e of events) if (e.type === 'ReminderQueued') queued.set(e.data.reminderId, e.data);
+  if (view.session.status !== 'new') for (const [id, r] of view.session.reminders) queued.set(id, r.reminder);
   const current = turns.length - 1;
   const inForce: Reminder[] = [];
   turns.forEach((p, index) => {

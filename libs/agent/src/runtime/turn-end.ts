@@ -10,9 +10,11 @@ import type { TurnScheduler } from './ports';
  */
 export async function appendTurnEnd(attempt: TurnAttempt, ending: HubEvent[], scheduler: TurnScheduler): Promise<void> {
   const next = nextTurnAfterEnd(ending.reduce(evolveSession, attempt.session()));
+  // Read before the append: once ended, the view keeps the turn compacted (without its context).
+  const request = attempt.progress().request;
   await attempt.append([...ending, ...next]);
   for (const e of next) {
     if (e.type === 'TurnStarted') await scheduler.scheduleTurn(attempt.tenantId, attempt.sessionId, e.data.turnId, 'start', 'start');
   }
-  await scheduler.turnEnded?.(attempt.tenantId, attempt.sessionId, attempt.turnId, attempt.events);
+  await scheduler.turnEnded?.(attempt.tenantId, attempt.sessionId, attempt.turnId, attempt.events, request);
 }

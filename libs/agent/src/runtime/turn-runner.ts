@@ -1,4 +1,4 @@
-import { assistantMessageId, DomainError, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type SessionState, type TurnContext } from '@hub/domain';
+import { assistantMessageId, DomainError, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type SessionState, type SessionView, type TurnContext } from '@hub/domain';
 import { ProviderError } from '../providers/types';
 import type { ModelProvider } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
@@ -35,8 +35,12 @@ export interface RunTurnInput {
   causationId: string;
   /** On the last attempt a retryable failure fails the turn instead of being retried. */
   finalAttempt: boolean;
-  /** The session's stream as the caller already read it: the runner reads only what follows. */
-  seed?: { version: number; events: Recorded<HubEvent>[] };
+  /**
+   * The session's stream as the caller already read it: the runner reads only what follows.
+   * With `view` (a snapshot with `events`, the tail read after it, folded in), `events` are only
+   * that tail; `sinceSaved` counts the events since the stored snapshot.
+   */
+  seed?: { version: number; events: Recorded<HubEvent>[]; view?: SessionView; sinceSaved?: number };
 }
 
 export type RunTurnOutcome = 'completed' | 'suspended' | 'failed' | 'stopped';
@@ -63,7 +67,8 @@ export class TurnRunner {
       causationId: input.causationId,
       actor: this.deps.worker,
     });
-    if (input.seed) attempt.seed(input.seed.version, input.seed.events);
+    if (input.seed?.view) attempt.seedView(input.seed.view, input.seed.version, input.seed.events, input.seed.sinceSaved);
+    else if (input.seed) attempt.seed(input.seed.version, input.seed.events);
     const abort = this.deps.running.begin(input.tenantId, input.turnId);
     try {
       return await this.loop(attempt, abort.signal, input.finalAttempt);
@@ -95,8 +100,7 @@ export class TurnRunner {
 
   private async toolsOf(attempt: TurnAttempt): Promise<ToolRegistry> {
     if (!this.deps.toolsFor) return this.deps.tools;
-    const requested = attempt.events.find((e) => e.type === 'TurnRequested' && e.data.turnId === attempt.turnId);
-    return this.deps.toolsFor(requested?.type === 'TurnRequested' ? requested.data.context : {}, attempt.tenantId);
+    return this.deps.toolsFor(attempt.progress().request?.context ?? {}, attempt.tenantId);
   }
 
   /** Does one step; true when the turn is finished. */

@@ -1,0 +1,74 @@
+import { sessionStreamId, type CommandMetadata, type HubEvent, type Recorded } from '@hub/domain';
+import { CommandHandler } from '@hub/sessions';
+import { InMemoryEventLog } from '@hub/testing';
+import { OfflineProvider } from '../providers/offline';
+import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/types';
+import { createBuiltinRegistry } from '../tools/builtin';
+import type { FlushPolicy } from './model-step';
+import { RunningTurns } from './ports';
+import { TurnRunner } from './turn-runner';
+
+const TENANT = '11111111-1111-4111-8111-111111111111';
+const SESSION = 's1';
+const noop = { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined, signalCancel: async () => undefined };
+
+async function runTurn(prompt: string, provider: ModelProvider, flush: FlushPolicy, log = new InMemoryEventLog()) {
+  const meta: CommandMetadata = { commandId: 'c1', tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'transport' };
+  await new CommandHandler(log, noop).handle({ type: 'SubmitTurn', sessionId: SESSION, turnId: 't1', prompt, context: {}, busyPolicy: 'enqueue' }, meta);
+  const runner = new TurnRunner({ log, scheduler: noop, running: new RunningTurns(), provider, tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w' }, maxSteps: 8, approvalTtlMs: 0, flush });
+  const outcome = await runner.run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false });
+  return { outcome, events: log.all(TENANT, sessionStreamId(SESSION)) };
+}
+
+const deltas = (events: Recorded<HubEvent>[]) => events.filter((e) => e.type === 'TextDelta').map((e) => e.data as { text: string; offset: number });
+
+function expectExactOffsets(ds: { text: string; offset: number }[]): void {
+  let offset = 0;
+  for (const d of ds) {
+    expect(d.offset).toBe(offset);
+    offset += d.text.length;
+  }
+}
+
+describe('model step: streamed text is recorded in flushes', () => {
+  it('records a 300-word answer at zero delay in at most 3 TextDelta events, offsets exact', async () => {
+    const { outcome, events } = await runTurn('long answer 300', new OfflineProvider({ delayMs: 0 }), { maxChars: 4096, maxDelayMs: 50 });
+    expect(outcome).toBe('completed');
+    const ds = deltas(events);
+    expect(ds.length).toBeGreaterThan(0);
+    expect(ds.length).toBeLessThanOrEqual(3);
+    const completed = events.find((e) => e.type === 'ModelCallCompleted')?.data as { text: string };
+    expect(ds.map((d) => d.text).join('')).toBe(completed.text);
+    expectExactOffsets(ds);
+  });
+
+  it('splits by the size cap, each delta no bigger than the cap plus one chunk', async () => {
+    const { events } = await runTurn('long answer 100', new OfflineProvider({ delayMs: 0 }), { maxChars: 100, maxDelayMs: 60_000 });
+    const ds = deltas(events);
+    const total = ds.reduce((n, d) => n + d.text.length, 0);
+    expect(ds.length).toBeGreaterThan(2);
+    expect(ds.length).toBeLessThanOrEqual(Math.ceil(total / 100) + 1);
+    for (const d of ds) expect(d.text.length).toBeLessThan(100 + 40);
+    expectExactOffsets(ds);
+  });
+
+  it('writes pending text once its window passes, even while the model is silent', async () => {
+    const log = new InMemoryEventLog();
+    let seenWhileSilent: string[] = [];
+    const pausing: ModelProvider = {
+      name: 'offline', model: 'offline',
+      async *stream(_req: ModelRequest): AsyncIterable<ModelStreamPart> {
+        yield { type: 'text-delta', text: 'first ' };
+        yield { type: 'text-delta', text: 'words ' };
+        await new Promise((r) => setTimeout(r, 300));
+        seenWhileSilent = deltas(log.all(TENANT, sessionStreamId(SESSION))).map((d) => d.text);
+        yield { type: 'text-delta', text: 'later' };
+        yield { type: 'finish', finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } };
+      },
+    };
+    const { events } = await runTurn('hi', pausing, { maxChars: 4096, maxDelayMs: 50 }, log);
+    expect(seenWhileSilent).toEqual(['first words ']);
+    expect(deltas(events).map((d) => d.text)).toEqual(['first words ', 'later']);
+    expectExactOffsets(deltas(events));
+  });
+});
