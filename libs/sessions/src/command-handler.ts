@@ -1,5 +1,6 @@
-import { DomainError, decide, foldSession, isDomainError, sessionStreamId } from '@hub/domain';
-import type { CommandMetadata, DomainErrorCode, EventMetadata, HubCommand, HubEvent, Recorded } from '@hub/domain';
+import { DomainError, decide, evolveSessionView, isDomainError, openRequestOf, sessionStreamId } from '@hub/domain';
+import type { CommandMetadata, DomainErrorCode, EventMetadata, HubCommand, HubEvent, Recorded, SessionView, TurnRequested } from '@hub/domain';
+import { SessionViews } from './session-views';
 
 /** What a command came to; ingress turns it into each protocol's answer. */
 export type CommandOutcome =
@@ -8,7 +9,7 @@ export type CommandOutcome =
 
 /** The event store as the command handler uses it: read, and append with version + idempotency key. */
 export interface CommandLog {
-  readStream(tenantId: string, streamId: string): Promise<{ version: number; events: Recorded<HubEvent>[] }>;
+  readStream(tenantId: string, streamId: string, opts?: { fromVersion?: number }): Promise<{ version: number; events: Recorded<HubEvent>[] }>;
   append(
     tenantId: string,
     streamId: string,
@@ -21,8 +22,11 @@ export interface FollowUps {
   scheduleTurn(tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover'): Promise<void>;
   /** Tells the worker running `turnId` to stop now (the log already says it is cancelled). */
   signalCancel(tenantId: string, turnId: string): Promise<void>;
-  /** A turn has ended (here: cancelled); `events` is the session so far. Must not throw. */
-  turnEnded?(tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[]): Promise<void>;
+  /**
+   * A turn has ended (here: cancelled); `events` is the session so far, or its tail after a
+   * snapshot; `request` is the turn's request. Must not throw.
+   */
+  turnEnded?(tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null): Promise<void>;
 }
 
 // Commands of one session race only with each other and with that session's turn runner;
@@ -35,18 +39,25 @@ const MAX_CONFLICT_RETRIES = 25;
  * Follow-ups are idempotent too, so a retried job that crashed after its append is safe.
  */
 export class CommandHandler {
+  /** Snapshot + tail reads (without snapshots: the whole stream, folded per command). */
+  private readonly views: SessionViews;
+
   constructor(
     private readonly log: CommandLog,
     private readonly followUps: FollowUps,
-  ) {}
+    views?: SessionViews,
+  ) {
+    this.views = views ?? new SessionViews(log, null, Infinity);
+  }
 
   async handle(command: HubCommand, meta: CommandMetadata): Promise<CommandOutcome> {
     const streamId = sessionStreamId(command.sessionId);
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
-      const { version, events } = await this.log.readStream(meta.tenantId, streamId);
+      const loaded = await this.views.load(meta.tenantId, streamId, 'decision');
+      const { version, tail: events } = loaded;
       let decided: HubEvent[];
       try {
-        decided = decide(command, foldSession(events), meta);
+        decided = decide(command, loaded.view.session, meta);
       } catch (e) {
         if (isDomainError(e)) return { ok: false, code: e.code, message: e.message };
         throw e;
@@ -57,7 +68,14 @@ export class CommandHandler {
           expectedVersion: version,
           idempotencyKey: meta.commandId,
         });
-        await this.followUp(meta.tenantId, command.sessionId, res.events, [...events, ...res.events]);
+        const requests = requestsOf(loaded.view, res.events);
+        if (!res.duplicate) {
+          for (const e of res.events) evolveSessionView(loaded.view, e);
+          loaded.sinceSnapshot += res.events.length;
+          loaded.version = res.events.at(-1)?.streamPosition ?? loaded.version;
+          await this.views.saveIfDue(meta.tenantId, streamId, loaded);
+        }
+        await this.followUp(meta.tenantId, command.sessionId, res.events, [...events, ...res.events], requests);
         return { ok: true, events: res.events.map((e) => ({ type: e.type, globalPosition: e.globalPosition })), duplicate: res.duplicate };
       } catch (e) {
         if (isDomainError(e) && e.code === 'STREAM_VERSION_CONFLICT') continue;
@@ -67,18 +85,25 @@ export class CommandHandler {
     throw new DomainError('STREAM_VERSION_CONFLICT', `session ${command.sessionId} kept changing; gave up after ${MAX_CONFLICT_RETRIES} tries`);
   }
 
-  private async followUp(tenantId: string, sessionId: string, events: Recorded<HubEvent>[], session: Recorded<HubEvent>[]): Promise<void> {
+  private async followUp(tenantId: string, sessionId: string, events: Recorded<HubEvent>[], session: Recorded<HubEvent>[], requests: Map<string, TurnRequested['data'] | null>): Promise<void> {
     for (const e of events) {
       if (e.type === 'TurnStarted') await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, 'start', 'start');
       if (e.type === 'TurnCancelled') {
         await this.followUps.signalCancel(tenantId, e.data.turnId);
-        await this.followUps.turnEnded?.(tenantId, sessionId, e.data.turnId, session);
+        await this.followUps.turnEnded?.(tenantId, sessionId, e.data.turnId, session, requests.get(e.data.turnId));
       }
       if (e.type === 'ApprovalResolved') {
         await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, `approval:${e.data.approvalId}`, 'resume');
       }
     }
   }
+}
+
+/** The requests of the turns `events` cancel, read before the view folds them (it then drops their context). */
+function requestsOf(view: SessionView, events: readonly HubEvent[]): Map<string, TurnRequested['data'] | null> {
+  const requests = new Map<string, TurnRequested['data'] | null>();
+  for (const e of events) if (e.type === 'TurnCancelled') requests.set(e.data.turnId, openRequestOf(view, e.data.turnId));
+  return requests;
 }
 
 /** Event metadata from command metadata: everything but what only the decider needs. */

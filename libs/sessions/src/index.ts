@@ -1,1 +1,2 @@
 export * from './command-handler';
+export { SessionViews, type LoadedView, type StreamReader, type ViewSnapshots } from './session-views';

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { SESSION_VIEW_VERSION, sessionStreamId, type CommandMetadata, type EventMetadata, type HubEvent } from '@hub/domain';
+import { EventStore, SnapshotStore } from '@hub/event-store';
+import { createTestDatabase, type TestDatabase } from '@hub/testing';
+import { CommandHandler } from './command-handler';
+import { SessionViews } from './session-views';
+
+const EVERY = 100;
+const noFollowUps = { scheduleTurn: async () => undefined, signalCancel: async () => undefined };
+const eventMeta: EventMetadata = { correlationId: 'corr', causationId: 'seed', actor: { type: 'worker', id: 'w' }, protocol: 'transport' };
+
+describe('command decisions read a snapshot and the events after it', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  let store: EventStore;
+  let snapshots: SnapshotStore;
+  /** Event rows the event store returned to readers, and snapshot rows read. */
+  const reads = { eventRows: 0, snapshotRows: 0 };
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ prefix: 'session_views' });
+    pool = new Pool({ connectionString: db.url, max: 4 });
+    store = new EventStore(pool);
+    snapshots = new SnapshotStore(pool);
+  });
+  afterAll(async () => {
+    await pool.end();
+    await db.drop();
+  });
+
+  /** The event store and snapshot store as the worker wires them, with every row read counted. */
+  function handler(tenantId: string) {
+    const log = {
+      readStream: async (t: string, s: string, opts?: { fromVersion?: number }) => {
+        const r = await store.readStream<HubEvent>(t, s, opts);
+        reads.eventRows += r.events.length;
+        return r;
+      },
+      append: (t: string, s: string, events: { type: string; data: unknown; metadata: EventMetadata }[], opts: { expectedVersion: number; idempotencyKey?: string }) =>
+        store.append<HubEvent>(t, s, events as never, opts),
+    };
+    const counted = {
+      read: async (t: string, s: string, v: number, part?: 'all' | 'decision') => {
+        const r = await snapshots.read(t, s, v, part);
+        if (r) reads.snapshotRows++;
+        return r;
+      },
+      write: snapshots.write.bind(snapshots),
+    };
+    let n = 0;
+    const meta = (): CommandMetadata => ({ commandId: randomUUID(), tenantId, now: '2026-01-01T00:00:00.000Z', correlationId: `c${++n}`, actor: { type: 'api_key', id: 'k' }, protocol: 'transport' });
+    const views = new SessionViews(log, counted, EVERY);
+    return { views, commands: new CommandHandler(log, noFollowUps, views), meta };
+  }
+
+  /** A session of `turns` answered turns of many deltas each, recorded the way a runner records them. */
+  async function longSession(tenantId: string, sessionId: string, turns: number): Promise<number> {
+    const { commands, meta } = handler(tenantId);
+    const streamId = sessionStreamId(sessionId);
+    for (let t = 0; t < turns; t++) {
+      const turnId = `t${t}`;
+      const res = await commands.handle({ type: 'SubmitTurn', sessionId, turnId, prompt: `long answer ${t}`, context: {}, busyPolicy: 'reject' }, meta());
+      expect(res.ok).toBe(true);
+      const callId = `${turnId}:c0`;
+      const deltas = Array.from({ length: 60 }, (_, i) => ({ type: 'TextDelta', data: { turnId, messageId: `${turnId}:m`, callId, offset: i * 5, text: 'word ' } }));
+      const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+      const turn = [
+        { type: 'MessageStarted', data: { turnId, messageId: `${turnId}:m`, role: 'assistant' } },
+        { type: 'ModelCallStarted', data: { turnId, callId, step: 0, provider: 'offline', model: 'm', messageCount: 2, toolNames: [] } },
+        ...deltas,
+        { type: 'ModelCallCompleted', data: { turnId, callId, step: 0, text: 'word '.repeat(60), toolCalls: [], finishReason: 'stop', usage } },
+        { type: 'MessageCompleted', data: { turnId, messageId: `${turnId}:m` } },
+        { type: 'TurnCompleted', data: { turnId, text: 'word '.repeat(60), stopReason: 'end_turn', usage } },
+      ];
+      const version = await store.streamVersion(tenantId, streamId);
+      await store.append(tenantId, streamId, turn.map((e) => ({ ...e, metadata: eventMeta })), { expectedVersion: version });
+    }
+    return store.streamVersion(tenantId, streamId);
+  }
+
+  it('a decision on a session of thousands of events reads at most the snapshot plus the events after it', async () => {
+    const tenant = randomUUID();
+    const total = await longSession(tenant, 'long', 40);
+    expect(total).toBeGreaterThan(2500);
+    // Nobody has written this session's snapshot yet (events were appended directly): the first
+    // whole load rebuilds it.
+    const { views, commands, meta } = handler(tenant);
+    await views.load(tenant, sessionStreamId('long'));
+    reads.eventRows = 0;
+    reads.snapshotRows = 0;
+    const res = await commands.handle({ type: 'SubmitTurn', sessionId: 'long', turnId: 'next', prompt: 'hello', context: {}, busyPolicy: 'reject' }, meta());
+    expect(res.ok).toBe(true);
+    expect(reads.snapshotRows).toBe(1);
+    expect(reads.eventRows).toBeLessThan(EVERY);
+    // And it decides as a whole read would: the turn is known, a repeat decides nothing.
+    const again = await commands.handle({ type: 'SubmitTurn', sessionId: 'long', turnId: 't3', prompt: 'again', context: {}, busyPolicy: 'reject' }, meta());
+    expect(again).toEqual({ ok: true, events: [], duplicate: true });
+  });
+
+  it('keeps the tail short while the session grows: a snapshot is written once EVERY events follow the last', async () => {
+    const tenant = randomUUID();
+    const { commands, meta } = handler(tenant);
+    await longSession(tenant, 'growing', 10);
+    reads.eventRows = 0;
+    await commands.handle({ type: 'CancelTurn', sessionId: 'growing', reason: 'nothing runs' }, meta());
+    expect(reads.eventRows).toBeLessThanOrEqual(2 * EVERY);
+    const { rows } = await pool.query('SELECT version, fold_version FROM session_snapshots WHERE tenant_id = $1', [tenant]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].fold_version).toBe(SESSION_VIEW_VERSION);
+  });
+
+  it('ignores a snapshot of another fold version and rebuilds it', async () => {
+    const tenant = randomUUID();
+    const streamId = sessionStreamId('old');
+    const total = await longSession(tenant, 'old', 5);
+    await snapshots.write(tenant, streamId, { version: total, foldVersion: SESSION_VIEW_VERSION + 1000, state: '{"stale": true}' });
+    reads.eventRows = 0;
+    const { views } = handler(tenant);
+    const loaded = await views.load(tenant, streamId);
+    expect(reads.eventRows).toBe(total);
+    expect(loaded.view.session.status).toBe('idle');
+    const { rows } = await pool.query('SELECT version, fold_version FROM session_snapshots WHERE tenant_id = $1 AND stream_id = $2', [tenant, streamId]);
+    expect(rows).toEqual([{ version: total, fold_version: SESSION_VIEW_VERSION }]);
+  });
+
+  it('never reads another tenant\'s snapshot of the same session id', async () => {
+    const a = randomUUID();
+    const b = randomUUID();
+    const total = await longSession(a, 'shared', 3);
+    await handler(a).views.save(a, sessionStreamId('shared'), total, (await handler(a).views.load(a, sessionStreamId('shared'))).view);
+    expect(await snapshots.read(a, sessionStreamId('shared'), SESSION_VIEW_VERSION)).not.toBeNull();
+    expect(await snapshots.read(b, sessionStreamId('shared'), SESSION_VIEW_VERSION)).toBeNull();
+    const loaded = await handler(b).views.load(b, sessionStreamId('shared'));
+    expect(loaded.view.session.status).toBe('new');
+  });
+});
