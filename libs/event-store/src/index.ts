@@ -22,3 +22,4 @@ export type {
   StoredEvent,
 } from './types';
 export { assertPostgresReachable } from './preflight';
+export { SnapshotStore, type Snapshot } from './snapshots';
