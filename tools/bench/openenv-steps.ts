@@ -12,7 +12,7 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { HubStack } from '@hub/testing';
+import { HubStack, testAllowEntry } from '@hub/testing';
 
 const { values } = parseArgs({
   options: { episodes: { type: 'string', default: '8' }, steps: { type: 'string', default: '10' }, harness: { type: 'string', default: 'builtin,acp,command' } },
@@ -26,8 +26,8 @@ const agentCommand = (script: string) => [process.execPath, '-r', path.join(ROOT
 
 const HARNESSES: Record<string, () => Record<string, unknown>> = {
   builtin: () => ({ name: 'hub' }),
-  acp: () => ({ name: 'acp-test-agent', kind: 'acp', command: agentCommand('acp-test-agent.ts'), env_vars: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') } }),
-  command: () => ({ name: 'command-test-agent', kind: 'command', command: agentCommand('command-test-agent.ts'), env_vars: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.base.json') } }),
+  acp: () => ({ name: 'acp-test-agent', kind: 'acp', command: agentCommand('acp-test-agent.ts') }),
+  command: () => ({ name: 'command-test-agent', kind: 'command', command: agentCommand('command-test-agent.ts') }),
 };
 
 function pct(xs: number[], p: number): number {
@@ -59,7 +59,7 @@ async function episode(stack: HubStack, apiKey: string, env: string, latencies: 
 
 async function main(): Promise<void> {
   const kinds = values.harness.split(',').filter((k) => k in HARNESSES);
-  const allow = kinds.filter((k) => k !== 'builtin').map((k) => (HARNESSES[k]().command as string[]).slice(0, 4).join(' '));
+  const allow = kinds.filter((k) => k !== 'builtin').map((k) => testAllowEntry((HARNESSES[k]().command as string[]).slice(0, 4)));
   const env = allow.length ? { HUB_HARNESS_COMMANDS: allow.join(';') } : {};
   const stack = await HubStack.start({ label: 'benchopenenv', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '0', HUB_WORKER_CONCURRENCY: '16', ...env }, ingressEnv: env });
   try {

@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import type { IngressSettings } from './settings';
 import type { Pool } from 'pg';
 import { ApiKeyService } from '@hub/auth';
-import { EventStore, EventSubscriber, PrismaClient, createPool, createPrismaClient } from '@hub/event-store';
+import { EventStore, EventSubscriber, PrismaClient, SecretStore, createPool, createPrismaClient } from '@hub/event-store';
 import { HubQueues } from '@hub/queue';
 
 export const INGRESS_CONFIG = Symbol('INGRESS_CONFIG');
@@ -18,6 +18,7 @@ export function hubProviders(settings: IngressSettings): Provider[] {
     { provide: ApiKeyService, inject: [PRISMA], useFactory: (prisma: PrismaClient) => new ApiKeyService(prisma) },
     { provide: PG_POOL, useFactory: () => createPool(settings.databaseUrl, { max: 20 }) },
     { provide: EventStore, inject: [PG_POOL], useFactory: (pool: Pool) => new EventStore(pool) },
+    { provide: SecretStore, inject: [PG_POOL], useFactory: (pool: Pool) => new SecretStore(pool) },
     {
       provide: EventSubscriber,
       inject: [PG_POOL],

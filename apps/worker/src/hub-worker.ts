@@ -18,7 +18,7 @@ import {
   type TurnLog,
 } from '@hub/agent';
 import { sessionStreamId, type CommandMetadata, type HubEvent, type Recorded } from '@hub/domain';
-import { EventStore, createPool } from '@hub/event-store';
+import { EventStore, createPool, SecretStore } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionRunner } from '@hub/projections';
 import { CancelBus, HarnessStopBus, HubQueues, JOBS, startWorkers, type ProcessorMap } from '@hub/queue';
@@ -52,7 +52,10 @@ export class HubWorker {
 
   constructor(private readonly settings: WorkerSettings) {
     this.pool = createPool(settings.databaseUrl, { max: settings.concurrency * 2 + 4 });
-    this.mcp = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist, httpAllowlist: settings.mcpHttpAllowlist });
+    // Tenant-set environment values are recorded as references; they are opened for the tenant only here.
+    const secrets = new SecretStore(this.pool);
+    const openEnv = (tenantId: string, env: Readonly<Record<string, string>>) => secrets.open(tenantId, env);
+    this.mcp = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist, httpAllowlist: settings.mcpHttpAllowlist, openEnv });
     this.store = new EventStore(this.pool);
     this.queues = new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix });
     this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
@@ -95,6 +98,7 @@ export class HubWorker {
       processes: this.harnesses,
       worker,
       allowlist: settings.harnessAllowlist,
+      openEnv,
       // The environment's MCP servers go to the harness only if the operator allows them.
       mcpAllowlists: { stdio: settings.mcpStdioAllowlist, http: settings.mcpHttpAllowlist },
       approvalTtlMs: settings.approvalTtlMs,

@@ -8,6 +8,10 @@ export interface WorkerSettings extends ServiceSettings {
   model: { provider: 'offline' | 'openai' | 'anthropic'; model?: string; baseUrl?: string; apiKey?: string; offlineDelayMs: number };
   maxSteps: number;
   approvalTtlMs: number;
+  /** Streamed text: one delta per `maxDelayMs` window, or per `maxChars` (`HUB_TEXT_FLUSH_MS`). */
+  flush: { maxChars: number; maxDelayMs: number };
+  /** Events after a session's snapshot before the next is written (`HUB_SNAPSHOT_EVERY`). */
+  snapshotEvery: number;
   /** What a wrapped harness process starts from (PATH, HOME, ...): never the hub's own settings. */
   harnessBaseEnv: Record<string, string>;
 }
@@ -22,6 +26,12 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
     model: { provider: c.HUB_MODEL_PROVIDER, model: c.HUB_MODEL, baseUrl: c.HUB_MODEL_BASE_URL, apiKey: c.HUB_MODEL_API_KEY, offlineDelayMs: c.HUB_OFFLINE_DELAY_MS },
     maxSteps: c.HUB_MAX_STEPS,
     approvalTtlMs: c.HUB_APPROVAL_TTL_MS,
+    // The size cap only bounds one event's size; the window is what users tune.
+    flush: { maxChars: TEXT_FLUSH_MAX_CHARS, maxDelayMs: c.HUB_TEXT_FLUSH_MS },
+    snapshotEvery: c.HUB_SNAPSHOT_EVERY,
     harnessBaseEnv: childProcessBaseEnv(env),
   };
 }
+
+/** Largest text one delta carries before it is written regardless of its window. */
+const TEXT_FLUSH_MAX_CHARS = 8192;

@@ -17,3 +17,4 @@ export { isSecretName } from './redact';
 export { runUntilSignal, settingsOrExit } from './boot';
 export { childProcessBaseEnv } from './child-env';
 export { serviceSettings, type ServiceSettings } from './service-settings';
+export { commandRule, neverFromTenant, parseCommandRules, ruleEnv, tenantEnvRefused, type CommandRule } from './command-rules';

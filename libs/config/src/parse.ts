@@ -52,7 +52,9 @@ function invalidValues(schema: ConfigSchema, env: Env, error: z.ZodError): Confi
     const expected = field === undefined ? undefined : expectationOf(field);
     // zod's own message is the fallback for fields built without an expectation; it never
     // contains the input value, so it is safe for secrets too.
-    const what = expected === undefined ? issue.message : `expected ${expected}`;
+    // A check that says exactly what is wrong (`params.exact`) wins over the field's expectation.
+    const exact = issue.code === 'custom' && (issue.params as { exact?: boolean } | undefined)?.exact === true;
+    const what = expected === undefined || exact ? issue.message : `expected ${expected}`;
     problems.push({ kind: 'invalid', name, message: `${what}, got ${showValue(name, env[name])}` });
   }
   return problems;

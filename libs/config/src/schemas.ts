@@ -92,6 +92,13 @@ export const WorkerConfig = z.object({
   HUB_MAX_STEPS: envInt({ min: 1, max: 1000, default: 8 }),
   /** How long an approval may wait; 0 means no deadline. */
   HUB_APPROVAL_TTL_MS: envInt({ min: 0, max: INT32_MAX, default: 0 }),
+  /**
+   * Streamed model text is written to the log at most once per this many ms of output (one
+   * `TextDelta` per window, or sooner when a window's text reaches its size cap).
+   */
+  HUB_TEXT_FLUSH_MS: envInt({ min: 1, max: 10_000, default: 50 }),
+  /** A session snapshot is written once this many events follow the last one (reads stay snapshot + tail). */
+  HUB_SNAPSHOT_EVERY: envInt({ min: 10, max: 1_000_000, default: 500 }),
 });
 export type WorkerConfig = z.output<typeof WorkerConfig>;
 

@@ -9,7 +9,7 @@ describe('serviceSettings', () => {
     REDIS_URL: 'redis://cache.internal:6379',
     HUB_QUEUE_PREFIX: 'prod',
     HUB_REDIS_CLUSTER: 'true',
-    HUB_MCP_STDIO_COMMANDS: 'node /opt/mcp/a.js; uvx tool',
+    HUB_MCP_STDIO_COMMANDS: 'node /opt/mcp/a.js env:REGION,NODE_ENV=production; uvx tool',
     HUB_MCP_HTTP_URLS: 'https://mcp.example.com/ ; https://other.example.com/x/',
     HUB_HARNESS_COMMANDS: 'codex-acp',
     OTEL_TRACES_EXPORTER: 'otlp',
@@ -24,9 +24,12 @@ describe('serviceSettings', () => {
       databaseUrl: 'postgresql://db.internal:5432/hub',
       redisUrl: 'redis://cache.internal:6379',
       queuePrefix: '{prod}',
-      mcpStdioAllowlist: [['node', '/opt/mcp/a.js'], ['uvx', 'tool']],
+      mcpStdioAllowlist: [
+        { prefix: ['node', '/opt/mcp/a.js'], fixedEnv: { NODE_ENV: 'production' }, tenantEnv: ['REGION'] },
+        { prefix: ['uvx', 'tool'], fixedEnv: {}, tenantEnv: [] },
+      ],
       mcpHttpAllowlist: ['https://mcp.example.com/', 'https://other.example.com/x/'],
-      harnessAllowlist: [['codex-acp']],
+      harnessAllowlist: [{ prefix: ['codex-acp'], fixedEnv: {}, tenantEnv: [] }],
       telemetry: { serviceName, exporter: 'otlp', otlpEndpoint: 'http://collector:4318' },
     });
   });

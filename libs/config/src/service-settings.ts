@@ -1,3 +1,4 @@
+import type { CommandRule } from './command-rules';
 import {
   harnessAllowlist,
   mcpHttpAllowlist,
@@ -18,11 +19,11 @@ export interface ServiceSettings {
   redisUrl: string;
   queuePrefix: string;
   /** Command prefixes a tenant's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
-  mcpStdioAllowlist: string[][];
+  mcpStdioAllowlist: CommandRule[];
   /** URL prefixes a tenant's HTTP MCP server may live under (`HUB_MCP_HTTP_URLS`); empty: none. */
   mcpHttpAllowlist: string[];
   /** Command prefixes a wrapped harness may run (`HUB_HARNESS_COMMANDS`); empty: none. */
-  harnessAllowlist: string[][];
+  harnessAllowlist: CommandRule[];
   telemetry: { serviceName: string; exporter: (typeof TRACE_EXPORTERS)[number]; otlpEndpoint?: string };
 }
 

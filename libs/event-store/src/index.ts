@@ -23,3 +23,4 @@ export type {
 } from './types';
 export { assertPostgresReachable } from './preflight';
 export { SnapshotStore, type Snapshot } from './snapshots';
+export { SECRET_REF_PREFIX, SecretStore, UnknownSecretError } from './secret-store';

@@ -2,3 +2,4 @@ export * from './catalog';
 export * from './queues';
 export * from './signal-bus';
 export * from './preflight';
+export * from './reconciler';

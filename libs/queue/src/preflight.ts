@@ -15,3 +15,29 @@ export async function assertRedisReachable(redisUrl: string, timeoutMs = 3000): 
     r.disconnect();
   }
 }
+
+/**
+ * One line saying why Redis may lose acknowledged jobs, or `null`: BullMQ keeps turns only in
+ * Redis, so it should run with AOF (`appendonly yes`) and `maxmemory-policy noeviction`. A
+ * warning, not a refusal (the dev stack runs without AOF): the reconciler recovers lost turns
+ * from the log, a reconcile interval later.
+ */
+export async function redisDurabilityWarning(redisUrl: string): Promise<string | null> {
+  const r = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on('error', () => undefined); // preflight already proved Redis answers; a failure here is reported below
+  try {
+    await r.connect();
+    const info = `${await r.info('persistence')}\n${await r.info('memory')}`;
+    const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
+    const problems: string[] = [];
+    if (field('aof_enabled') !== '1') problems.push('AOF is off (appendonly no)');
+    const policy = field('maxmemory_policy');
+    if (policy && policy !== 'noeviction') problems.push(`maxmemory-policy is ${policy}, not noeviction`);
+    if (!problems.length) return null;
+    return `Redis may lose queued turns: ${problems.join('; ')}; the reconciler re-schedules them from the log`;
+  } catch (e) {
+    return `could not read Redis persistence settings: ${(e as Error).message}`;
+  } finally {
+    r.disconnect();
+  }
+}

@@ -46,6 +46,20 @@ export class HubQueues {
     });
   }
 
+  /** The BullMQ state of the job `enqueue(name, payload, { key })` adds; `'unknown'` when Redis holds none. */
+  async jobState<N extends JobName>(name: N, payload: JobPayload<N>, key = ''): Promise<string> {
+    const def = JOBS[name];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the catalog's jobId takes its own payload type
+    const jobId = (def.jobId as (p: any, key: string) => string)(payload, key);
+    return this.queue(def.queue).getJobState(jobId);
+  }
+
+  /** Payloads of the `name` jobs a worker holds now (BullMQ's active list: workers x concurrency long). */
+  async activePayloads<N extends JobName>(name: N): Promise<JobPayload<N>[]> {
+    const jobs = await this.queue(JOBS[name].queue).getJobs(['active']);
+    return jobs.filter((j) => j && j.name === name).map((j) => j.data as JobPayload<N>);
+  }
+
   /** Enqueue and wait for the processor's return value (or its final failure). */
   async enqueueAndWait<N extends JobName>(name: N, payload: JobPayload<N>, timeoutMs: number): Promise<unknown> {
     const events = await this.queueEvents(JOBS[name].queue);

@@ -11,6 +11,21 @@ export const TS_NODE: readonly string[] = [process.execPath, '-r', resolve(REPO_
 /** The environment that loader needs. */
 export const TS_ENV: Readonly<Record<string, string>> = { SWC_NODE_PROJECT: resolve(REPO_ROOT, 'tsconfig.base.json') };
 
+/**
+ * The operator's allowlist entry (`HUB_MCP_STDIO_COMMANDS`, `HUB_HARNESS_COMMANDS` syntax) for a
+ * test program: its command-line prefix, the loader's variables fixed by the operator, and any
+ * variables a tenant may set. Tenants never pass the loader's variables themselves.
+ */
+export function testAllowEntry(prefix: readonly string[], tenantMay: readonly string[] = []): string {
+  const env = [...Object.entries(TS_ENV).map(([k, v]) => `${k}=${v}`), ...tenantMay];
+  return `${prefix.join(' ')} env:${env.join(',')}`;
+}
+
+/** The same entry as a parsed rule, for tests that build the allowlists in process. */
+export function testCommandRule(prefix: readonly string[], tenantMay: readonly string[] = []): { prefix: string[]; fixedEnv: Record<string, string>; tenantEnv: string[] } {
+  return { prefix: [...prefix], fixedEnv: { ...TS_ENV }, tenantEnv: [...tenantMay] };
+}
+
 /** The command line of tools/test-harnesses/`script` with `args`. */
 export const testHarnessCommand = (script: string, ...args: string[]): string[] => [...TS_NODE, resolve(REPO_ROOT, 'tools/test-harnesses', script), ...args];
 

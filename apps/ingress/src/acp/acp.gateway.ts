@@ -1,7 +1,7 @@
 import { Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { RawData, WebSocket } from 'ws';
-import { EventStore } from '@hub/event-store';
+import { EventStore, SecretStore } from '@hub/event-store';
 import { RPC, rpcError } from '@hub/protocol-acp';
 import { correlationIdFrom, guarded } from '@hub/telemetry';
 import { CommandService } from '../commands/command.service';
@@ -24,9 +24,10 @@ export class AcpGateway implements OnGatewayConnection {
     private readonly streams: SessionStreams,
     private readonly commands: CommandService,
     private readonly store: EventStore,
+    secrets: SecretStore,
     @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
   ) {
-    this.live = new LiveRegistry(store);
+    this.live = new LiveRegistry(store, secrets);
   }
 
   handleConnection(ws: WebSocket, req: UpgradeRequest): void {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { McpServerSpec } from '@hub/agent';
-import { appendWithRetry, type EventStore, type StoredEvent } from '@hub/event-store';
+import { appendWithRetry, type EventStore, type SecretStore, type StoredEvent } from '@hub/event-store';
 import { foldLive, LIVE_FACT_TYPES, mayControl, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
 
 // Who is attached to which live session, kept in the log (not HubEvents: attachment is about
@@ -33,7 +33,11 @@ function serversOf(events: readonly StoredEvent[]): McpServerSpec[] {
 }
 
 export class LiveRegistry {
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    /** Where a stdio server's `env` values go: the stream records references, never the values. */
+    private readonly secrets: SecretStore,
+  ) {}
 
   /** The session's attachment state, folded from its stream. */
   async state(tenantId: string, sessionId: string): Promise<{ version: number; state: LiveState }> {
@@ -53,7 +57,8 @@ export class LiveRegistry {
   }
 
   /** Records the session's MCP servers (ACP `mcpServers`, already checked): every later turn gets them. */
-  async setMcpServers(tenantId: string, sessionId: string, servers: readonly McpServerSpec[], correlationId: string): Promise<void> {
+  async setMcpServers(tenantId: string, sessionId: string, given: readonly McpServerSpec[], correlationId: string): Promise<void> {
+    const servers = await Promise.all(given.map(async (s) => (s.transport === 'stdio' && Object.keys(s.env).length > 0 ? { ...s, env: await this.secrets.seal(tenantId, s.env) } : s)));
     await this.store.append(tenantId, liveStreamId(sessionId), [{ type: MCP_SERVERS_FACT, data: { servers }, metadata: { correlationId, protocol: 'acp' } }], { expectedVersion: 'any' });
   }
 

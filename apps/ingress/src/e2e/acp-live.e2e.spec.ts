@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import WebSocket from 'ws';
 import { EventStore, createPool } from '@hub/event-store';
-import { HubProcess, HubStack } from '@hub/testing';
+import { HubProcess, HubStack, testAllowEntry } from '@hub/testing';
 import { AcpSdkClient, validators } from '../acp/testing/sdk-client';
 
 // ACP live input and live sessions against real ingress and worker processes (issue 7, the rest):
@@ -15,7 +15,7 @@ const echoServer = {
   name: 'echo',
   command: process.execPath,
   args: ['-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses/mcp-echo-server.ts'), 'a'],
-  env: [{ name: 'SWC_NODE_PROJECT', value: path.join(ROOT, 'tsconfig.base.json') }],
+  env: [] as { name: string; value: string }[],
 };
 const PERMISSION_TIMEOUT_MS = 3000;
 
@@ -26,7 +26,7 @@ const v = validators();
 const open: AcpSdkClient[] = [];
 
 beforeAll(async () => {
-  const allow = { HUB_MCP_STDIO_COMMANDS: [echoServer.command, ...echoServer.args.slice(0, 3)].join(' ') };
+  const allow = { HUB_MCP_STDIO_COMMANDS: testAllowEntry([echoServer.command, ...echoServer.args.slice(0, 3)]) };
   stack = await HubStack.start({
     label: 'acplive',
     workers: 1,

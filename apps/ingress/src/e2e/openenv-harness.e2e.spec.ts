@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { HubStack, TS_ENV, hubJson, testHarnessCommand, type WireJson as Json } from '@hub/testing';
+import { HubStack, hubJson, testAllowEntry, testHarnessCommand, type WireJson as Json } from '@hub/testing';
 
 // OpenEnv environments whose turns run on a wrapped external harness (RFC 005, issue #6): kind
 // `acp` runs tools/test-harnesses/acp-test-agent.ts (the official ACP SDK's agent side) and kind
@@ -19,14 +19,13 @@ const harness = (kind: 'acp' | 'command', file: string) => ({
   name: `${kind}-test`,
   kind,
   command: [...agent(file), MARKER],
-  env_vars: SWC_ENV,
+  env_vars: {},
   startup_timeout_s: 60,
   session_timeout_s: 90,
 });
 
-const SWC_ENV = { ...TS_ENV };
 // The injected MCP server, with the run's marker: it must not outlive its harness either.
-const ECHO_SERVER = { name: 'echo', transport: 'stdio', command: [...agent('mcp-echo-server.ts'), MARKER], env: SWC_ENV };
+const ECHO_SERVER = { name: 'echo', transport: 'stdio', command: [...agent('mcp-echo-server.ts'), MARKER], env: {} };
 
 let stack: HubStack;
 let tenant: { tenantId: string; apiKey: string };
@@ -35,8 +34,8 @@ beforeAll(async () => {
   // The operator allows exactly the two test agents (interpreter + script) as harness commands,
   // and the echo server as a stdio MCP server.
   const allow = {
-    HUB_HARNESS_COMMANDS: [agent('acp-test-agent.ts'), agent('command-test-agent.ts')].map((c) => c.join(' ')).join(';'),
-    HUB_MCP_STDIO_COMMANDS: agent('mcp-echo-server.ts').join(' '),
+    HUB_HARNESS_COMMANDS: [agent('acp-test-agent.ts'), agent('command-test-agent.ts')].map((c) => testAllowEntry(c)).join(';'),
+    HUB_MCP_STDIO_COMMANDS: testAllowEntry(agent('mcp-echo-server.ts')),
   };
   stack = await HubStack.start({ label: 'openenv_harness', workers: 1, workerEnv: allow, ingressEnv: allow });
   tenant = await stack.createTenant('harness-trainer');

@@ -1,4 +1,4 @@
-import { HubStack, OpenEnvWs, TS_ENV, hubJson, openEnvFixture as fixture, startMcpHttpServer, testHarnessCommand, type WireJson as Json } from '@hub/testing';
+import { HubStack, OpenEnvWs, hubJson, openEnvFixture as fixture, startMcpHttpServer, testAllowEntry, testHarnessCommand, type WireJson as Json } from '@hub/testing';
 
 // OpenEnv's MCP surface (issue #6) against real ingress and worker processes: `POST /mcp` and the
 // `mcp` frame of `/ws` in upstream's JSON-RPC shapes, over an environment's real MCP servers (the
@@ -8,7 +8,6 @@ import { HubStack, OpenEnvWs, TS_ENV, hubJson, openEnvFixture as fixture, startM
 jest.setTimeout(120_000);
 
 const ECHO = testHarnessCommand('mcp-echo-server.ts');
-const SWC_ENV = { ...TS_ENV };
 
 let stack: HubStack;
 let tenant: { tenantId: string; apiKey: string };
@@ -19,12 +18,12 @@ beforeAll(async () => {
   httpServer = await startMcpHttpServer();
   httpUrl = httpServer.url;
   // The operator allows exactly the stdio test server (interpreter + script) and the HTTP one's URL.
-  const allow = { HUB_MCP_STDIO_COMMANDS: ECHO.join(' '), HUB_MCP_HTTP_URLS: httpUrl };
+  const allow = { HUB_MCP_STDIO_COMMANDS: testAllowEntry(ECHO), HUB_MCP_HTTP_URLS: httpUrl };
   stack = await HubStack.start({ label: 'openenv_mcp', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '1', ...allow }, ingressEnv: allow });
   tenant = await stack.createTenant('trainer');
   const put = await http('PUT', 'tools', {
     mcp_servers: [
-      { name: 'echo', transport: 'stdio', command: [...ECHO, 'a'], env: SWC_ENV },
+      { name: 'echo', transport: 'stdio', command: [...ECHO, 'a'], env: {} },
       { name: 'web', transport: 'http', url: httpUrl },
     ],
   });

@@ -1,4 +1,4 @@
-import { HubStack, OpenEnvWs, TS_ENV, TransportTestClient, hubJson, openEnvFixture as fixture, testHarnessCommand, type WireJson as Json } from '@hub/testing';
+import { HubStack, OpenEnvWs, TransportTestClient, hubJson, openEnvFixture as fixture, testAllowEntry, testHarnessCommand, type WireJson as Json } from '@hub/testing';
 
 // OpenEnv (issue #6) against real ingress and worker processes on real Postgres and Redis: the
 // hub driven exactly as OpenEnv's Python client drives a server (HTTP and /ws, the fixtures'
@@ -7,14 +7,14 @@ import { HubStack, OpenEnvWs, TS_ENV, TransportTestClient, hubJson, openEnvFixtu
 jest.setTimeout(120_000);
 
 // The stdio command that runs tools/test-harnesses/mcp-echo-server.ts, as bin/hub runs the hub.
-const mcpEchoServerCommand = (variant: 'a' | 'b') => ({ command: testHarnessCommand('mcp-echo-server.ts', variant), env: { ...TS_ENV } });
+const mcpEchoServerCommand = (variant: 'a' | 'b') => ({ command: testHarnessCommand('mcp-echo-server.ts', variant), env: {} });
 
 let stack: HubStack;
 let tenant: { tenantId: string; apiKey: string };
 
 beforeAll(async () => {
   // The operator allows exactly the test MCP server (interpreter + script) as a stdio command.
-  const allow = { HUB_MCP_STDIO_COMMANDS: mcpEchoServerCommand('a').command.slice(0, 4).join(' ') };
+  const allow = { HUB_MCP_STDIO_COMMANDS: testAllowEntry(mcpEchoServerCommand('a').command.slice(0, 4)) };
   stack = await HubStack.start({ label: 'openenv', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '1', ...allow }, ingressEnv: allow });
   tenant = await stack.createTenant('trainer');
 });

@@ -1,3 +1,4 @@
+import { SecretStore } from '@hub/event-store';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
@@ -50,8 +51,10 @@ export class OpenEnvMcp implements OnModuleDestroy {
   constructor(
     private readonly episodes: OpenEnvEpisodes,
     @Inject(INGRESS_CONFIG) settings: IngressSettings,
+    secrets: SecretStore,
   ) {
-    this.pool = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist, httpAllowlist: settings.mcpHttpAllowlist });
+    // Pooled per tenant (the scope), so references open for that tenant only.
+    this.pool = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist, httpAllowlist: settings.mcpHttpAllowlist, openEnv: (tenantId, env) => secrets.open(tenantId, env) });
   }
 
   onModuleDestroy(): Promise<void> {

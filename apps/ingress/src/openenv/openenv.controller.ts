@@ -2,11 +2,12 @@ import { Body, Controller, Get, HttpCode, Inject, OnModuleInit, Param, Post, Put
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { actorOf, type Principal } from '@hub/auth';
+import { SecretStore, UnknownSecretError } from '@hub/event-store';
 import { decodeReset, decodeStep, environmentSchema } from '@hub/protocol-openenv';
 import { correlationIdFrom } from '@hub/telemetry';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
-import { checkEnvironment, envName } from './environment-config';
+import { checkEnvironment, envName, sealEnvironment } from './environment-config';
 import { OpenEnvExceptionFilter } from './openenv-errors';
 import { OpenEnvEpisodes } from './openenv-episodes';
 import { OpenEnvMcp, OpenEnvMcpFilter } from './openenv-mcp';
@@ -27,6 +28,7 @@ export class OpenEnvController implements OnModuleInit {
     private readonly episodes: OpenEnvEpisodes,
     private readonly mcp: OpenEnvMcp,
     private readonly http: HttpAdapterHost,
+    private readonly secrets: SecretStore,
     @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
   ) {}
 
@@ -36,13 +38,22 @@ export class OpenEnvController implements OnModuleInit {
 
   @Put()
   async configure(@Param('env') env: string, @Body() body: unknown, @CurrentPrincipal() p: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const checked = await checkEnvironment(body, {
-      harness: this.settings.harnessAllowlist,
-      mcp: { stdio: this.settings.mcpStdioAllowlist, http: this.settings.mcpHttpAllowlist },
-    });
+    const checked = await checkEnvironment(
+      body,
+      { harness: this.settings.harnessAllowlist, mcp: { stdio: this.settings.mcpStdioAllowlist, http: this.settings.mcpHttpAllowlist } },
+      (vars) => this.secrets.open(p.tenantId, vars),
+    );
     if (!checked.ok) return void res.status(422).json({ detail: checked.detail });
-    await this.episodes.registry.put(p.tenantId, envName(env), checked.config, actorOf(p), correlation(req));
-    res.status(200).json({ name: env, config: checked.config });
+    // Environment values go to the secret store; the log and every answer carry references.
+    let config: typeof checked.config;
+    try {
+      config = await sealEnvironment(checked.config, (vars) => this.secrets.seal(p.tenantId, vars));
+    } catch (e) {
+      if (e instanceof UnknownSecretError) return void res.status(422).json({ detail: [{ type: 'value_error', loc: ['body', 'env', e.variable], msg: e.message }] });
+      throw e;
+    }
+    await this.episodes.registry.put(p.tenantId, envName(env), config, actorOf(p), correlation(req));
+    res.status(200).json({ name: env, config });
   }
 
   @Get()

@@ -1,5 +1,6 @@
 import { foldTurn, type Actor, type HubEvent, type Recorded } from '@hub/domain';
-import { mcpServerRefusal, stdioAllowed, type McpAllowlists } from '../mcp/mcp-pool';
+import { commandRule, ruleEnv, tenantEnvRefused, type CommandRule } from '@hub/config';
+import { mcpServerRefusal, type McpAllowlists } from '../mcp/mcp-pool';
 import { mcpServersOf, type McpServerSpec } from '../mcp/mcp-servers';
 import { TurnAttempt } from '../runtime/context';
 import type { FlushPolicy } from '../runtime/model-step';
@@ -17,8 +18,13 @@ export interface ExternalTurnRunnerDeps {
   running: RunningTurns;
   processes: HarnessProcesses;
   worker: Actor;
-  /** Command prefixes a harness may run (`HUB_HARNESS_COMMANDS`); checked again here. */
-  allowlist: readonly (readonly string[])[];
+  /** Command prefixes a harness may run, with its environment (`HUB_HARNESS_COMMANDS`); checked again here. */
+  allowlist: readonly CommandRule[];
+  /**
+   * Turns a recorded environment (values as `hub-secret:` references) back into values, for the
+   * turn's tenant: `SecretStore.open`. Without it values are taken as recorded.
+   */
+  openEnv?: (tenantId: string, env: Readonly<Record<string, string>>) => Promise<Record<string, string>>;
   /**
    * The operator's MCP allowlists (`HUB_MCP_STDIO_COMMANDS`, `HUB_MCP_HTTP_URLS`): of the turn's
    * `context.mcp_servers`, only servers they allow are passed to the harness. Default: none.
@@ -81,14 +87,15 @@ export class ExternalTurnRunner {
       await writer.fail('INVALID_COMMAND', `the turn's mcp_servers are malformed: ${(e as Error).message}`);
       return 'failed';
     }
-    spec = { ...spec, mcp_servers: this.allowedServers(servers, spec, input) };
     if (progress.messageStarted) {
       await this.deps.processes.stop(input.tenantId, input.sessionId);
       await writer.fail('HARNESS_LOST', `the turn began in a ${spec.name} harness process that this worker does not hold (its worker stopped or lost the job); an external harness turn cannot be continued elsewhere`);
       return 'failed';
     }
-    if (!stdioAllowed(spec.command, this.deps.allowlist)) {
-      await writer.fail('HARNESS_NOT_ALLOWED', `harness command ${spec.command.join(' ')} is not on this worker's allowlist`);
+    try {
+      spec = { ...(await this.processSpec(spec, input.tenantId)), mcp_servers: await this.allowedServers(servers, spec, input) };
+    } catch (e) {
+      await writer.fail('HARNESS_NOT_ALLOWED', (e as Error).message);
       return 'failed';
     }
     this.holding.add(key);
@@ -101,13 +108,39 @@ export class ExternalTurnRunner {
     }
   }
 
-  /** The servers the operator allows; each one left out is reported, never silently dropped. */
-  private allowedServers(servers: readonly McpServerSpec[], spec: ExternalHarnessSpec, input: ExternalRunTurnInput): McpServerSpec[] {
-    return servers.filter((server) => {
+  /**
+   * The harness as it is started: only if the operator allows its command, with exactly the
+   * environment the command's rule allows (fixed values, and the tenant's allowed names opened
+   * from their references). Throws with the reason otherwise.
+   */
+  private async processSpec(spec: ExternalHarnessSpec, tenantId: string): Promise<ExternalHarnessSpec> {
+    const rule = commandRule(spec.command, this.deps.allowlist);
+    if (!rule) throw new Error(`harness command ${spec.command.join(' ')} is not on this worker's allowlist`);
+    const refused = tenantEnvRefused(rule, spec.env_vars);
+    if (refused.length > 0) throw new Error(`harness env_vars ${refused.join(', ')} may not be set for this command (HUB_HARNESS_COMMANDS, env:NAME)`);
+    return { ...spec, env_vars: ruleEnv({}, rule, await this.openEnv(tenantId, spec.env_vars)) };
+  }
+
+  /**
+   * The servers the operator allows, each with the environment its rule allows; each one left
+   * out is reported, never silently dropped.
+   */
+  private async allowedServers(servers: readonly McpServerSpec[], spec: ExternalHarnessSpec, input: ExternalRunTurnInput): Promise<McpServerSpec[]> {
+    const allowed = servers.filter((server) => {
       const refusal = mcpServerRefusal(server, this.deps.mcpAllowlists ?? {});
       if (refusal) this.warn(`MCP server ${server.name} is not passed to the ${spec.name} harness: ${refusal.message}`, input, spec);
       return !refusal;
     });
+    return Promise.all(
+      allowed.map(async (server) => {
+        const rule = server.transport === 'stdio' ? commandRule(server.command, this.deps.mcpAllowlists?.stdio ?? []) : undefined;
+        return server.transport === 'stdio' && rule ? { ...server, env: ruleEnv({}, rule, await this.openEnv(input.tenantId, server.env)) } : server;
+      }),
+    );
+  }
+
+  private openEnv(tenantId: string, env: Readonly<Record<string, string>>): Promise<Record<string, string>> {
+    return this.deps.openEnv ? this.deps.openEnv(tenantId, env) : Promise.resolve({ ...env });
   }
 
   private warn(msg: string, input: Pick<ExternalRunTurnInput, 'tenantId' | 'sessionId' | 'turnId'>, spec: ExternalHarnessSpec): void {

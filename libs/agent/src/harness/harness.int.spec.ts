@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { sessionStreamId, type CommandMetadata, type HubCommand, type HubEvent, type Recorded } from '@hub/domain';
 import { CommandHandler } from '@hub/sessions';
-import { InMemoryEventLog, TS_ENV, startMcpHttpServer, testHarnessCommand as script } from '@hub/testing';
+import { InMemoryEventLog, startMcpHttpServer, testCommandRule, testHarnessCommand as script } from '@hub/testing';
 import type { McpAllowlists } from '../mcp/mcp-pool';
 import { MCP_CONTEXT_KEY, type McpServerSpec } from '../mcp/mcp-servers';
 import { RunningTurns } from '../runtime/ports';
@@ -25,7 +25,7 @@ const spec = (kind: 'acp' | 'command', over: Partial<ExternalHarnessSpec> = {}):
     kind,
     name: `${kind}-test`,
     command: script(kind === 'acp' ? 'acp-test-agent.ts' : 'command-test-agent.ts'),
-    env_vars: { ...TS_ENV },
+    env_vars: {},
     ...over,
   });
 
@@ -63,7 +63,7 @@ function setup(harness: ExternalHarnessSpec, session = `s-${Math.random().toStri
   const commands = new CommandHandler(log, followUps);
   const processes = new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV, killGraceMs: 1000 }));
   const runner = new ExternalTurnRunner({
-    log, scheduler: followUps, running, processes, worker: { type: 'worker', id: 'w1' }, allowlist: [harness.command.slice(0, 4)],
+    log, scheduler: followUps, running, processes, worker: { type: 'worker', id: 'w1' }, allowlist: [testCommandRule(harness.command.slice(0, 4))],
     mcpAllowlists: mcp?.allow, warn: (msg) => void warnings.push(msg),
     approvalTtlMs: 0, flush: { maxChars: 64, maxDelayMs: 20 }, pollMs: 50,
   });
@@ -174,7 +174,7 @@ describe('ACP harness (tools/test-harnesses/acp-test-agent.ts over the official 
     // A second runner (another worker) takes the same turn's job: it cannot continue it.
     const lost = new ExternalTurnRunner({
       log: other.log, scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined }, running: new RunningTurns(),
-      processes: new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV })), worker: { type: 'worker', id: 'w2' }, allowlist: [spec('acp').command], approvalTtlMs: 0, flush: { maxChars: 64, maxDelayMs: 20 },
+      processes: new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV })), worker: { type: 'worker', id: 'w2' }, allowlist: [testCommandRule(spec('acp').command)], approvalTtlMs: 0, flush: { maxChars: 64, maxDelayMs: 20 },
     });
     expect(await lost.run({ tenantId: TENANT, sessionId: other.session, turnId: 'x1', trace: { correlationId: 'c' }, causationId: 'retry', finalAttempt: false, reason: 'start' })).toBe('failed');
     expect(other.end('x1')?.data).toMatchObject({ code: 'HARNESS_LOST' });
@@ -301,8 +301,8 @@ describe('process lifecycle', () => {
 describe('MCP servers of the environment reach the harness', () => {
   // A marker argument on each MCP server command: finds this file's server processes on the host.
   const MARKER = `mcp-int-${Math.random().toString(36).slice(2)}`;
-  const echo: McpServerSpec = { name: 'echo', transport: 'stdio', command: script('mcp-echo-server.ts', MARKER), env: { ...TS_ENV } };
-  const echoAllowed: McpAllowlists = { stdio: [echo.command.slice(0, 4)] };
+  const echo: McpServerSpec = { name: 'echo', transport: 'stdio', command: script('mcp-echo-server.ts', MARKER), env: {} };
+  const echoAllowed: McpAllowlists = { stdio: [testCommandRule(echo.command.slice(0, 4))] };
   const markedPids = () =>
     readdirSync('/proc').filter((d) => {
       try {

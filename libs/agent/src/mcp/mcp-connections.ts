@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { allowedRedirectFetch } from './allowed-fetch';
 import type { McpServerSpec } from './mcp-servers';
 
 /** One tool as an MCP server lists it. */
@@ -29,8 +30,8 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-/** Opens a session with a server; swapped in tests. */
-export type McpConnector = (server: McpServerSpec) => Promise<McpSession>;
+/** Opens a session with a server; swapped in tests. `httpAllowed` vets every redirect of an HTTP server. */
+export type McpConnector = (server: McpServerSpec, opts?: { httpAllowed?: (url: string) => boolean }) => Promise<McpSession>;
 
 /**
  * Connects with the SDK's `Client` over stdio or streamable HTTP. A stdio server gets the SDK's
@@ -38,12 +39,12 @@ export type McpConnector = (server: McpServerSpec) => Promise<McpSession>;
  * A connection that dies (the stdio process exits; the HTTP server forgets the session or stops
  * answering) reports `alive() === false`, so the pool opens a new one instead of failing forever.
  */
-export const connectMcp: McpConnector = async (server) => {
+export const connectMcp: McpConnector = async (server, opts = {}) => {
   const client = new Client({ name: 'harness-hub', version: '1.0.0' });
   const transport =
     server.transport === 'stdio'
       ? new StdioClientTransport({ command: server.command[0], args: server.command.slice(1), env: server.env, stderr: 'ignore' })
-      : new StreamableHTTPClientTransport(new URL(server.url));
+      : new StreamableHTTPClientTransport(new URL(server.url), { redirectPolicy: 'follow', fetch: allowedRedirectFetch(opts.httpAllowed ?? (() => false)) });
   let alive = true;
   client.onclose = () => void (alive = false);
   // Only a failure of the connection itself kills it; a tool's own error does not.

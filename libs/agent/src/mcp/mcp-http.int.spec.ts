@@ -1,4 +1,4 @@
-import { TS_ENV, startMcpHttpServer, testHarnessCommand } from '@hub/testing';
+import { startMcpHttpServer, testCommandRule, testHarnessCommand } from '@hub/testing';
 import type { McpServerSpec } from './mcp-servers';
 import { McpPool } from './mcp-pool';
 import { buildMcpRegistry, listMcpTools, mcpToolsFrom, resolveMcpTools } from './mcp-tools';
@@ -8,7 +8,6 @@ import { buildMcpRegistry, listMcpTools, mcpToolsFrom, resolveMcpTools } from '.
 jest.setTimeout(60_000);
 
 const ECHO = testHarnessCommand('mcp-echo-server.ts');
-const SWC_ENV = { ...TS_ENV };
 const ctx = { tenantId: 't', sessionId: 's', signal: new AbortController().signal, files: new Map<string, string>() };
 
 let server: Awaited<ReturnType<typeof startMcpHttpServer>>;
@@ -17,7 +16,7 @@ const web = (): McpServerSpec => ({ name: 'web', transport: 'http', url: server.
 
 beforeEach(async () => {
   server = await startMcpHttpServer();
-  pool = new McpPool({ idleMs: 0, stdioAllowlist: [ECHO], httpAllowlist: [server.url] });
+  pool = new McpPool({ idleMs: 0, stdioAllowlist: [testCommandRule(ECHO)], httpAllowlist: [server.url] });
 });
 afterEach(async () => {
   await pool.close();
@@ -44,7 +43,7 @@ describe('streamable HTTP MCP servers', () => {
   });
 
   it('is injected beside a stdio server: a tool both list with one schema is offered once, the HTTP one keeps its own', async () => {
-    const stdio: McpServerSpec = { name: 'echo', transport: 'stdio', command: [...ECHO, 'a'], env: SWC_ENV };
+    const stdio: McpServerSpec = { name: 'echo', transport: 'stdio', command: [...ECHO, 'a'], env: {} };
     const targets = resolveMcpTools(await listMcpTools([stdio, web()], pool), new Set(['calculator']));
     expect(targets.map((t) => [t.name, t.server])).toEqual([
       ['echo', 'echo'],

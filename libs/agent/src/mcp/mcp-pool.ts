@@ -1,21 +1,24 @@
+import { commandRule, ruleEnv, tenantEnvRefused, type CommandRule } from '@hub/config';
 import { connectMcp, type McpConnector, type McpSession } from './mcp-connections';
 import type { McpServerSpec } from './mcp-servers';
 
 /** A server the operator has not allowed (see `HUB_MCP_STDIO_COMMANDS` and `HUB_MCP_HTTP_URLS`). */
 export class McpNotAllowedError extends Error {
   override readonly name = 'McpNotAllowedError';
-  constructor(server: string, what: { command: readonly string[] } | { url: string }) {
+  constructor(server: string, what: { command: readonly string[] } | { url: string } | { env: readonly string[] }) {
     super(
       'command' in what
         ? `MCP server ${server}: stdio command "${what.command.join(' ')}" is not allowed on this hub (HUB_MCP_STDIO_COMMANDS)`
-        : `MCP server ${server}: URL ${what.url} is not allowed on this hub (HUB_MCP_HTTP_URLS)`,
+        : 'url' in what
+          ? `MCP server ${server}: URL ${what.url} is not allowed on this hub (HUB_MCP_HTTP_URLS)`
+          : `MCP server ${server}: environment variable ${what.env.join(', ')} may not be set for this command (the operator lists what a tenant may set in HUB_MCP_STDIO_COMMANDS, env:NAME)`,
     );
   }
 }
 
 /** True when `command` starts with one of the allowed argv prefixes, element by element. */
-export function stdioAllowed(command: readonly string[], allowlist: readonly (readonly string[])[]): boolean {
-  return allowlist.some((prefix) => prefix.length > 0 && prefix.length <= command.length && prefix.every((part, i) => command[i] === part));
+export function stdioAllowed(command: readonly string[], allowlist: readonly CommandRule[]): boolean {
+  return commandRule(command, allowlist) !== undefined;
 }
 
 /**
@@ -34,7 +37,9 @@ export function httpAllowed(url: string, allowlist: readonly string[]): boolean 
   return allowlist.some((raw) => {
     try {
       const prefix = new URL(raw);
-      return prefix.origin === target.origin && target.pathname.startsWith(prefix.pathname);
+      // A path prefix covers itself and what lies under it: `/mcp` admits `/mcp` and `/mcp/x`, never `/mcpx`.
+      const under = prefix.pathname.endsWith('/') ? prefix.pathname : `${prefix.pathname}/`;
+      return prefix.origin === target.origin && (target.pathname === prefix.pathname || target.pathname.startsWith(under));
     } catch {
       return false;
     }
@@ -43,15 +48,20 @@ export function httpAllowed(url: string, allowlist: readonly string[]): boolean 
 
 /** The operator's allowlists for tenant-configured MCP servers. Empty lists: none of that kind. */
 export interface McpAllowlists {
-  /** Command-line prefixes a stdio server may run (`HUB_MCP_STDIO_COMMANDS`). */
-  stdio?: readonly (readonly string[])[];
+  /** Command-line prefixes a stdio server may run, with its environment (`HUB_MCP_STDIO_COMMANDS`). */
+  stdio?: readonly CommandRule[];
   /** URL prefixes a streamable-HTTP server may live under (`HUB_MCP_HTTP_URLS`). */
   http?: readonly string[];
 }
 
 /** Why the operator does not allow `server`, or null when it may be used. */
 export function mcpServerRefusal(server: McpServerSpec, allow: McpAllowlists): McpNotAllowedError | null {
-  if (server.transport === 'stdio') return stdioAllowed(server.command, allow.stdio ?? []) ? null : new McpNotAllowedError(server.name, { command: server.command });
+  if (server.transport === 'stdio') {
+    const rule = commandRule(server.command, allow.stdio ?? []);
+    if (!rule) return new McpNotAllowedError(server.name, { command: server.command });
+    const refused = tenantEnvRefused(rule, server.env);
+    return refused.length > 0 ? new McpNotAllowedError(server.name, { env: refused }) : null;
+  }
   return httpAllowed(server.url, allow.http ?? []) ? null : new McpNotAllowedError(server.name, { url: server.url });
 }
 
@@ -82,12 +92,17 @@ export class McpPool {
        * Command-line prefixes a stdio server may run (the operator's `HUB_MCP_STDIO_COMMANDS`).
        * Empty: no stdio servers. A tenant's configuration must never run an arbitrary program.
        */
-      stdioAllowlist?: readonly (readonly string[])[];
+      stdioAllowlist?: readonly CommandRule[];
       /**
        * URL prefixes an HTTP server may live under (`HUB_MCP_HTTP_URLS`). Empty: no HTTP servers.
        * A tenant's configuration must never make the hub fetch an arbitrary internal address.
        */
       httpAllowlist?: readonly string[];
+      /**
+       * Turns a configured environment back into values (`SecretStore.open` for the scope's
+       * tenant): what is recorded holds references, never the values themselves.
+       */
+      openEnv?: (scope: string, env: Readonly<Record<string, string>>) => Promise<Record<string, string>>;
     } = {},
   ) {
     const idle = opts.idleMs ?? 5 * 60_000;
@@ -109,7 +124,8 @@ export class McpPool {
       this.entries.delete(key);
       void hit.live?.close().catch(() => undefined);
     }
-    const session = (this.opts.connect ?? connectMcp)(server);
+    const httpAllowlist = this.opts.httpAllowlist ?? [];
+    const session = this.processSpec(server, scope).then((spec) => (this.opts.connect ?? connectMcp)(spec, { httpAllowed: (url) => httpAllowed(url, httpAllowlist) }));
     const entry: Entry = { session, lastUsed: this.now() };
     this.entries.set(key, entry);
     session.then(
@@ -117,6 +133,18 @@ export class McpPool {
       () => this.entries.get(key) === entry && this.entries.delete(key),
     );
     return session;
+  }
+
+  /**
+   * What is started: a stdio server's environment becomes exactly what its rule allows (the
+   * operator's fixed values and the tenant's allowed names, opened from their references).
+   */
+  private async processSpec(server: McpServerSpec, scope: string): Promise<McpServerSpec> {
+    if (server.transport !== 'stdio') return server;
+    const rule = commandRule(server.command, this.opts.stdioAllowlist ?? []);
+    if (!rule) throw new McpNotAllowedError(server.name, { command: server.command });
+    const tenant = this.opts.openEnv ? await this.opts.openEnv(scope, server.env) : server.env;
+    return { ...server, env: ruleEnv({}, rule, tenant) };
   }
 
   /** Closes connections idle for longer than `idleMs`. */

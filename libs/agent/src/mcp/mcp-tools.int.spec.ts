@@ -1,4 +1,8 @@
-import { TS_ENV, testHarnessCommand } from '@hub/testing';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { testCommandRule, testHarnessCommand } from '@hub/testing';
 import { McpConfigError, type McpServerSpec } from './mcp-servers';
 import { McpNotAllowedError, McpPool, httpAllowed, stdioAllowed } from './mcp-pool';
 import { buildMcpRegistry, listMcpTools, mcpToolsFrom } from './mcp-tools';
@@ -7,9 +11,9 @@ import { buildMcpRegistry, listMcpTools, mcpToolsFrom } from './mcp-tools';
 jest.setTimeout(30_000);
 
 // The stdio command that runs tools/test-harnesses/mcp-echo-server.ts, as bin/hub runs the hub.
-const server = (name: string, variant: 'a' | 'b'): McpServerSpec => ({ name, transport: 'stdio', command: testHarnessCommand('mcp-echo-server.ts', variant), env: { ...TS_ENV } });
+const server = (name: string, variant: 'a' | 'b'): McpServerSpec => ({ name, transport: 'stdio', command: testHarnessCommand('mcp-echo-server.ts', variant), env: {} });
 // What an operator would put in HUB_MCP_STDIO_COMMANDS: the interpreter and the server script.
-const ALLOW = [testHarnessCommand('mcp-echo-server.ts')];
+const ALLOW = [testCommandRule(testHarnessCommand('mcp-echo-server.ts'))];
 const ctx = { tenantId: 't', sessionId: 's', signal: new AbortController().signal, files: new Map<string, string>() };
 
 let pool: McpPool;
@@ -25,10 +29,48 @@ describe('stdio MCP servers are off unless the operator allows the command', () 
   });
 
   it('matches whole argv prefixes, not string prefixes', () => {
-    expect(stdioAllowed(['node', '/opt/mcp/server.js', '--x'], [['node', '/opt/mcp/server.js']])).toBe(true);
-    expect(stdioAllowed(['node', '/opt/mcp/server.js.evil'], [['node', '/opt/mcp/server.js']])).toBe(false);
-    expect(stdioAllowed(['node'], [['node', '/opt/mcp/server.js']])).toBe(false);
+    const rule = [{ prefix: ['node', '/opt/mcp/server.js'], fixedEnv: {}, tenantEnv: [] }];
+    expect(stdioAllowed(['node', '/opt/mcp/server.js', '--x'], rule)).toBe(true);
+    expect(stdioAllowed(['node', '/opt/mcp/server.js.evil'], rule)).toBe(false);
+    expect(stdioAllowed(['node'], rule)).toBe(false);
     expect(stdioAllowed(['node', 'x.js'], [])).toBe(false);
+  });
+});
+
+describe("a stdio server's environment is the operator's, not the tenant's (issue 11, defect 2)", () => {
+  const marker = () => join(tmpdir(), `hub-env-${randomUUID()}`);
+  const echo = (env: Record<string, string>): McpServerSpec => ({ name: 'echo', transport: 'stdio', command: testHarnessCommand('mcp-echo-server.ts', 'a'), env });
+  // Code Node runs before the server when NODE_OPTIONS reaches it: it writes what it sees to `file`.
+  const spy = (file: string) => `--import=data:text/javascript,${encodeURIComponent(`import fs from "node:fs";fs.writeFileSync(${JSON.stringify(file)},JSON.stringify(process.env))`)}`;
+
+  it('a tenant NODE_OPTIONS (an allowed node command) is refused, and no code of the tenant runs', async () => {
+    const file = marker();
+    await expect(pool.session(echo({ NODE_OPTIONS: spy(file) }))).rejects.toThrow(/environment variable NODE_OPTIONS may not be set/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('the child gets the operator fixed values and the names the rule lets a tenant set, and nothing else', async () => {
+    const file = marker();
+    // The operator may fix NODE_OPTIONS: here it preloads a script that records the environment.
+    const preload = `${marker()}.cjs`;
+    writeFileSync(preload, `require('node:fs').writeFileSync(${JSON.stringify(file)}, JSON.stringify(process.env));`);
+    const rule = { ...testCommandRule(testHarnessCommand('mcp-echo-server.ts'), ['REGION']) };
+    rule.fixedEnv = { ...rule.fixedEnv, NODE_OPTIONS: `--require=${preload}` };
+    const opened: string[] = [];
+    const p = new McpPool({ idleMs: 0, stdioAllowlist: [rule], openEnv: async (scope, env) => (opened.push(scope), { ...env, REGION: env.REGION === 'ref' ? 'eu-west' : 'unopened' }) });
+    try {
+      await expect(p.session(echo({ REGION: 'ref', OTHER: 'x' }), 't1')).rejects.toThrow(/environment variable OTHER may not be set/);
+      await (await p.session(echo({ REGION: 'ref' }), 't1')).listTools();
+      const seen = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+      expect(seen.REGION).toBe('eu-west');
+      expect(opened).toEqual(['t1']);
+      expect(seen.SWC_NODE_PROJECT).toBeDefined();
+      expect(seen.OTHER).toBeUndefined();
+      expect(seen.DATABASE_URL).toBeUndefined();
+    } finally {
+      await p.close();
+    }
   });
 });
 
