@@ -1,3 +1,4 @@
+import { checkCommandRules, parseCommandRules, type CommandRule } from './command-rules';
 import { z } from 'zod';
 import {
   envBool,
@@ -36,7 +37,7 @@ function sharedShape(serviceName: string) {
      * line prefix (`node /opt/mcp/server.js`). Unset: no stdio MCP servers at all (a tenant's
      * config would otherwise run any program on our hosts). Streamable HTTP servers need no entry.
      */
-    HUB_MCP_STDIO_COMMANDS: envOptionalString('`;`-separated command prefixes (or unset: stdio MCP servers off)'),
+    HUB_MCP_STDIO_COMMANDS: envOptionalString('`;`-separated command prefixes, each optionally ending in env:NAME,NAME=VALUE (or unset: stdio MCP servers off)').superRefine(checkCommandRules),
     /**
      * URLs a tenant's streamable-HTTP MCP server may live under, `;`-separated URL prefixes
      * (`https://mcp.example.com/`). Unset: no HTTP MCP servers (the hub would otherwise fetch any
@@ -47,7 +48,7 @@ function sharedShape(serviceName: string) {
      * Commands an OpenEnv environment may run as its wrapped harness (`kind` acp or command),
      * `;`-separated command-line prefixes like HUB_MCP_STDIO_COMMANDS. Unset: only the built-in agent.
      */
-    HUB_HARNESS_COMMANDS: envOptionalString('`;`-separated command prefixes (or unset: wrapped harnesses off)'),
+    HUB_HARNESS_COMMANDS: envOptionalString('`;`-separated command prefixes, each optionally ending in env:NAME,NAME=VALUE (or unset: wrapped harnesses off)').superRefine(checkCommandRules),
     LOG_LEVEL: envEnum(LOG_LEVELS, { default: 'info' }),
     OTEL_TRACES_EXPORTER: envEnum(TRACE_EXPORTERS, { default: 'none' }),
     OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalUrl(['http', 'https']),
@@ -80,6 +81,12 @@ export const WorkerConfig = z.object({
   HUB_WORKER_CONCURRENCY: envInt({ min: 1, max: 1024, default: 8 }),
   /** BullMQ lock duration: a stalled turn is taken over by another worker after this long. */
   HUB_WORKER_LOCK_MS: envInt({ min: 1000, max: INT32_MAX, default: 30_000 }),
+  /**
+   * How often a worker looks for turns the log says run but no queue holds (Redis lost them)
+   * and schedules them again; it also looks at start. A turn is recovered within about this
+   * plus HUB_WORKER_LOCK_MS of going quiet.
+   */
+  HUB_RECONCILE_INTERVAL_MS: envInt({ min: 500, max: INT32_MAX, default: 30_000 }),
   /** Port of the worker's /health endpoint; 0 turns it off. */
   HUB_WORKER_HEALTH_PORT: envInt({ min: 0, max: PORT_MAX, default: 0 }),
   HUB_MODEL_PROVIDER: envEnum(MODEL_PROVIDERS, { default: 'offline' }),
@@ -115,22 +122,14 @@ export const KNOWN_SETTINGS: readonly string[] = [
   ...new Set([IngressConfig, WorkerConfig, CliConfig].flatMap((schema) => Object.keys(schema.shape))),
 ];
 
-/** A `;`-separated list of command lines as argv prefixes. */
-function commandPrefixes(raw: string | undefined): string[][] {
-  return (raw ?? '')
-    .split(';')
-    .map((entry) => entry.trim().split(/\s+/).filter(Boolean))
-    .filter((argv) => argv.length > 0);
+/** `HUB_MCP_STDIO_COMMANDS` as command rules (argv prefix and the environment each may get). */
+export function mcpStdioAllowlist(config: Pick<IngressConfig, 'HUB_MCP_STDIO_COMMANDS'>): CommandRule[] {
+  return parseCommandRules(config.HUB_MCP_STDIO_COMMANDS).rules;
 }
 
-/** `HUB_MCP_STDIO_COMMANDS` as a list of command-line prefixes (argv arrays). */
-export function mcpStdioAllowlist(config: Pick<IngressConfig, 'HUB_MCP_STDIO_COMMANDS'>): string[][] {
-  return commandPrefixes(config.HUB_MCP_STDIO_COMMANDS);
-}
-
-/** `HUB_HARNESS_COMMANDS` as a list of command-line prefixes (argv arrays). */
-export function harnessAllowlist(config: Pick<IngressConfig, 'HUB_HARNESS_COMMANDS'>): string[][] {
-  return commandPrefixes(config.HUB_HARNESS_COMMANDS);
+/** `HUB_HARNESS_COMMANDS` as command rules (argv prefix and the environment each may get). */
+export function harnessAllowlist(config: Pick<IngressConfig, 'HUB_HARNESS_COMMANDS'>): CommandRule[] {
+  return parseCommandRules(config.HUB_HARNESS_COMMANDS).rules;
 }
 
 /** `HUB_MCP_HTTP_URLS` as a list of URL prefixes. */
