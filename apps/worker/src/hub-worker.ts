@@ -21,7 +21,7 @@ import { sessionStreamId, type CommandMetadata, type HubEvent, type Recorded } f
 import { EventStore, createPool, SecretStore } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionRunner } from '@hub/projections';
-import { CancelBus, HarnessStopBus, HubQueues, JOBS, startWorkers, type ProcessorMap } from '@hub/queue';
+import { CancelBus, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap } from '@hub/queue';
 import { CommandHandler, type CommandLog } from '@hub/sessions';
 import { ATTR, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
@@ -49,6 +49,8 @@ export class HubWorker {
   /** The read models' projections: every worker runs them, one is active per projection. */
   private readonly projections: ProjectionRunner;
   private readonly log = new Logger('worker');
+  /** Re-schedules turns the log says run but Redis lost (see @hub/queue's reconciler). */
+  private reconciler: TurnReconciler | null = null;
 
   constructor(private readonly settings: WorkerSettings) {
     this.pool = createPool(settings.databaseUrl, { max: settings.concurrency * 2 + 4 });
@@ -174,7 +176,21 @@ export class HubWorker {
     });
     await Promise.all(this.workers.map((w) => w.waitUntilReady()));
     await this.probe.start();
+    this.startReconciler();
     await this.projections.start();
+  }
+
+  private startReconciler(): void {
+    const { redisUrl, queuePrefix, lockMs, reconcileIntervalMs } = this.settings;
+    this.reconciler = new TurnReconciler({
+      log: { query: (sql, params) => this.pool.query(sql, params), readStream: (t, s) => this.store.readStream<HubEvent>(t, s) },
+      queues: this.queues,
+      connection: { redisUrl, prefix: queuePrefix },
+      quietMs: lockMs,
+      lockMs: Math.max(reconcileIntervalMs, lockMs),
+      onRecovered: (t) => process.stderr.write(`${JSON.stringify({ msg: 'turn recovered', worker: this.id, ...t })}\n`),
+    });
+    this.reconciler.start(reconcileIntervalMs, (e) => this.log.warn(`reconcile scan failed: ${(e as Error).message}`));
   }
 
   /** Health: Postgres answers, and each queue's consumer is running with a live connection. */
@@ -191,6 +207,7 @@ export class HubWorker {
   }
 
   async stop(): Promise<void> {
+    await this.reconciler?.stop();
     // Harness processes first: a turn holding one ends (HARNESS_STOPPED) and frees its job.
     await this.harnesses.stopAll();
     await this.projections.stop();

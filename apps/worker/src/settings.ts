@@ -4,6 +4,8 @@ import { WorkerConfig, childProcessBaseEnv, parseConfig, serviceSettings, type S
 export interface WorkerSettings extends ServiceSettings {
   concurrency: number;
   lockMs: number;
+  /** How often the reconciler looks for turns Redis lost (`HUB_RECONCILE_INTERVAL_MS`). */
+  reconcileIntervalMs: number;
   healthPort: number;
   model: { provider: 'offline' | 'openai' | 'anthropic'; model?: string; baseUrl?: string; apiKey?: string; offlineDelayMs: number };
   maxSteps: number;
@@ -22,6 +24,7 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
     ...serviceSettings(c),
     concurrency: c.HUB_WORKER_CONCURRENCY,
     lockMs: c.HUB_WORKER_LOCK_MS,
+    reconcileIntervalMs: c.HUB_RECONCILE_INTERVAL_MS,
     healthPort: c.HUB_WORKER_HEALTH_PORT,
     model: { provider: c.HUB_MODEL_PROVIDER, model: c.HUB_MODEL, baseUrl: c.HUB_MODEL_BASE_URL, apiKey: c.HUB_MODEL_API_KEY, offlineDelayMs: c.HUB_OFFLINE_DELAY_MS },
     maxSteps: c.HUB_MAX_STEPS,
