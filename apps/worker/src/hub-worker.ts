@@ -13,16 +13,17 @@ import {
   externalHarnessOf,
   mcpServersOf,
   recordTurnReward,
+  rubricOfTurn,
   type ExternalRunTurnInput,
   type RunTurnOutcome,
   type TurnLog,
 } from '@hub/agent';
-import { sessionStreamId, type CommandMetadata, type HubEvent, type Recorded } from '@hub/domain';
-import { EventStore, createPool, SecretStore } from '@hub/event-store';
+import { sessionStreamId, type CommandMetadata, type HubEvent, type Recorded, type SessionView, type TurnRequested } from '@hub/domain';
+import { EventStore, createPool, SecretStore, SnapshotStore } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionRunner } from '@hub/projections';
 import { CancelBus, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap } from '@hub/queue';
-import { CommandHandler, type CommandLog } from '@hub/sessions';
+import { CommandHandler, SessionViews, type CommandLog } from '@hub/sessions';
 import { ATTR, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
 import { isRetryable } from './retryability';
@@ -33,6 +34,8 @@ export class HubWorker {
   readonly id = `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   private readonly pool: Pool;
   private readonly store: EventStore;
+  /** Sessions read as their snapshot plus the events after it (commands and turns alike). */
+  private readonly views: SessionViews;
   private readonly queues: HubQueues;
   private readonly cancels: CancelBus;
   private readonly running = new RunningTurns();
@@ -68,14 +71,18 @@ export class HubWorker {
       connectionString: settings.databaseUrl,
       log: (message, error) => (error ? this.log.warn(`${message}: ${(error as Error).message ?? String(error)}`) : this.log.log(message)),
     });
+    const readStream = (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => this.store.readStream<HubEvent>(tenantId, streamId, opts);
+    this.views = new SessionViews({ readStream }, new SnapshotStore(this.pool), settings.snapshotEvery);
     const log: TurnLog & CommandLog = {
-      readStream: (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => this.store.readStream<HubEvent>(tenantId, streamId, opts),
+      readStream,
       append: (tenantId, streamId, events, opts) => this.store.append<HubEvent>(tenantId, streamId, events as never, opts),
+      saveView: (tenantId, streamId, version, view) => this.saveView(tenantId, streamId, version, view),
+      snapshotEvery: settings.snapshotEvery,
     };
     const scheduler = this.scheduler();
     const worker = { type: 'worker' as const, id: this.id };
-    const flush = { maxChars: 512, maxDelayMs: 40 };
-    this.commands = new CommandHandler(log, scheduler);
+    const flush = settings.flush;
+    this.commands = new CommandHandler(log, scheduler, this.views);
     this.runner = new TurnRunner({
       log,
       scheduler,
@@ -108,14 +115,29 @@ export class HubWorker {
     });
   }
 
-  /** A turn whose context names an external harness runs on it; any other on the built-in agent. */
+  /**
+   * A turn whose context names an external harness runs on it; any other on the built-in agent,
+   * which goes on from the session's snapshot and the events after it (never the whole stream).
+   */
   private async runTurn(input: ExternalRunTurnInput): Promise<RunTurnOutcome> {
-    const { version, events } = await this.store.readStream<HubEvent>(input.tenantId, sessionStreamId(input.sessionId));
-    const requested = events.find((e) => e.type === 'TurnRequested' && e.data.turnId === input.turnId);
-    // Either runner goes on from this read rather than reading the whole stream again.
-    const seeded = { ...input, seed: { version, events: events as Recorded<HubEvent>[] } };
-    if (requested?.type === 'TurnRequested' && namesExternalHarness(requested.data.context)) return this.external.run(seeded);
-    return this.runner.run(seeded);
+    const streamId = sessionStreamId(input.sessionId);
+    const loaded = await this.views.load(input.tenantId, streamId);
+    const context = loaded.view.open[input.turnId]?.progress.request?.context;
+    if (context && namesExternalHarness(context)) {
+      // The harness writer folds the session's events itself: it goes on from a whole read.
+      const { version, events } = await this.store.readStream<HubEvent>(input.tenantId, streamId);
+      return this.external.run({ ...input, seed: { version, events: events as Recorded<HubEvent>[] } });
+    }
+    return this.runner.run({ ...input, seed: { version: loaded.version, events: loaded.tail, view: loaded.view, sinceSaved: loaded.sinceSnapshot } });
+  }
+
+  /** A snapshot is an optimisation: failing to write one never fails the step that asked. */
+  private async saveView(tenantId: string, streamId: string, version: number, view: SessionView): Promise<void> {
+    try {
+      await this.views.save(tenantId, streamId, version, view);
+    } catch (e) {
+      this.log.warn(`snapshot of ${streamId} at ${version} not written: ${(e as Error).message}`);
+    }
   }
 
   private scheduler() {
@@ -132,16 +154,29 @@ export class HubWorker {
         await this.cancels.publish(tenantId, turnId);
       },
       // An OpenEnv turn is scored once it has ended, here, after (never inside) the agent loop.
-      turnEnded: async (tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[]) => {
+      turnEnded: async (tenantId: string, sessionId: string, turnId: string, tail: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null) => {
         const metadata = { ...trace(), actor: { type: 'system' as const, id: 'rubric' }, protocol: 'openenv' as const };
         try {
-          await recordTurnReward(this.store, { tenantId, streamId: sessionStreamId(sessionId), sessionId, metadata }, events, turnId);
+          const events = await this.sessionForRubric(tenantId, sessionId, turnId, tail, request);
+          if (events) await recordTurnReward(this.store, { tenantId, streamId: sessionStreamId(sessionId), sessionId, metadata }, events, turnId);
         } catch (e) {
           // The turn's outcome stands; the reward can still be recorded by a later `/step` of it.
           this.log.warn(`scoring turn ${turnId} of ${sessionId} failed: ${(e as Error).message}`);
         }
       },
     };
+  }
+
+  /**
+   * What a rubric scores an ended turn over: the whole session (a rubric counts an episode's
+   * tool calls). Only the tail after a snapshot was read: a turn asked without a rubric needs
+   * nothing more (null), one with a rubric has the whole session read once, here.
+   */
+  private async sessionForRubric(tenantId: string, sessionId: string, turnId: string, tail: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null): Promise<readonly Recorded<HubEvent>[] | null> {
+    if (tail[0]?.streamPosition === 1) return tail;
+    const known = request ?? tail.find((e) => e.type === 'TurnRequested' && e.data.turnId === turnId)?.data;
+    if (known && rubricOfTurn([{ type: 'TurnRequested', data: known as TurnRequested['data'] }], turnId) === null) return null;
+    return (await this.store.readStream<HubEvent>(tenantId, sessionStreamId(sessionId))).events;
   }
 
   private processors(): ProcessorMap {
