@@ -5,6 +5,7 @@ import { acp } from './commands/acp';
 import { chat } from './commands/chat';
 import { host } from './commands/host';
 import { runMigrate, withKeys } from './commands/admin';
+import { projectionsRebuild, projectionsStatus } from './commands/projections';
 import { up } from './commands/up';
 
 const USAGE = `usage: hub <command>
@@ -22,6 +23,8 @@ const USAGE = `usage: hub <command>
   host --protocol v1 [--bridge-compat] [--single-request]
                                    the Zene host protocol on stdin/stdout (HUB_URL, HUB_API_KEY)
   acp                              the hub as an ACP agent on stdin/stdout (HUB_URL, HUB_API_KEY)
+  projections status               each read model's checkpoint, lag in events and time (JSON lines)
+  projections rebuild NAME         empty a read model and replay the log into it, with progress
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -42,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, sub, arg] = positionals;
   if (!cmd || values.help || cmd === 'help') return void process.stdout.write(USAGE), 0;
   const config = parseConfig(CliConfig);
-  switch (`${cmd}${sub && ['tenant', 'key'].includes(cmd) ? ` ${sub}` : ''}`) {
+  switch (`${cmd}${sub && ['tenant', 'key', 'projections'].includes(cmd) ? ` ${sub}` : ''}`) {
     case 'up':
       return up({ port: Number(values.port ?? 8080), workers: Number(values.workers ?? 1), databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }, say);
     case 'migrate':
@@ -63,6 +66,11 @@ async function main(argv: string[]): Promise<number> {
         out({ prefix: arg, revoked });
         return revoked ? 0 : 1;
       });
+    case 'projections status':
+      return projectionsStatus(config.DATABASE_URL, out);
+    case 'projections rebuild':
+      if (!arg) throw new UsageError('projections rebuild needs a NAME (sessions, turns, approvals)');
+      return projectionsRebuild(config.DATABASE_URL, arg, out, say);
     case 'chat':
       if (!values.session || !sub) throw new UsageError('chat needs --session ID and a PROMPT');
       if (!config.HUB_API_KEY) throw new UsageError('chat needs HUB_API_KEY');

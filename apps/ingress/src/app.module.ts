@@ -10,6 +10,9 @@ import { ProblemFilter } from './http/problem';
 import { hubProviders, type IngressSettings } from './hub.providers';
 import { OpenEnvController, OpenEnvEpisodes, OpenEnvHarnessGateway, OpenEnvMcp, OpenEnvWsGateway } from './openenv';
 import { OpenHarnessController } from './openharness';
+import { ApprovalsController } from './read-models/approvals.controller';
+import { readModelProviders } from './read-models/providers';
+import { SessionListController } from './read-models/sessions-list.controller';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionStreams } from './streams/session-streams.service';
 import { TurnOutcomes } from './streams/turn-outcome.service';
@@ -21,9 +24,10 @@ export class IngressModule implements NestModule {
   static forRoot(settings: IngressSettings): DynamicModule {
     return {
       module: IngressModule,
-      controllers: [HealthController, SessionsController, ZeneController, OpenHarnessController, OpenEnvController],
+      controllers: [HealthController, SessionListController, ApprovalsController, SessionsController, ZeneController, OpenHarnessController, OpenEnvController],
       providers: [
         ...hubProviders(settings),
+        ...readModelProviders(settings),
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: BodyErrorGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },

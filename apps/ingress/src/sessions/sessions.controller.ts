@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import type { Principal } from '@hub/auth';
-import { DomainError, SESSION_ID_PATTERN, foldHarness, sessionIdOf, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
+import { DomainError, SESSION_ID_PATTERN, foldHarness, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import { CommandService } from '../commands/command.service';
 
@@ -15,8 +15,8 @@ function sessionParam(id: string): string {
 }
 
 /**
- * Sessions over plain HTTP: list, audit export (the log itself), the current state, and
- * answering an approval (the approval inbox's write side). Every read is the key's tenant only;
+ * Sessions over plain HTTP: audit export (the log itself), the current state, and answering an
+ * approval (the approval inbox's write side). The list is the read model's (read-models/). Every read is the key's tenant only;
  * another tenant's session is indistinguishable from one that does not exist.
  */
 @Controller('v1/sessions')
@@ -25,12 +25,6 @@ export class SessionsController {
     private readonly store: EventStore,
     private readonly commands: CommandService,
   ) {}
-
-  @Get()
-  async list(@CurrentPrincipal() p: Principal, @Query('limit', new DefaultValuePipe(100), ParseIntPipe) limit: number) {
-    const streams = await this.store.listStreams(p.tenantId, { prefix: sessionStreamId(''), limit });
-    return { sessions: streams.map((s) => ({ sessionId: sessionIdOf(s.streamId), version: s.version, createdAt: s.createdAt, updatedAt: s.updatedAt })) };
-  }
 
   private async events(p: Principal, id: string): Promise<Recorded<HubEvent>[]> {
     const { events } = await this.store.readStream<HubEvent>(p.tenantId, sessionStreamId(sessionParam(id)));
