@@ -40,14 +40,14 @@ export const HarnessMessage = z.object({
 export type HarnessMessage = z.infer<typeof HarnessMessage>;
 
 /**
- * `error` is kept after the failed turn, until the next failure overwrites it: ops cannot
- * delete a key, and the spec defines `error` only "when status is error", so clients show it
- * only then.
+ * `error` is the failed turn's message while `status` is `error`. The next turn's start sets it
+ * to `null` (ops cannot delete a key), so a watcher never shows a stale error; a snapshot
+ * folds the same ops and agrees. Absent in a session that never failed.
  */
 export const HarnessState = z.object({
   status: z.enum(['idle', 'running', 'error']),
   messages: z.array(HarnessMessage),
-  error: z.string().optional(),
+  error: z.string().nullable().optional(),
 });
 export type HarnessState = z.infer<typeof HarnessState>;
 

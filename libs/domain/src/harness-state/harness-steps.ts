@@ -37,7 +37,10 @@ export function turnRequested(view: HarnessView, data: EventOf<'TurnRequested'>[
 }
 
 export function turnStarted(view: HarnessView, turnId: string): HarnessStep {
-  const ops = [set(['status'], 'running')];
+  // `error` describes the state only while status is error: a new turn clears it (null, since
+  // ops cannot delete a key). A session that never failed gets no `error` key at all.
+  const clearError = typeof view.state.error === 'string' ? [set(['error'], null)] : [];
+  const ops = [set(['status'], 'running'), ...clearError];
   const book = { activeTurnId: turnId, requested: withoutKey(view.requested, turnId) };
   const request = own(view.requested, turnId);
   if (!request || own(view.messageIndex, request.userMessageId) !== undefined) return { ops, book };

@@ -87,10 +87,10 @@ describe('foldHarness: the state each scenario ends in', () => {
     });
   });
 
-  it('an interrupt, a cancelled queued turn, a failure, and a later turn (error kept until overwritten)', () => {
+  it('an interrupt, a cancelled queued turn, a failure, and a later turn (the error cleared when it starts)', () => {
     expect(foldHarness(interrupt).state).toEqual({
       status: 'idle',
-      error: 'rate limited',
+      error: null,
       messages: [
         user('t1'),
         assistant('t1', 'Thinking', 'complete', { stopReason: 'cancelled' }),
@@ -113,6 +113,19 @@ describe('evolveHarness: ops of single events', () => {
       { type: 'set', path: ['status'], value: 'running' },
       { type: 'set', path: ['messages', '0'], value: user('t1') },
     ]);
+  });
+
+  it('TurnStarted after a failed turn clears the error (issue 13, item 14); a session that never failed has no error key', () => {
+    const failed = [ev.opened(), ev.requested('t1'), ev.started('t1'), ev.message('t1'), ev.failed('t1', 'down')];
+    expect(foldHarness(failed).state).toEqual(expect.objectContaining({ status: 'error', error: 'down' }));
+    const next = [...failed, ev.requested('t2')];
+    expect(opsAfter(next, ev.started('t2'))).toEqual([
+      { type: 'set', path: ['status'], value: 'running' },
+      { type: 'set', path: ['error'], value: null },
+      { type: 'set', path: ['messages', '2'], value: user('t2') },
+    ]);
+    expect(foldHarness([...next, ev.started('t2')]).state.error).toBeNull();
+    expect(opsAfter([ev.opened(), ev.requested('t1')], ev.started('t1')).some((op) => op.path[0] === 'error')).toBe(false);
   });
 
   it('the first TextDelta sets streaming, every one appends', () => {
