@@ -121,9 +121,11 @@ class DeltaWriter {
  */
 async function* withWindowFlush(parts: AsyncIterable<ModelStreamPart>, writer: DeltaWriter): AsyncGenerator<ModelStreamPart> {
   const it = parts[Symbol.asyncIterator]();
+  let waiting: Promise<IteratorResult<ModelStreamPart>> | null = null;
   try {
     for (;;) {
       const next = it.next();
+      waiting = next;
       let wait = writer.overdueInMs();
       while (wait !== Infinity) {
         let timer: NodeJS.Timeout | undefined;
@@ -134,12 +136,25 @@ async function* withWindowFlush(parts: AsyncIterable<ModelStreamPart>, writer: D
         wait = writer.overdueInMs();
       }
       const r = await next;
+      waiting = null;
       if (r.done) return;
       yield r.value;
     }
   } finally {
-    await it.return?.();
+    if (waiting) {
+      // A flush failed while the model was mid-part (a conflict: the runner re-plans). The part
+      // and the stream's close are abandoned: awaiting them could hang on a silent provider.
+      waiting.catch(abandoned);
+      it.return?.().catch(abandoned);
+    } else {
+      await it.return?.();
+    }
   }
+}
+
+/** What an abandoned model stream still settles with has no reader: the step already failed. */
+function abandoned(_reason: unknown): void {
+  return undefined;
 }
 
 async function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps, messageCount: number): Promise<void> {
