@@ -1,4 +1,4 @@
-import { decode, MAX_CLIENT_MESSAGE_CHARS, type DecodeContext, type DecodeResult } from './decode';
+import { decode, MAX_CLIENT_MESSAGE_CHARS, MAX_COMMANDS_PER_MESSAGE, type DecodeContext, type DecodeResult } from './decode';
 
 function context(): DecodeContext & { calls: () => number } {
   let n = 0;
@@ -49,6 +49,16 @@ describe('decode: commands', () => {
 });
 
 describe('decode: errors', () => {
+  it(`refuses a frame of more than ${MAX_COMMANDS_PER_MESSAGE} commands as a whole, before deciding any (issue 11, defect 5)`, () => {
+    const ctx = context();
+    const submits = Array.from({ length: 1000 }, (_, i) => ({ type: 'submit', prompt: `p${i}` }));
+    const error = errorOf(decode(message(...submits), ctx));
+    expect(error).toEqual({ code: 'invalid_message', message: `a frame carries at most ${MAX_COMMANDS_PER_MESSAGE} commands; this one has 1000` });
+    expect(ctx.calls()).toBe(0);
+    const atCap = decode(message(...submits.slice(0, MAX_COMMANDS_PER_MESSAGE)), ctx);
+    expect(atCap.ok && atCap.commands).toHaveLength(MAX_COMMANDS_PER_MESSAGE);
+  });
+
   it('reports non-JSON as invalid_json', () => {
     expect(errorOf(decode('{"type":', context()))?.code).toBe('invalid_json');
   });

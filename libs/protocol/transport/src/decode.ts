@@ -1,6 +1,8 @@
 import { HubCommand } from '@hub/domain';
 import type { z } from 'zod';
-import { ClientMessage, HARNESS_COMMAND_TYPES, type HarnessCommand } from './schema';
+import { ClientMessage, HARNESS_COMMAND_TYPES, MAX_COMMANDS_PER_MESSAGE, type HarnessCommand } from './schema';
+
+export { MAX_COMMANDS_PER_MESSAGE };
 
 /** The transport's own error codes for input it cannot turn into commands. */
 export type DecodeErrorCode = 'invalid_json' | 'invalid_message' | 'unknown_command';
@@ -36,6 +38,10 @@ export function decode(raw: string, ctx: DecodeContext): DecodeResult {
   } catch (e) {
     return fail('invalid_json', `message is not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
+  const count = commandCount(json);
+  if (count > MAX_COMMANDS_PER_MESSAGE) {
+    return fail('invalid_message', `a frame carries at most ${MAX_COMMANDS_PER_MESSAGE} commands; this one has ${count}`);
+  }
   const unknownType = findUnknownCommandType(json);
   if (unknownType !== undefined) {
     return fail(
@@ -52,6 +58,11 @@ export function decode(raw: string, ctx: DecodeContext): DecodeResult {
     commands.push(decoded.command);
   }
   return { ok: true, commands };
+}
+
+/** Counted before any command is looked at, so an over-cap frame costs nothing more. */
+function commandCount(json: unknown): number {
+  return isRecord(json) && Array.isArray(json['commands']) ? json['commands'].length : 0;
 }
 
 /** Told apart from a malformed command, so a newer client learns what this server lacks. */

@@ -1,5 +1,6 @@
 import { DomainError, initialHarnessView, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
-import { domainErrorFrame, encode, errorFrame, snapshot } from './encode';
+import { domainErrorFrame, encode, errorFrame, internalErrorFrame, snapshot, WIRE_ERROR_CODES } from './encode';
+import { WIRE_ERROR_CODE_LIST } from './schema';
 import type { ServerMessage } from './schema';
 
 const actor = { type: 'api_key', id: 'k' } as const;
@@ -125,7 +126,7 @@ describe('snapshot and errors', () => {
 
   it('builds error frames, with a cursor only when given', () => {
     expect(errorFrame('invalid_json', 'bad')).toEqual({ type: 'error', code: 'invalid_json', message: 'bad' });
-    expect(errorFrame('x', 'y', 9)).toEqual({ type: 'error', code: 'x', message: 'y', cursor: 9 });
+    expect(errorFrame('session_busy', 'y', 9)).toEqual({ type: 'error', code: 'session_busy', message: 'y', cursor: 9 });
   });
 
   it('names domain errors on the wire and hides internal details', () => {
@@ -139,5 +140,15 @@ describe('snapshot and errors', () => {
       code: 'internal',
       message: 'internal error',
     });
+  });
+
+  it('maps every domain code into the one documented list of wire codes (issue 13, "Also")', () => {
+    for (const code of Object.values(WIRE_ERROR_CODES)) expect(WIRE_ERROR_CODE_LIST).toContain(code);
+    expect(Object.keys(WIRE_ERROR_CODES).some((c) => (WIRE_ERROR_CODE_LIST as readonly string[]).includes(c))).toBe(false);
+  });
+
+  it('hides what a provider or a queue library said, and names the correlation id instead', () => {
+    expect(domainErrorFrame({ code: 'PROVIDER_DOWN', message: 'connect ECONNREFUSED 127.0.0.1:11434' }).message).not.toContain('127.0.0.1');
+    expect(internalErrorFrame('corr-1')).toEqual({ type: 'error', code: 'internal', message: 'internal error (correlation id corr-1)' });
   });
 });

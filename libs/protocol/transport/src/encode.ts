@@ -6,7 +6,7 @@ import {
   type HubEvent,
   type Recorded,
 } from '@hub/domain';
-import type { DeltaMessage, ErrorMessage, ServerMessage, StateMessage } from './schema';
+import type { DeltaMessage, ErrorMessage, ServerMessage, StateMessage, WireErrorCode } from './schema';
 
 /**
  * Encodes one recorded event for a watcher: the delta that takes its copy of the state to the
@@ -26,13 +26,13 @@ export function snapshot(view: HarnessView, cursor: number): StateMessage {
   return { type: 'state', state: view.state, cursor };
 }
 
-/** An error frame: the spec's `message`, plus our machine-readable `code`. */
-export function errorFrame(code: string, message: string, cursor?: number): ErrorMessage {
+/** An error frame: the spec's `message`, plus our machine-readable `code` (one of `WIRE_ERROR_CODE_LIST`). */
+export function errorFrame(code: WireErrorCode, message: string, cursor?: number): ErrorMessage {
   return cursor === undefined ? { type: 'error', message, code } : { type: 'error', message, code, cursor };
 }
 
 /** How each domain failure is named on this wire; exhaustive, so a new code must be named. */
-export const WIRE_ERROR_CODES: { readonly [C in DomainErrorCode]: string } = {
+export const WIRE_ERROR_CODES: { readonly [C in DomainErrorCode]: WireErrorCode } = {
   INVALID_COMMAND: 'invalid_command',
   SESSION_NOT_FOUND: 'session_not_found',
   SESSION_BUSY: 'session_busy',
@@ -53,9 +53,22 @@ export const WIRE_ERROR_CODES: { readonly [C in DomainErrorCode]: string } = {
   INTERNAL: 'internal',
 };
 
+/**
+ * Wire codes whose domain messages are not ours to show: they may quote a provider, a driver
+ * or a queue library (addresses, hosts, stack fragments).
+ */
+const OPAQUE: Partial<Record<WireErrorCode, string>> = {
+  internal: 'internal error',
+  provider_error: 'the model provider failed',
+};
+
 /** A domain failure as an error frame; internal details stay on the server. */
-export function domainErrorFrame(error: DomainError, cursor?: number): ErrorMessage {
+export function domainErrorFrame(error: { code: DomainErrorCode; message: string }, cursor?: number): ErrorMessage {
   const code = WIRE_ERROR_CODES[error.code];
-  const message = code === 'internal' ? 'internal error' : error.message;
-  return errorFrame(code, message, cursor);
+  return errorFrame(code, OPAQUE[code] ?? error.message, cursor);
+}
+
+/** For a failure that is not a domain error: the client gets the id to quote; the log has the rest. */
+export function internalErrorFrame(correlationId: string): ErrorMessage {
+  return errorFrame('internal', `internal error (correlation id ${correlationId})`);
 }

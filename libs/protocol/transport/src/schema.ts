@@ -30,7 +30,13 @@ export type HarnessCommand = z.infer<typeof HarnessCommand>;
 export type HarnessCommandType = HarnessCommand['type'];
 export const HARNESS_COMMAND_TYPES: readonly HarnessCommandType[] = ['submit', 'cancel', 'approve', 'deny'];
 
-export const ClientMessage = z.object({ type: z.literal('commands'), commands: z.array(HarnessCommand) });
+/**
+ * Commands one frame may carry. A frame is decided as a whole; without a cap one 30 KB frame
+ * of submits became a thousand turns (issue 11, defect 5). Over it: `invalid_message`, nothing decided.
+ */
+export const MAX_COMMANDS_PER_MESSAGE = 16;
+
+export const ClientMessage = z.object({ type: z.literal('commands'), commands: z.array(HarnessCommand).max(MAX_COMMANDS_PER_MESSAGE) });
 export type ClientMessage = z.infer<typeof ClientMessage>;
 
 /** The global position of the last event the state includes; resume from it. */
@@ -42,10 +48,39 @@ export type StateMessage = z.infer<typeof StateMessage>;
 export const DeltaMessage = z.object({ type: z.literal('delta'), operations: z.array(DeltaOperation), cursor: Cursor });
 export type DeltaMessage = z.infer<typeof DeltaMessage>;
 
+/**
+ * Every `code` an error frame may carry, and nothing else: decode errors, `invalid_request` (bad
+ * connect URL), and the names of domain failures (`WIRE_ERROR_CODES`). Messages are ours;
+ * internal details (addresses, library messages) stay in the server log under the correlation id.
+ */
+export const WIRE_ERROR_CODE_LIST = [
+  'invalid_json',
+  'invalid_message',
+  'unknown_command',
+  'invalid_request',
+  'invalid_command',
+  'session_not_found',
+  'session_busy',
+  'no_active_turn',
+  'turn_not_found',
+  'approval_not_found',
+  'approval_already_resolved',
+  'conflict',
+  'too_large',
+  'unauthenticated',
+  'forbidden',
+  'cursor_out_of_range',
+  'provider_error',
+  'timeout',
+  'internal',
+] as const;
+export const WireErrorCode = z.enum(WIRE_ERROR_CODE_LIST);
+export type WireErrorCode = z.infer<typeof WireErrorCode>;
+
 export const ErrorMessage = z.object({
   type: z.literal('error'),
   message: z.string(),
-  code: z.string().optional(),
+  code: WireErrorCode.optional(),
   cursor: Cursor.optional(),
 });
 export type ErrorMessage = z.infer<typeof ErrorMessage>;
