@@ -62,12 +62,19 @@ export class CommandHandler {
         if (isDomainError(e)) return { ok: false, code: e.code, message: e.message };
         throw e;
       }
-      if (decided.length === 0) return { ok: true, events: [], duplicate: true };
+      if (decided.length === 0) {
+        const mismatch = await this.reusedWithOtherPrompt(command, meta.tenantId, streamId, loaded.view);
+        return mismatch ?? { ok: true, events: [], duplicate: true };
+      }
       try {
         const res = await this.log.append(meta.tenantId, streamId, decided.map((e) => ({ ...e, metadata: eventMetadata(meta) })), {
           expectedVersion: version,
           idempotencyKey: meta.commandId,
         });
+        if (res.duplicate) {
+          const mismatch = promptMismatch(command, res.events);
+          if (mismatch) return mismatch;
+        }
         const requests = requestsOf(loaded.view, res.events);
         if (!res.duplicate) {
           for (const e of res.events) evolveSessionView(loaded.view, e);
@@ -85,6 +92,19 @@ export class CommandHandler {
     throw new DomainError('STREAM_VERSION_CONFLICT', `session ${command.sessionId} kept changing; gave up after ${MAX_CONFLICT_RETRIES} tries`);
   }
 
+  /**
+   * A submit the decider found nothing to do for reuses a turn id: the same prompt is a retry
+   * (idempotent), another prompt is a client bug that must not vanish. An open turn's request is
+   * in the view; an ended one's is read from the stream, a cost paid only by such repeats.
+   */
+  private async reusedWithOtherPrompt(command: HubCommand, tenantId: string, streamId: string, view: SessionView): Promise<CommandOutcome | null> {
+    if (command.type !== 'SubmitTurn') return null;
+    const open = openRequestOf(view, command.turnId);
+    if (open) return promptMismatch(command, [{ type: 'TurnRequested', data: open }]);
+    const { events } = await this.log.readStream(tenantId, streamId);
+    return promptMismatch(command, events);
+  }
+
   private async followUp(tenantId: string, sessionId: string, events: Recorded<HubEvent>[], session: Recorded<HubEvent>[], requests: Map<string, TurnRequested['data'] | null>): Promise<void> {
     for (const e of events) {
       if (e.type === 'TurnStarted') await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, 'start', 'start');
@@ -97,6 +117,17 @@ export class CommandHandler {
       }
     }
   }
+}
+
+/** An error when `events` hold the request of `command`'s id (turn id, or the idempotency key's turn) with another prompt. */
+function promptMismatch(command: HubCommand, events: readonly HubEvent[]): CommandOutcome | null {
+  if (command.type !== 'SubmitTurn') return null;
+  const requests = events.filter((e): e is Extract<HubEvent, { type: 'TurnRequested' }> => e.type === 'TurnRequested');
+  // Same turn id first; else (a repeated idempotency key with a new turn id) the one it recorded.
+  const original = requests.find((e) => e.data.turnId === command.turnId) ?? (requests.length === 1 ? requests[0] : undefined);
+  if (!original || original.data.prompt === command.prompt) return null;
+  const id = original.data.turnId === command.turnId ? `turn id ${command.turnId}` : 'request id';
+  return { ok: false, code: 'INVALID_COMMAND', message: `${id} was already used with a different prompt; send a new id` };
 }
 
 /** The requests of the turns `events` cancel, read before the view folds them (it then drops their context). */
