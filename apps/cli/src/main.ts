@@ -14,12 +14,14 @@ const USAGE = `usage: hub <command>
                                    migrations, ingress, workers, a demo tenant
   ingress | worker                 run one part (deployments); configured by environment
   migrate                          apply pending migrations (prisma/migrations)
-  tenant create NAME               create a tenant; prints {"tenantId","apiKey"} once
+  tenant create NAME               create a tenant; prints {"tenantId","apiKey","keyPrefix"} once
   tenant list                      list tenants
   key create TENANT_ID [--name N]  another API key for a tenant (printed once)
+  key list TENANT_ID               a tenant's keys: prefix, name, created, revoked (no secrets)
   key revoke PREFIX                revoke a key by its visible prefix (hub_xxxxxxxxxxxx)
   chat --session ID PROMPT         send a prompt over the transport WebSocket, print the answer
-       [--approve | --deny]        (HUB_URL, HUB_API_KEY)
+       [--approve | --deny]        (HUB_URL, HUB_API_KEY); exit 0 answered, 1 turn failed,
+                                   3 no hub, 5 an approval waits and there is no terminal to ask
   host --protocol v1 [--bridge-compat] [--single-request]
                                    the Zene host protocol on stdin/stdout (HUB_URL, HUB_API_KEY)
   acp                              the hub as an ACP agent on stdin/stdout (HUB_URL, HUB_API_KEY)
@@ -47,18 +49,21 @@ async function main(argv: string[]): Promise<number> {
   const config = parseConfig(CliConfig);
   switch (`${cmd}${sub && ['tenant', 'key', 'projections'].includes(cmd) ? ` ${sub}` : ''}`) {
     case 'up':
-      return up({ port: Number(values.port ?? 8080), workers: Number(values.workers ?? 1), databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }, say);
+      return up({ port: Number(values.port ?? config.PORT), workers: Number(values.workers ?? 1), databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }, say);
     case 'migrate':
       await runMigrate(config.DATABASE_URL, say);
       return 0;
     case 'tenant create':
       if (!arg) throw new UsageError('tenant create needs a NAME');
-      return withKeys(config.DATABASE_URL, async (k) => (out(await k.createTenant(arg).then(({ tenantId, apiKey }) => ({ tenantId, apiKey }))), 0));
+      return withKeys(config.DATABASE_URL, async (k) => (out(await k.createTenant(arg).then(({ tenantId, apiKey, keyPrefix }) => ({ tenantId, apiKey, keyPrefix }))), 0));
     case 'tenant list':
       return withKeys(config.DATABASE_URL, async (k) => ((await k.listTenants()).forEach((t) => out(t)), 0));
     case 'key create':
       if (!arg) throw new UsageError('key create needs a TENANT_ID');
       return withKeys(config.DATABASE_URL, async (k) => (out(await k.createKey(arg, values.name ?? 'cli')), 0));
+    case 'key list':
+      if (!arg) throw new UsageError('key list needs a TENANT_ID');
+      return withKeys(config.DATABASE_URL, async (k) => ((await k.listKeys(arg)).forEach((key) => out(key)), 0));
     case 'key revoke':
       if (!arg) throw new UsageError('key revoke needs a PREFIX');
       return withKeys(config.DATABASE_URL, async (k) => {

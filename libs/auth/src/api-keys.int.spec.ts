@@ -46,6 +46,24 @@ describe('ApiKeyService on Postgres', () => {
     expect((await keys.verify(b.apiKey))?.tenantId).toBe(b.tenantId);
   });
 
+  it('lists a tenant\'s keys with their prefixes and never their secrets', async () => {
+    const t = await keys.createTenant('lister');
+    const second = await keys.createKey(t.tenantId, 'ci');
+    await keys.revoke(second.keyPrefix);
+    const listed = await keys.listKeys(t.tenantId);
+    expect(listed).toEqual([
+      { prefix: t.keyPrefix, name: 'default', createdAt: expect.any(Date), revokedAt: null },
+      { prefix: second.keyPrefix, name: 'ci', createdAt: expect.any(Date), revokedAt: expect.any(Date) },
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(second.apiKey.slice(second.keyPrefix.length + 1));
+  });
+
+  it('names a bad or unknown tenant id plainly (not a database error)', async () => {
+    await expect(keys.createKey('not-a-uuid', 'x')).rejects.toThrow('"not-a-uuid" is not a tenant id (a UUID, as `tenant list` prints)');
+    await expect(keys.createKey('00000000-0000-4000-8000-000000000000', 'x')).rejects.toThrow('no tenant 00000000-0000-4000-8000-000000000000');
+    await expect(keys.listKeys('nope')).rejects.toThrow(/is not a tenant id/);
+  });
+
   it('parses only well-formed bearer headers', () => {
     expect(bearerToken('Bearer abc')).toBe('abc');
     expect(bearerToken('bearer abc ')).toBe('abc');

@@ -6,6 +6,7 @@ export interface AuthDb {
   tenant: {
     create(args: { data: { id: string; name: string } }): Promise<{ id: string }>;
     findMany(args: { orderBy: { createdAt: 'asc' } }): Promise<{ id: string; name: string; createdAt: Date }[]>;
+    findUnique(args: { where: { id: string } }): Promise<{ id: string } | null>;
   };
   apiKey: {
     create(args: { data: { id: string; tenantId: string; prefix: string; hash: string; name: string } }): Promise<unknown>;
@@ -18,12 +19,14 @@ export interface AuthDb {
       revokedAt: Date | null;
     } | null>;
     updateMany(args: { where: { prefix: string; revokedAt: null }; data: { revokedAt: Date } }): Promise<{ count: number }>;
+    findMany(args: { where: { tenantId: string }; orderBy: { createdAt: 'asc' } }): Promise<{ prefix: string; name: string; createdAt: Date; revokedAt: Date | null }[]>;
   };
 }
 
 // Keys look like `hub_<12 visible chars>_<43 secret chars>`. The visible prefix (`hub_xxxxxxxxxxxx`)
 // is stored in clear to find the row and to revoke; only a SHA-256 of the whole key is stored.
 // SHA-256 (not a slow KDF) is right here: the secret part has 256 bits of entropy.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KEY_PATTERN = /^(hub_[A-Za-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 
 function hashKey(key: string): string {
@@ -54,6 +57,7 @@ export class ApiKeyService {
   }
 
   async createKey(tenantId: string, name: string): Promise<{ apiKey: string; keyPrefix: string }> {
+    await this.existingTenant(tenantId);
     let visible = '';
     while (visible.length < 12) visible += randomToken(12);
     const keyPrefix = `hub_${visible.slice(0, 12)}`;
@@ -84,6 +88,19 @@ export class ApiKeyService {
 
   listTenants(): Promise<{ id: string; name: string; createdAt: Date }[]> {
     return this.db.tenant.findMany({ orderBy: { createdAt: 'asc' } });
+  }
+
+  /** A tenant's keys without their secrets: prefix (what `revoke` takes), name, created, revoked. */
+  async listKeys(tenantId: string): Promise<{ prefix: string; name: string; createdAt: Date; revokedAt: Date | null }[]> {
+    await this.existingTenant(tenantId);
+    const rows = await this.db.apiKey.findMany({ where: { tenantId }, orderBy: { createdAt: 'asc' } });
+    return rows.map(({ prefix, name, createdAt, revokedAt }) => ({ prefix, name, createdAt, revokedAt }));
+  }
+
+  /** Throws a plain message for an id that is not a tenant's (never a database error's text). */
+  private async existingTenant(tenantId: string): Promise<void> {
+    if (!UUID.test(tenantId)) throw new Error(`"${tenantId.slice(0, 64)}" is not a tenant id (a UUID, as \`tenant list\` prints)`);
+    if (!(await this.db.tenant.findUnique({ where: { id: tenantId } }))) throw new Error(`no tenant ${tenantId}`);
   }
 }
 

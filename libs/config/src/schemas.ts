@@ -114,6 +114,8 @@ export const CliConfig = z.object({
   ...sharedShape('hub-cli'),
   HUB_URL: envUrl(['http', 'https'], { default: 'http://127.0.0.1:8080' }),
   HUB_API_KEY: envOptionalString('an API key (or unset)'),
+  /** The port `hub up` serves on when `--port` is not given (as ingress reads it). */
+  PORT: envInt({ min: 0, max: PORT_MAX, default: 8080 }),
 });
 export type CliConfig = z.output<typeof CliConfig>;
 

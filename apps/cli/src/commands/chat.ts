@@ -16,9 +16,14 @@ type Frame =
   | { type: 'delta'; operations: Parameters<typeof applyOps>[1]; cursor: number }
   | { type: 'error'; message: string; code?: string };
 
+/** Exit codes of `hub chat`: 0 answered, 1 the turn failed, 3 no hub, 5 an approval waits and no one can answer it here. */
+export const CHAT_EXIT = { ok: 0, failed: 1, unreachable: 3, approvalPending: 5 } as const;
+
 /**
  * `hub chat`: sends one prompt over the Harness transport WebSocket and prints the answer as
  * it streams, answering approvals on the way. A small real client of the protocol, for demos.
+ * Without a terminal and without `--approve`/`--deny` it cannot ask, so a pending approval ends
+ * it (exit 5) with the approval's id and how to answer it, instead of waiting forever.
  */
 export async function chat(opts: ChatOptions): Promise<number> {
   const url = new URL(opts.hubUrl);
@@ -26,21 +31,27 @@ export async function chat(opts: ChatOptions): Promise<number> {
   url.pathname = '/v1/transport';
   url.searchParams.set('session', opts.sessionId);
   const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${opts.apiKey}` } });
+  const canAsk = opts.approvals !== 'ask' || process.stdin.isTTY === true;
   let state: HarnessState | null = null;
   let printed = 0;
   let submitted = false;
+  let saidQueued = false;
   /** Messages that were there before our prompt are history: not printed, not answered. */
   let firstNew = Infinity;
   let sawRunning = false;
   const answered = new Set<string>();
   return new Promise<number>((resolve) => {
+    const finish = (code: number) => {
+      ws.close();
+      resolve(code);
+    };
     ws.on('unexpected-response', (_req, res) => {
       process.stderr.write(`hub refused the connection: HTTP ${res.statusCode}\n`);
-      resolve(3);
+      resolve(CHAT_EXIT.unreachable);
     });
     ws.on('error', (e) => {
       process.stderr.write(`cannot reach the hub at ${opts.hubUrl}: ${e.message}\n`);
-      resolve(3);
+      resolve(CHAT_EXIT.unreachable);
     });
     ws.on('message', (raw) => {
       const frame = JSON.parse(raw.toString()) as Frame;
@@ -50,27 +61,66 @@ export async function chat(opts: ChatOptions): Promise<number> {
         submitted = true;
         firstNew = state.messages.length;
         ws.send(JSON.stringify({ type: 'commands', commands: [{ type: 'submit', prompt: opts.prompt }] }));
+        // A turn already runs: ours is queued behind it (nothing may arrive for a long while).
+        if (state.status === 'running') saidQueued = sayQueued(state.messages);
         return;
       }
-      const mine = state.messages.slice(firstNew).filter((m) => m.role === 'assistant').pop();
-      printed = render(mine, printed);
-      void answerApprovals(ws, mine, answered, opts.approvals);
-      if (state.status === 'running') sawRunning = true;
+      const mine = state.messages.slice(firstNew);
+      if (!saidQueued && mine.length === 0 && state.status === 'running') saidQueued = sayQueued(state.messages.slice(0, firstNew));
+      const answer = mine.filter((m) => m.role === 'assistant').pop();
+      printed = render(answer, printed);
+      if (!canAsk) {
+        const waiting = pendingApproval(answer);
+        if (waiting) return finish(reportPending(waiting, opts));
+      }
+      void answerApprovals(ws, answer, answered, opts.approvals);
+      if (state.status === 'running' && mine.length > 0) sawRunning = true;
       if (sawRunning && state.status !== 'running') {
         process.stdout.write('\n');
-        ws.close();
-        resolve(state.status === 'error' ? 1 : 0);
+        if (state.status === 'error') process.stderr.write(`turn failed: ${state.error ?? 'no reason given'}\n`);
+        finish(state.status === 'error' ? CHAT_EXIT.failed : CHAT_EXIT.ok);
       }
     });
   });
 }
 
 type Message = HarnessState['messages'][number];
+type ToolCall = NonNullable<Message['toolCalls']>[number];
 
 function render(msg: Message | undefined, printed: number): number {
   if (!msg) return printed;
   if (msg.content.length > printed) process.stdout.write(msg.content.slice(printed));
   return msg.content.length;
+}
+
+/** Our prompt has not started: say why (an earlier turn runs, maybe waiting for a person). Returns true once said. */
+function sayQueued(history: readonly Message[]): boolean {
+  const waiting = history.flatMap((m) => m.toolCalls ?? []).find((tc) => tc.approval?.status === 'pending');
+  process.stderr.write(
+    waiting?.approval
+      ? `queued: the session's current turn waits for approval ${waiting.approval.id} (${waiting.approval.reason}); this prompt runs once it is answered\n`
+      : `queued: the session's current turn is still running; this prompt runs after it\n`,
+  );
+  return true;
+}
+
+function pendingApproval(msg: Message | undefined): ToolCall | undefined {
+  return msg?.toolCalls?.find((tc) => tc.approval?.status === 'pending');
+}
+
+function reportPending(tc: ToolCall, opts: ChatOptions): number {
+  const a = tc.approval as NonNullable<ToolCall['approval']>;
+  process.stdout.write('\n');
+  process.stderr.write(
+    [
+      `approval pending: ${a.id}: ${a.reason}`,
+      'no terminal to ask on; answer it with one of:',
+      `  curl -X POST -H "Authorization: Bearer $HUB_API_KEY" -H 'Content-Type: application/json' -d '{"decision":"approved"}' ${opts.hubUrl}/v1/sessions/${encodeURIComponent(opts.sessionId)}/approvals/${a.id}`,
+      `  bin/hub chat --approve (or --deny) answers the approvals of the prompt it sends`,
+      '',
+    ].join('\n'),
+  );
+  return CHAT_EXIT.approvalPending;
 }
 
 async function answerApprovals(ws: WebSocket, msg: Message | undefined, answered: Set<string>, mode: ChatOptions['approvals']): Promise<void> {
@@ -81,7 +131,8 @@ async function answerApprovals(ws: WebSocket, msg: Message | undefined, answered
     let approve = mode === 'approve';
     if (mode === 'ask') {
       const rl = createInterface({ input: process.stdin, output: process.stderr });
-      approve = /^y/i.test(await rl.question(`\n[approval] ${tc.name} (${a.riskTier} risk): ${a.reason}. Allow? [y/N] `));
+      // The reason already names the tool and its risk ("write_file (medium risk): ...").
+      approve = /^y/i.test(await rl.question(`\n[approval] ${a.reason}. Allow? [y/N] `));
       rl.close();
     }
     ws.send(JSON.stringify({ type: 'commands', commands: [{ type: approve ? 'approve' : 'deny', approvalId: a.id }] }));

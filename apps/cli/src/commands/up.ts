@@ -50,12 +50,12 @@ export async function up(opts: UpOptions, say: Say): Promise<number> {
   // The children parse this environment with their own config schemas.
   // eslint-disable-next-line no-restricted-properties
   const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: String(opts.port) };
-  const children = [
-    spawn(HUB_BIN, ['ingress'], { env, stdio: ['ignore', 'inherit', 'inherit'] }),
-    ...Array.from({ length: opts.workers }, () => spawn(HUB_BIN, ['worker'], { env, stdio: ['ignore', 'inherit', 'inherit'] })),
-  ];
+  const start = (role: 'ingress' | 'worker') => spawn(HUB_BIN, [role], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const children = [start('ingress'), ...Array.from({ length: opts.workers }, () => start('worker'))];
+  let stopping = false;
   const stopAll = () => {
-    children.forEach((c) => c.exitCode === null && c.kill('SIGTERM'));
+    stopping = true;
+    children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill('SIGTERM'));
     startedChildren.forEach((c) => c.kill());
   };
   try {
@@ -72,14 +72,33 @@ export async function up(opts: UpOptions, say: Say): Promise<number> {
     };
     process.once('SIGINT', () => finish(0));
     process.once('SIGTERM', () => finish(0));
-    children.forEach((c, i) =>
-      c.once('exit', (code, signal) => {
-        say(`${i === 0 ? 'ingress' : `worker ${i}`} exited (${signal ?? code}); stopping the stack`);
-        finish(1);
-      }),
-    );
+    // Ingress is the stack's face: when it goes, so does the stack. A worker that dies is
+    // restarted, as a supervisor would (its turns continue on the others meanwhile).
+    children[0].once('exit', (code, signal) => {
+      if (stopping) return;
+      say(`ingress exited (${signal ?? code}); stopping the stack`);
+      finish(1);
+    });
+    const supervise = (i: number) =>
+      children[i].once('exit', (code, signal) => {
+        if (stopping) return;
+        const restarts = (restarted.get(i) ?? 0) + 1;
+        restarted.set(i, restarts);
+        if (restarts > MAX_WORKER_RESTARTS) {
+          say(`worker ${i} exited (${signal ?? code}) ${restarts} times; stopping the stack`);
+          return finish(1);
+        }
+        say(`worker ${i} exited (${signal ?? code}); restarting it (${restarts}/${MAX_WORKER_RESTARTS})`);
+        children[i] = start('worker');
+        supervise(i);
+      });
+    const restarted = new Map<number, number>();
+    for (let i = 1; i < children.length; i++) supervise(i);
   });
 }
+
+/** A worker that keeps dying is a bug to see, not to hide: the stack stops after this many restarts. */
+const MAX_WORKER_RESTARTS = 5;
 
 function printSummary(port: number, demo: { tenantId: string; apiKey: string }): void {
   const http = `http://127.0.0.1:${port}`;
@@ -93,7 +112,7 @@ function printSummary(port: number, demo: { tenantId: string; apiKey: string }):
       `  API key     ${demo.apiKey}`,
       '',
       'Try it:',
-      `  HUB_API_KEY=${demo.apiKey} bin/hub chat --session demo "read notes.txt"`,
+      `  HUB_URL=${http} HUB_API_KEY=${demo.apiKey} bin/hub chat --session demo "read notes.txt"`,
       '',
       'Ctrl-C stops everything.',
       '',
