@@ -72,6 +72,24 @@ describe('parseConfig', () => {
     expect(strict.message).toContain('unknown setting HUB_MODEL_PROVIDER');
   });
 
+  it('ignores the variables Kubernetes injects for a Service named hub (or hub-*)', () => {
+    const k8s = {
+      HUB_SERVICE_HOST: '10.0.0.7',
+      HUB_SERVICE_PORT: '8080',
+      HUB_SERVICE_PORT_HTTP: '8080',
+      HUB_PORT: 'tcp://10.0.0.7:8080',
+      HUB_PORT_8080_TCP: 'tcp://10.0.0.7:8080',
+      HUB_PORT_8080_TCP_PROTO: 'tcp',
+      HUB_PORT_8080_TCP_PORT: '8080',
+      HUB_PORT_8080_TCP_ADDR: '10.0.0.7',
+      HUB_WORKER_SERVICE_HOST: '10.0.0.8',
+      HUB_WORKER_PORT_9090_TCP_ADDR: '10.0.0.8',
+    };
+    expect(() => parseConfig(WorkerConfig, { DATABASE_URL: 'postgresql://h/db', REDIS_URL: 'redis://h:6379', ...k8s })).not.toThrow();
+    // Only those shapes: a near-miss of a real setting is still caught.
+    expect(errorOf(() => parseConfig(WorkerConfig, { HUB_SERVICE_HOSTS: 'x' })).message).toContain('unknown setting HUB_SERVICE_HOSTS');
+  });
+
   it('ignores variables that are not HUB_ settings', () => {
     expect(() => parseConfig(CliConfig, { PATH: '/bin', HUBBLE: 'x', NODE_OPTIONS: '' })).not.toThrow();
   });

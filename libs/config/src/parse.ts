@@ -60,11 +60,18 @@ function invalidValues(schema: ConfigSchema, env: Env, error: z.ZodError): Confi
   return problems;
 }
 
+/**
+ * What Kubernetes injects into every pod for each Service in the namespace ("service links"):
+ * a Service named `hub` or `hub-worker` gives `HUB_SERVICE_HOST`, `HUB_PORT_8080_TCP_ADDR`,
+ * `HUB_WORKER_SERVICE_PORT`... They are not settings; refusing them would stop every pod.
+ */
+const KUBERNETES_SERVICE_LINK = /^HUB(_[A-Z0-9_]+?)?_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
+
 function unknownSettings(schema: ConfigSchema, env: Env, alsoKnown: Iterable<string>): ConfigProblem[] {
   const known = new Set<string>([...Object.keys(schema.shape), ...alsoKnown]);
   const candidates = [...known].filter((name) => name.startsWith(HUB_PREFIX));
   return Object.keys(env)
-    .filter((name) => name.startsWith(HUB_PREFIX) && !known.has(name))
+    .filter((name) => name.startsWith(HUB_PREFIX) && !known.has(name) && !KUBERNETES_SERVICE_LINK.test(name))
     .sort()
     .map((name) => {
       const suggestion = closestName(name, candidates);
