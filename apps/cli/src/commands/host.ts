@@ -2,7 +2,7 @@ import { CliConfig, ConfigError, parseConfig } from '@hub/config';
 import { HOST_USAGE, parseHostArgs, type HostArgs } from '../host/args';
 import { preflight } from '../host/hub-client';
 import { readLines } from '../host/lines';
-import { HostSession, writeError, type ExitCode } from '../host/session';
+import { HostSession, writeError, type ExitCode, type HostUnavailable } from '../host/session';
 
 const unknownIds = { request_id: 'unknown', session_id: null };
 
@@ -31,26 +31,29 @@ async function run(argv: readonly string[], bridgeCompat: boolean): Promise<Exit
   try {
     args = parseHostArgs(argv);
   } catch (e) {
-    return configFailure(bridgeCompat, `${(e as Error).message}\nusage: ${HOST_USAGE}`);
+    // The invocation itself is broken: answer at once, without waiting on stdin.
+    await writeError(bridgeCompat, unknownIds, 'INTERNAL', `${(e as Error).message}\nusage: ${HOST_USAGE}`);
+    return 3;
   }
-  if (args.protocol !== 'v1') return configFailure(args.bridgeCompat, `unsupported protocol: ${args.protocol} (only v1)`);
+  const lines = readLines(process.stdin, args.maxInputBytes);
+  const hub = await hubOf(args);
+  // Without a hub, the request is still read first: the reply names its request_id and session_id.
+  if ('code' in hub) return new HostSession(args, null).unavailable(lines, hub);
+  const session = new HostSession(args, hub);
+  return args.singleRequest ? session.single(lines) : session.serve(lines);
+}
+
+/** The hub to forward to, or why the host cannot serve (exit 3): protocol, configuration, preflight. */
+async function hubOf(args: HostArgs): Promise<{ url: string; apiKey: string } | HostUnavailable> {
+  if (args.protocol !== 'v1') return { code: 'INTERNAL', message: `unsupported protocol: ${args.protocol} (only v1)` };
   let config: CliConfig;
   try {
     config = parseConfig(CliConfig);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    return configFailure(args.bridgeCompat, e.message);
+    return { code: 'INTERNAL', message: e.message };
   }
-  if (!config.HUB_API_KEY) return configFailure(args.bridgeCompat, 'HUB_API_KEY is not set', 'PROVIDER_AUTH');
-  const lines = readLines(process.stdin, args.maxInputBytes);
+  if (!config.HUB_API_KEY) return { code: 'PROVIDER_AUTH', message: 'HUB_API_KEY is not set' };
   const failure = await preflight(config.HUB_URL, config.HUB_API_KEY);
-  if (failure) return configFailure(args.bridgeCompat, failure.message, failure.code);
-  const session = new HostSession(args, { url: config.HUB_URL, apiKey: config.HUB_API_KEY });
-  return args.singleRequest ? session.single(lines) : session.serve(lines);
-}
-
-/** Exit 3: the host cannot serve at all (arguments, configuration, hub unreachable, key refused). */
-async function configFailure(bridgeCompat: boolean, message: string, code: 'INTERNAL' | 'PROVIDER_DOWN' | 'PROVIDER_AUTH' = 'INTERNAL'): Promise<ExitCode> {
-  await writeError(bridgeCompat, unknownIds, code, message);
-  return 3;
+  return failure ?? { url: config.HUB_URL, apiKey: config.HUB_API_KEY };
 }

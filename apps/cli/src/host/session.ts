@@ -12,8 +12,9 @@ import {
   type ZeneRequest,
 } from '@hub/protocol-zene';
 import type { HostArgs } from './args';
-import { postRequest } from './hub-client';
+import { postRequest, type PostFailure } from './hub-client';
 import { writeLine, type InputLine } from './lines';
+import { RequestOrder } from './request-order';
 
 /** Requests that are not runs get this long from the hub. */
 const CONTROL_TIMEOUT_MS = 10_000;
@@ -33,20 +34,48 @@ export function writeError(bridgeCompat: boolean, ids: { request_id: string; ses
   return writeLine(line);
 }
 
-/** One `hub host` process after its preflight: decodes lines and hands them to `POST /v1/zene`. */
+/** Why the host cannot serve at all (exit 3): bad configuration, hub unreachable, key refused. */
+export interface HostUnavailable {
+  code: 'INTERNAL' | 'PROVIDER_DOWN' | 'PROVIDER_AUTH';
+  message: string;
+}
+
+const UNKNOWN_IDS = { request_id: 'unknown', session_id: null };
+
+/** One `hub host` process: decodes lines and hands them to `POST /v1/zene`. */
 export class HostSession {
   /** Runs in flight: request id → session id, so a `cancel` without a session still finds it. */
   private readonly running = new Map<string, string>();
+  private readonly order = new RequestOrder();
 
+  /** `hub` is null when the host cannot serve (see `unavailable`). */
   constructor(
     private readonly args: HostArgs,
-    private readonly hub: { url: string; apiKey: string },
+    private readonly hub: { url: string; apiKey: string } | null,
   ) {}
+
+  /**
+   * The host cannot serve, but the request is read first (within the input limits) so the
+   * exit-3 reply names its own `request_id` and `session_id`, as the response schema requires.
+   * A line that is not a valid request is still bad input (exit 2).
+   */
+  async unavailable(lines: AsyncGenerator<InputLine>, why: HostUnavailable): Promise<ExitCode> {
+    const first = await lines.next();
+    let ids: { request_id: string; session_id: string | null } = UNKNOWN_IDS;
+    if (!first.done) {
+      if ('invalid' in first.value) return this.invalid(UNKNOWN_IDS, first.value.invalid);
+      const decoded = decode(first.value.text, { maxInputBytes: this.args.maxInputBytes });
+      if (!decoded.ok) return this.invalid(decoded.error, decoded.error.message);
+      ids = { request_id: decoded.request.request_id, session_id: decoded.request.session_id ?? null };
+    }
+    await writeError(this.args.bridgeCompat, ids, why.code, why.message);
+    return 3;
+  }
 
   async single(lines: AsyncGenerator<InputLine>): Promise<ExitCode> {
     const first = await lines.next();
     if (first.done) {
-      await writeError(this.args.bridgeCompat, { request_id: 'unknown', session_id: null }, 'INVALID_REQUEST', 'no request on stdin');
+      await writeError(this.args.bridgeCompat, UNKNOWN_IDS, 'INVALID_REQUEST', 'no request on stdin');
       return 2;
     }
     return this.handle(first.value);
@@ -65,14 +94,20 @@ export class HostSession {
   }
 
   async handle(item: InputLine): Promise<ExitCode> {
-    if ('invalid' in item) return this.invalid({ request_id: 'unknown', session_id: null }, item.invalid);
+    if ('invalid' in item) return this.invalid(UNKNOWN_IDS, item.invalid);
     const decoded = decode(item.text, { maxInputBytes: this.args.maxInputBytes });
     if (!decoded.ok) return this.invalid(decoded.error, decoded.error.message);
     const request = this.withDefaults(decoded.request);
     if (this.args.bridgeCompat && request.type !== 'run') {
       return this.invalid(request, `bridge-compat mode answers run requests only; send ${request.type} in protocol mode`);
     }
-    return this.forward(request);
+    if (request.type === 'run') this.running.set(request.request_id, request.session_id);
+    // Protocol mode: the hub takes a session's requests in the order their lines arrived (a
+    // cancel must find the run written before it). Bridge mode keeps runs independent: its only
+    // reply is the end, and a second run in a busy session is answered BUSY, as upstream does.
+    if (this.args.bridgeCompat) return this.forward(request, () => undefined);
+    const admit = await this.order.enter(request.session_id ?? '');
+    return this.forward(request, admit);
   }
 
   private async invalid(ids: { request_id: string; session_id?: string | null }, message: string): Promise<ExitCode> {
@@ -89,18 +124,38 @@ export class HostSession {
     return request;
   }
 
-  private async forward(request: ZeneRequest): Promise<ExitCode> {
+  /** Posts one request; `admit` is called once the hub has answered it at all (or gave up). */
+  private async forward(request: ZeneRequest, admit: () => void): Promise<ExitCode> {
+    const hub = this.hub;
+    if (!hub) throw new Error('a request was forwarded by a host that has no hub');
     const timeoutMs = request.type === 'run' ? Math.ceil(request.timeout_ms ?? DEFAULT_TIMEOUT_MS) : CONTROL_TIMEOUT_MS;
     const ids = { request_id: request.request_id, session_id: request.session_id ?? null };
-    if (request.type === 'run') this.running.set(request.request_id, request.session_id);
     let ended = false;
     let exit: ExitCode = 0;
     const mode = this.args.bridgeCompat ? 'bridge' : 'protocol';
-    const failure = await postRequest({ hubUrl: this.hub.url, apiKey: this.hub.apiKey, body: request, deadlineMs: timeoutMs + this.args.deadlineMarginMs, mode }, async (line) => {
+    const target = request.type === 'cancel' ? (request.target_request_id ?? request.cancel_request_id ?? '') : null;
+    const cancelAnswered = target === null ? null : this.order.cancelling(target);
+    const post = { hubUrl: hub.url, apiKey: hub.apiKey, body: request, deadlineMs: timeoutMs + this.args.deadlineMarginMs, mode } as const;
+    const failure = await postRequest(post, async (line) => {
+      admit();
+      // The fixture's order: a cancel's CANCEL_ACCEPTED comes before the CANCELED final of its run.
+      if ('type' in line && line.type === 'final' && line.status === 'CANCELED') await this.order.cancelAnswered(request.request_id);
       await writeLine(line);
       ended ||= isLast(line);
       if (errorCodeOf(line) === 'INVALID_REQUEST') exit = 2;
-    }).finally(() => this.running.delete(request.request_id));
+    }).finally(() => {
+      admit();
+      this.running.delete(request.request_id);
+    });
+    try {
+      return await this.conclude(ids, ended, exit, failure, timeoutMs);
+    } finally {
+      cancelAnswered?.();
+    }
+  }
+
+  /** The request's exit code; when the hub did not end the reply, the host writes the end itself. */
+  private async conclude(ids: { request_id: string; session_id: string | null }, ended: boolean, exit: ExitCode, failure: PostFailure | null, timeoutMs: number): Promise<ExitCode> {
     if (!failure && ended) return exit;
     if (failure?.kind === 'deadline') {
       // The hub cancels the turn at timeout_ms; this is the host's own hard limit behind it.

@@ -91,7 +91,21 @@ describe('exit 3: preflight, before the request runs', () => {
       [3, 1, 'PROVIDER_AUTH'],
     ]);
     for (const r of [down, refused]) expect(shapeOf(r.first)).toEqual(ERROR_SHAPE);
+    // The request is read first: the reply names the request's own ids (the schema requires them).
+    expect([down, refused, gone, missing].map((r) => [r.first.request_id, r.first.session_id])).toEqual(Array(4).fill(['r3', 'pre']));
     expect(await stack.countAllEvents()).toBe(before);
+  });
+
+  it('protocol mode, hub unreachable: an error line with the request\'s ids, exit 3; bad input is still exit 2; no input: unknown ids', async () => {
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    const [run, bad, none] = await Promise.all([
+      host(runLine({ request_id: 'p3', session_id: 'pre-p', prompt: 'hi' }), { hubUrl: down, args: ['host', '--protocol', 'v1', '--single-request', 'false'] }),
+      host('{oops\n', { hubUrl: down }),
+      host('', { hubUrl: down }),
+    ]);
+    expect([run.code, run.lines.length, run.first.type, run.first.request_id, run.first.session_id, (run.first.error as { code: string }).code]).toEqual([3, 1, 'error', 'p3', 'pre-p', 'PROVIDER_DOWN']);
+    expect([bad.code, bad.first.error_code]).toEqual([2, 'INVALID_REQUEST']);
+    expect([none.code, none.first.error_code, none.first.request_id]).toEqual([3, 'PROVIDER_DOWN', 'unknown']);
   });
 });
 

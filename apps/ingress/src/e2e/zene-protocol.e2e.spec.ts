@@ -72,6 +72,34 @@ describe('protocol mode (long-lived, --single-request false)', () => {
     expect(events.find((e) => e.type === 'TurnCancelled')?.data).toEqual(expect.objectContaining({ turnId: 'zene:k:idem-001', reason: 'user' }));
   });
 
+  it('a cancel after the run\'s ACCEPTED: the cancel\'s CANCEL_ACCEPTED comes before the run\'s CANCELED final, every time', async () => {
+    const h = live();
+    const order: string[][] = [];
+    for (let i = 0; i < 4; i++) {
+      h.send({ protocol_version: 1, type: 'run', request_id: `co-run-${i}`, session_id: `co-${i}`, prompt: 'slow long answer 400', stream: false });
+      await h.waitForLine(of(`co-run-${i}`, 'ack', 'ACCEPTED'));
+      h.send({ protocol_version: 1, type: 'cancel', request_id: `co-cancel-${i}`, session_id: `co-${i}`, target_request_id: `co-run-${i}` });
+      await h.waitForLine(of(`co-run-${i}`, 'final'));
+      await h.waitForLine(of(`co-cancel-${i}`));
+      order.push(h.lines.filter((l) => l.request_id === `co-cancel-${i}` || (l.request_id === `co-run-${i}` && l.type === 'final')).map((l) => `${l.type}:${l.status}`));
+    }
+    expect((await h.end()).code).toBe(0);
+    // cancel-responses.sequence.json: the ack, then the final.
+    const fixtureOrder = sequence('protocol-v1/cancel-responses.sequence.json').map((l) => `${l.type}:${l.status}`);
+    expect(order).toEqual(Array(4).fill(fixtureOrder));
+  });
+
+  it('lines are taken in the order they arrive: a cancel written 50 ms after its run cancels it', async () => {
+    const h = live();
+    h.send({ protocol_version: 1, type: 'run', request_id: 'fast-run', session_id: 'fast-cancel', prompt: 'slow long answer 400', stream: false });
+    await new Promise((r) => setTimeout(r, 50));
+    h.send({ protocol_version: 1, type: 'cancel', request_id: 'fast-cancel-1', target_request_id: 'fast-run' });
+    const cancel = await h.waitForLine(of('fast-cancel-1'));
+    const final = await h.waitForLine(of('fast-run', 'final'));
+    expect((await h.end()).code).toBe(0);
+    expect([cancel.type, cancel.status, cancel.session_id, final.status]).toEqual(['ack', 'CANCEL_ACCEPTED', 'fast-cancel', 'CANCELED']);
+  });
+
   it('every protocol-v1 run fixture is accepted; a repeat is replayed or DUPLICATE_IN_PROGRESS; a timeout is TIMEOUT', async () => {
     const h = live();
     const send = async (f: string, patch: Record<string, unknown> = {}) => {
