@@ -2,7 +2,7 @@ import { Client, type Pool } from 'pg';
 import { applyBatch } from './apply-batch';
 import { PROJECTION_LOCK_CLASS } from './leadership';
 import type { ProjectionDef } from './projection';
-import { ensureCheckpoint, readBatch, resetProjection, visibleHead } from './store';
+import { BatchReader, ensureCheckpoint, resetProjection, visibleHead } from './store';
 
 export interface RebuildProgress {
   position: number;
@@ -62,8 +62,9 @@ function progress(o: RebuildOptions, target: number, t0: number): (position: num
 async function replay(pool: Pool, def: ProjectionDef, target: number, batchSize: number, report: (p: number, n: number, final?: boolean) => void): Promise<number> {
   let position = await ensureCheckpoint(pool, def.name);
   let events = 0;
+  const reader = new BatchReader(pool, batchSize, [...def.reads]);
   while (position < target) {
-    const batch = await readBatch(pool, position, batchSize, [...def.reads]);
+    const batch = await reader.next(position);
     if (batch.length === 0) {
       // Below the target but nothing settled yet: a writer is still open.
       await new Promise((r) => setTimeout(r, 10));

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { applyBatch } from './apply-batch';
 import { Leadership } from './leadership';
 import type { ProjectedEvent, ProjectionDef } from './projection';
-import { ensureCheckpoint, readBatch, visibleHead } from './store';
+import { BatchReader, ensureCheckpoint, visibleHead } from './store';
 
 /** What one committed batch did (for lag measurements and logs). */
 export interface BatchInfo {
@@ -39,12 +39,15 @@ class Loop {
   private retry: NodeJS.Timeout | undefined;
   private backoffMs = 0;
   done: Promise<void> = Promise.resolve();
+  private readonly reader: BatchReader;
 
   constructor(
     readonly def: ProjectionDef,
     private readonly pool: Pool,
     private readonly o: Required<Pick<RunnerOptions, 'batchSize' | 'log'>> & RunnerOptions,
-  ) {}
+  ) {
+    this.reader = new BatchReader(pool, o.batchSize, [...def.reads]);
+  }
 
   async activate(): Promise<void> {
     this.position = await ensureCheckpoint(this.pool, this.def.name);
@@ -94,7 +97,7 @@ class Loop {
   }
 
   private async step(): Promise<{ more: boolean; unsettled: boolean }> {
-    const events = await readBatch(this.pool, this.position, this.o.batchSize, [...this.def.reads]);
+    const events = await this.reader.next(this.position);
     if (events.length === 0) return { more: false, unsettled: (await visibleHead(this.pool)) > this.position };
     if (!this.active) return { more: false, unsettled: false };
     const beforeCommit = this.o.beforeCommit;

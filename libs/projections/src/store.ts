@@ -1,5 +1,5 @@
 import type { EventMetadata } from '@hub/domain';
-import type { Pool, PoolClient } from 'pg';
+import { escapeLiteral, type Pool, type PoolClient } from 'pg';
 import type { ProjectedEvent, ProjectionDef, Row, TableSpec } from './projection';
 
 /** NOTIFY channel a projection signals on after each commit (payload `name:position`). */
@@ -67,21 +67,33 @@ export interface CheckpointAdvance {
   lastEventAt: string;
 }
 
+/** SQLSTATE of the guard below: the checkpoint was not where the batch started. */
+export const CHECKPOINT_MOVED = '22012';
+
 /**
- * Moves the checkpoint from `expected` and notifies, in one statement; false when the checkpoint
- * is no longer at `expected` (another runner moved it, or a rebuild reset it).
+ * Moves the checkpoint from `expected` and notifies. When the checkpoint is no longer at
+ * `expected` (another runner moved it, or a rebuild reset it) the statement fails on purpose
+ * (division by zero, {@link CHECKPOINT_MOVED}), which aborts the transaction it is part of:
+ * the batch's rows are never written without their checkpoint.
  */
-export async function advanceCheckpoint(db: Pool | PoolClient, name: string, expected: number, a: CheckpointAdvance): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `WITH u AS (
-       UPDATE projection_checkpoints
-          SET position = $3, skipped_unknown = skipped_unknown + $4, last_skipped_type = COALESCE($5, last_skipped_type),
-              last_event_at = $6, updated_at = clock_timestamp()
-        WHERE name = $1 AND position = $2 RETURNING name)
-     SELECT pg_notify('${PROJECTIONS_CHANNEL}', name || ':' || $3::text) FROM u`,
-    [name, expected, a.position, a.skipped, a.lastSkippedType, a.lastEventAt],
-  );
-  return rowCount === 1;
+export function advanceCheckpointSql(name: string, expected: number, a: CheckpointAdvance): string {
+  const n = escapeLiteral(name);
+  return `WITH u AS (
+    UPDATE projection_checkpoints
+       SET position = ${int(a.position)}, skipped_unknown = skipped_unknown + ${int(a.skipped)},
+           last_skipped_type = COALESCE(${a.lastSkippedType === null ? 'NULL' : escapeLiteral(a.lastSkippedType)}, last_skipped_type),
+           last_event_at = ${escapeLiteral(a.lastEventAt)}, updated_at = clock_timestamp()
+     WHERE name = ${n} AND position = ${int(expected)} RETURNING name)
+  SELECT pg_notify('${PROJECTIONS_CHANNEL}', ${escapeLiteral(`${name}:${a.position}`)}), 1 / (SELECT count(*)::int FROM u) AS moved_guard`;
+}
+
+export function isMoved(e: unknown): boolean {
+  return (e as { code?: unknown })?.code === CHECKPOINT_MOVED;
+}
+
+function int(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
+  return String(n);
 }
 
 function groupJoin(t: TableSpec): { using: string; unnest: string } {
@@ -91,7 +103,7 @@ function groupJoin(t: TableSpec): { using: string; unnest: string } {
 }
 
 /** The rows of the given groups, as JSON objects with the table's column names. */
-export async function loadGroups<R extends Row>(client: PoolClient, def: ProjectionDef<R>, groups: string[][]): Promise<R[]> {
+export async function loadGroups<R extends Row>(client: Pool | PoolClient, def: ProjectionDef<R>, groups: string[][]): Promise<R[]> {
   if (groups.length === 0) return [];
   const { using, unnest } = groupJoin(def.table);
   const columns = def.table.group.map((_, i) => groups.map((g) => g[i]));
@@ -99,16 +111,14 @@ export async function loadGroups<R extends Row>(client: PoolClient, def: Project
   return rows.map((x) => x.r);
 }
 
-/** Inserts or replaces rows, all in one statement. */
-export async function upsertRows(client: PoolClient, t: TableSpec, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
+/** Inserts or replaces rows, all in one statement (empty when there are none). */
+export function upsertSql(t: TableSpec, rows: Row[]): string {
+  if (rows.length === 0) return '';
   const cols = t.columns.join(', ');
   const updates = t.columns.filter((c) => !t.key.includes(c)).map((c) => `${c} = EXCLUDED.${c}`).join(', ');
-  await client.query(
-    `INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, $1::json)
-     ON CONFLICT (${t.key.join(', ')}) DO UPDATE SET ${updates}`,
-    [JSON.stringify(rows)],
-  );
+  // Inlined as a literal, not a parameter: the whole write goes as one simple query (one round trip).
+  return `INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, ${escapeLiteral(JSON.stringify(rows))}::json)
+     ON CONFLICT (${t.key.join(', ')}) DO UPDATE SET ${updates}`;
 }
 
 /**
@@ -133,5 +143,33 @@ export async function resetProjection(pool: Pool, def: ProjectionDef): Promise<v
     throw e;
   } finally {
     client.release();
+  }
+}
+
+/**
+ * Reads batches in order, and while the caller applies a full batch (catching up: a rebuild,
+ * or a runner that was down) already reads the next one, so reading and writing overlap.
+ */
+export class BatchReader {
+  private ahead: { after: number; batch: Promise<ProjectedEvent[]> } | undefined;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly size: number,
+    private readonly reads: readonly string[],
+  ) {}
+
+  async next(after: number): Promise<ProjectedEvent[]> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    const events = ahead && ahead.after === after ? await ahead.batch : await readBatch(this.pool, after, this.size, this.reads);
+    if (events.length === this.size) {
+      const last = events[events.length - 1].globalPosition;
+      const batch = readBatch(this.pool, last, this.size, this.reads);
+      // Not awaited when the checkpoint moves meanwhile; a failure surfaces when it is used.
+      batch.catch(() => undefined);
+      this.ahead = { after: last, batch };
+    }
+    return events;
   }
 }
