@@ -4,6 +4,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { ToolInputError } from '../tools/types';
 import { workspaceFromEvents } from '../tools/workspace';
 import type { TurnAttempt } from './context';
+import { editedCallVerdict } from './edited-input';
 import { deniedToolOutput } from './transcript';
 
 export interface ToolStepDeps {
@@ -44,14 +45,20 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
   return { approvalId, deadlineMs: deps.approvalTtlMs };
 }
 
-/** Runs an allowed or approved tool and records its result, errors included (the model sees them). */
-export async function runTool(attempt: TurnAttempt, call: RequestedToolCall, deps: ToolStepDeps): Promise<void> {
+/**
+ * Runs an allowed or approved tool and records its result, errors included (the model sees them).
+ * `edited`: the input is an approver's edit, checked again first (see edited-input.ts).
+ */
+export async function runTool(attempt: TurnAttempt, call: RequestedToolCall, deps: ToolStepDeps, edited = false): Promise<void> {
   const tool = deps.tools.get(call.name);
+  const verdict = edited && tool ? editedCallVerdict(tool, call) : null;
+  if (verdict?.kind === 'deny') return refuseTool(attempt, call, verdict.message);
   const t0 = deps.now();
   let status: 'complete' | 'error' = 'complete';
   let output: string;
   try {
     if (!tool) throw new ToolInputError(call.name, `unknown tool ${call.name}`);
+    if (verdict) throw new ToolInputError(call.name, verdict.message);
     output = await tool.execute(call.input, {
       tenantId: attempt.tenantId,
       sessionId: attempt.sessionId,

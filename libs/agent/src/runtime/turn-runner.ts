@@ -74,6 +74,8 @@ export class TurnRunner {
       return await this.loop(attempt, abort.signal, input.finalAttempt);
     } finally {
       this.deps.running.end(input.tenantId, input.turnId, abort);
+      // The session as this attempt left it: the next job of this session here starts from it.
+      this.deps.log.keepView?.(input.tenantId, attempt.streamId, attempt.handOver());
     }
   }
 
@@ -121,7 +123,7 @@ export class TurnRunner {
         return false;
       }
       case 'run-tool':
-        await runTool(attempt, step.tool, toolDeps);
+        await runTool(attempt, step.tool, toolDeps, step.edited);
         return false;
       case 'refuse-tool':
         await refuseTool(attempt, step.tool, step.reason);

@@ -27,10 +27,18 @@ export function workspaceFromEvents(events: readonly HubEvent[]): Map<string, st
   const files = seedWorkspace();
   // Keyed by turn and call id: a model may reuse a call id in another turn.
   const pending = new Map<string, FileChange>();
+  const names = new Map<string, string>();
   for (const event of events) {
     if (event.type === 'ToolCallStarted') {
       const change = fileChange(event.data.name, event.data.input);
       const key = `${event.data.turnId}\u0000${event.data.toolCallId}`;
+      names.set(key, event.data.name);
+      if (change) pending.set(key, change);
+      else pending.delete(key);
+    } else if (event.type === 'ApprovalResolved' && event.data.input !== undefined) {
+      // An approver's edit replaces the call's arguments: the call that completes is the edited one.
+      const key = `${event.data.turnId}\u0000${event.data.toolCallId}`;
+      const change = fileChange(names.get(key) ?? '', event.data.input);
       if (change) pending.set(key, change);
       else pending.delete(key);
     } else if (event.type === 'ToolCallCompleted') {

@@ -33,6 +33,11 @@ export const ResolveApproval = z.object({
   approvalId: z.string().min(1),
   decision: z.enum(['approved', 'denied']),
   reason: z.string().max(2000).nullable().default(null),
+  /**
+   * The approver's edit of the call's arguments (Harn `{granted: true, args}`): the tool runs
+   * with these instead. Only with `approved`; the runner still checks them against the tool.
+   */
+  input: z.record(z.string(), z.unknown()).optional(),
 });
 export type ResolveApproval = z.infer<typeof ResolveApproval>;
 

@@ -158,6 +158,11 @@ export const ApprovalResolved = ev('ApprovalResolved', {
   by: Actor,
   via: Protocol,
   reason: z.string().nullable(),
+  /**
+   * The approver's edit of the call's arguments: an approved call runs with these, not the
+   * model's. Absent (every event before it existed too): the call runs as the model asked.
+   */
+  input: z.record(z.string(), z.unknown()).optional(),
 });
 export type ApprovalResolved = z.infer<typeof ApprovalResolved>;
 

@@ -197,6 +197,18 @@ describe('session decider: ResolveApproval', () => {
       ]);
   });
 
+  it("records an approver's edit of the call's arguments with the approval", () => {
+    const edited = ResolveApproval.parse({ type: 'ResolveApproval', sessionId: SESSION, approvalId: 'a1', decision: 'approved', input: { path: 'b.txt' } });
+    given(...awaiting)
+      .when(edited)
+      .then([{ type: 'ApprovalResolved', data: { turnId: 't1', approvalId: 'a1', toolCallId: 'a1-tc', decision: 'approved', by: actor, via: 'transport', reason: null, input: { path: 'b.txt' } } }]);
+  });
+
+  it('refuses edited arguments with a denial (INVALID_COMMAND) rather than drop them', () => {
+    const denied = ResolveApproval.parse({ type: 'ResolveApproval', sessionId: SESSION, approvalId: 'a1', decision: 'denied', input: { path: 'b.txt' } });
+    given(...awaiting).when(denied).thenFails('INVALID_COMMAND');
+  });
+
   it('fails with APPROVAL_ALREADY_RESOLVED for an answered approval', () => {
     given(...awaiting, approvalResolved('t1', 'a1', 'approved'))
       .when(resolve('a1'))

@@ -120,6 +120,9 @@ function cancelTurn(command: CancelTurn, state: SessionState, meta: CommandMetad
 function resolveApproval(command: ResolveApproval, state: SessionState, meta: CommandMetadata): HubEvent[] {
   if (state.status === 'new') throw sessionNotFound(command.sessionId);
   const { approvalId } = command;
+  if (command.input !== undefined && command.decision !== 'approved') {
+    throw new DomainError('INVALID_COMMAND', 'edited arguments come only with an approval', { approvalId });
+  }
   const pending = state.status === 'active' ? state.pendingApprovals.get(approvalId) : undefined;
   if (pending) {
     return [
@@ -133,6 +136,7 @@ function resolveApproval(command: ResolveApproval, state: SessionState, meta: Co
           by: meta.actor,
           via: meta.protocol,
           reason: command.reason,
+          ...(command.input === undefined ? {} : { input: command.input }),
         },
       },
     ];

@@ -9,7 +9,8 @@ export type NextStep =
   | { kind: 'call-model'; step: number; callId: string; started: boolean; recordedText: string; recordedThought: string }
   | { kind: 'start-tool'; tool: RequestedToolCall }
   | { kind: 'await-approval'; approvalId: string }
-  | { kind: 'run-tool'; tool: RequestedToolCall }
+  /** `edited`: `tool.input` is the approver's edit, not the model's (check it again before running). */
+  | { kind: 'run-tool'; tool: RequestedToolCall; edited?: boolean }
   | { kind: 'refuse-tool'; tool: RequestedToolCall; reason: string }
   | { kind: 'deliver-input'; step: number; steers: QueuedTurn[]; reminders: Reminder[] }
   | { kind: 'complete'; stopReason: 'end_turn' | 'max_steps'; text: string };
@@ -31,6 +32,7 @@ function toolStep(t: ToolProgress): NextStep | null {
   if (t.started.policy === 'allow') return { kind: 'run-tool', tool: t.call };
   if (!t.approval || t.approval.status === 'pending') return { kind: 'await-approval', approvalId: t.approval?.approvalId ?? '' };
   if (t.approval.status === 'denied') return { kind: 'refuse-tool', tool: t.call, reason: t.approval.reason ?? 'denied by the user' };
+  if (t.approval.input !== undefined) return { kind: 'run-tool', tool: { ...t.call, input: t.approval.input }, edited: true };
   return { kind: 'run-tool', tool: t.call };
 }
 

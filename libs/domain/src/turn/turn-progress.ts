@@ -19,7 +19,8 @@ export interface ToolProgress {
   call: RequestedToolCall;
   step: number;
   started: ToolCallStarted['data'] | null;
-  approval: (Pick<ApprovalRequested['data'], 'approvalId' | 'deadlineAt'> & { status: 'pending' | 'approved' | 'denied'; reason: string | null }) | null;
+  /** `input`: the approver's edit of the call's arguments, when they made one. */
+  approval: (Pick<ApprovalRequested['data'], 'approvalId' | 'deadlineAt'> & { status: 'pending' | 'approved' | 'denied'; reason: string | null; input?: Record<string, unknown> }) | null;
   completed: ToolCallCompleted['data'] | null;
 }
 
@@ -130,7 +131,7 @@ export function evolveTurn(p: TurnProgress, e: HubEvent): TurnProgress {
       }));
     case 'ApprovalResolved':
       return updateTool(p, e.data.toolCallId, (t) =>
-        t.approval ? { ...t, approval: { ...t.approval, status: e.data.decision, reason: e.data.reason } } : t,
+        t.approval ? { ...t, approval: { ...t.approval, status: e.data.decision, reason: e.data.reason, ...(e.data.input === undefined ? {} : { input: e.data.input }) } } : t,
       );
     case 'ToolCallCompleted':
       return updateTool(p, e.data.toolCallId, (t) => ({ ...t, completed: e.data }));

@@ -134,11 +134,12 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
     }
     case 'ApprovalResolved': {
       const d = event.data;
-      const approval = { approvalId: d.approvalId, decision: d.decision, by: d.by, via: d.via, reason: d.reason };
-      // The standard update lets any ACP client see the approval resolved (and by whom); the
-      // extension is Harn's own form.
+      const approval = { approvalId: d.approvalId, decision: d.decision, by: d.by, via: d.via, reason: d.reason, ...(d.input === undefined ? {} : { input: d.input }) };
+      // The standard update lets any ACP client see the approval resolved (and by whom), and an
+      // approver's edit as the call's new `rawInput`; the extension is Harn's own form.
+      const edited = d.input === undefined ? {} : { rawInput: d.input };
       return [
-        { sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, status: d.decision === 'approved' ? 'in_progress' : 'failed', ...harn({ approval }) },
+        { sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, status: d.decision === 'approved' ? 'in_progress' : 'failed', ...edited, ...harn({ approval }) },
         { sessionUpdate: 'hitl_resolved', ...harn({ requestId: d.approvalId, kind: 'approval', outcome: d.decision, toolCallId: d.toolCallId, by: d.by, via: d.via, reason: d.reason }) },
       ];
     }

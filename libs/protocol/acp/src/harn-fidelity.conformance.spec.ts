@@ -131,3 +131,13 @@ describe('extension opt-in: a Harn method is its own opt-in for the updates it p
     expect(acp.optInAfter('all', 'session/remind')).toBe('all');
   });
 });
+
+describe('item 10: an approver’s edit is visible on the wire', () => {
+  it('the resolved tool_call_update carries the edited args as rawInput and under _meta.harn.approval', () => {
+    const by = { type: 'api_key' as const, id: 'k' };
+    const r = acp.encode(rec({ type: 'ApprovalResolved', data: { turnId: 't1', approvalId: 'a1', toolCallId: 'tc1', decision: 'approved', by, via: 'acp', reason: null, input: { path: 'b.txt' } } }), acp.initialAcpView(), 's');
+    const update = r.notifications[0].params.update;
+    expect(update).toEqual(expect.objectContaining({ sessionUpdate: 'tool_call_update', rawInput: { path: 'b.txt' }, _meta: { harn: { approval: expect.objectContaining({ input: { path: 'b.txt' } }) } } }));
+    expect(v.check(r.notifications[0])).toEqual([]);
+  });
+});
