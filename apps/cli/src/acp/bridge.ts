@@ -1,6 +1,10 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import WebSocket from 'ws';
+import { RPC, rpcError, type JsonRpcId } from '@hub/protocol-acp';
+
+/** The hub's default WebSocket frame limit (HUB_MAX_FRAME_BYTES): a longer line would close the socket. */
+export const DEFAULT_MAX_LINE_BYTES = 1_048_576;
 
 export interface BridgeOptions {
   hubUrl: string;
@@ -8,6 +12,8 @@ export interface BridgeOptions {
   input: Readable;
   output: Writable;
   log: (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
+  /** Longest stdin line sent on; longer ones are answered here with a JSON-RPC error. */
+  maxLineBytes?: number;
 }
 
 /** `ws(s)://host/v1/acp` for an `http(s)://host` hub URL. */
@@ -18,35 +24,81 @@ export function acpSocketUrl(hubUrl: string): string {
   return u.toString();
 }
 
+/** A request's id, when the line is a JSON-RPC request (null for anything else). */
+function requestId(line: string): JsonRpcId | undefined {
+  try {
+    const m = JSON.parse(line) as { id?: unknown; method?: unknown };
+    if (typeof m.method !== 'string') return undefined;
+    return typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined;
+  } catch {
+    return undefined; // not JSON: the hub answers -32700 for it
+  }
+}
+
+/** A response's id (a frame from the hub that answers one of the client's requests). */
+function responseId(frame: string): string | number | undefined {
+  try {
+    const m = JSON.parse(frame) as { id?: unknown; method?: unknown };
+    return typeof m.method !== 'string' && (typeof m.id === 'string' || typeof m.id === 'number') ? m.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Pipes newline-delimited JSON-RPC between stdio and `WS /v1/acp`: one stdin line → one text
- * frame, one frame → one stdout line. Lines typed before the socket opens are held, in order.
- * Resolves with the exit code when either side ends.
+ * frame, one frame → one stdout line. Lines typed before the socket opens are held, in order. A
+ * line over the frame limit is answered here (-32600) instead of being sent: the hub would close
+ * the socket and every later request would be lost. When stdin ends, the socket stays open until
+ * every request sent has its answer. Resolves with the exit code when either side ends.
  */
 export function runAcpBridge(o: BridgeOptions): Promise<number> {
+  const maxLineBytes = o.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   return new Promise((resolve) => {
     const ws = new WebSocket(acpSocketUrl(o.hubUrl), { headers: { Authorization: `Bearer ${o.apiKey}` } });
     const held: string[] = [];
+    /** Requests sent and not answered yet (by id). */
+    const waiting = new Set<string | number>();
     let inputEnded = false;
+    const finishIfDone = () => {
+      if (!inputEnded || waiting.size > 0) return;
+      // The editor went away: closing the socket detaches this client from its sessions.
+      if (ws.readyState === WebSocket.OPEN) ws.close(1000, 'client exit');
+      else if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+    };
+    const send = (line: string) => {
+      const id = requestId(line);
+      if (id !== undefined && id !== null) waiting.add(id);
+      ws.send(line);
+    };
     const lines = createInterface({ input: o.input, crlfDelay: Infinity });
     lines.on('line', (line) => {
       if (!line.trim()) return;
-      if (ws.readyState === WebSocket.OPEN) ws.send(line);
+      const bytes = Buffer.byteLength(line);
+      if (bytes > maxLineBytes) {
+        o.log('warn', 'stdin line over the frame limit, answered here', { bytes, limit: maxLineBytes });
+        const message = `Invalid Request: message too large (${bytes} bytes; the limit is ${maxLineBytes})`;
+        o.output.write(`${JSON.stringify(rpcError(requestId(line) ?? null, { code: RPC.INVALID_REQUEST, message, data: { reason: 'too_large', limitBytes: maxLineBytes } }))}\n`);
+        return;
+      }
+      if (ws.readyState === WebSocket.OPEN) send(line);
       else held.push(line);
     });
     lines.on('close', () => {
       inputEnded = true;
-      // The editor went away: closing the socket detaches this client from its sessions.
-      if (ws.readyState === WebSocket.OPEN) ws.close(1000, 'client exit');
-      else if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      if (held.length === 0) finishIfDone(); // else: sent when the socket opens, then finished
     });
     ws.on('open', () => {
       o.log('info', 'connected', { url: acpSocketUrl(o.hubUrl) });
-      held.splice(0).forEach((l) => ws.send(l));
-      if (inputEnded) ws.close(1000, 'client exit');
+      held.splice(0).forEach(send);
+      finishIfDone();
     });
     ws.on('message', (data, isBinary) => {
-      if (!isBinary) o.output.write(`${data.toString()}\n`);
+      if (isBinary) return;
+      const frame = data.toString();
+      o.output.write(`${frame}\n`);
+      const id = responseId(frame);
+      if (id !== undefined && waiting.delete(id)) finishIfDone();
     });
     ws.on('unexpected-response', (_req, res) => {
       o.log('error', 'the hub refused the connection', { status: res.statusCode });
@@ -56,9 +108,11 @@ export function runAcpBridge(o: BridgeOptions): Promise<number> {
       o.log('error', 'socket error', { error: e.message });
       resolve(1);
     });
-    ws.on('close', (code) => {
+    ws.on('close', (code, reason) => {
+      const ended = inputEnded;
       lines.close();
-      resolve(inputEnded || code === 1000 ? 0 : 1);
+      if (code !== 1000) o.log('error', 'the hub closed the connection', { code, reason: reason.toString(), unanswered: waiting.size });
+      resolve(code === 1000 || (ended && waiting.size === 0) ? 0 : 1);
     });
   });
 }
