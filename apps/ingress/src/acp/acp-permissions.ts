@@ -6,6 +6,8 @@ export interface PermissionDecision {
   approvalId: string;
   decision: 'approved' | 'denied';
   reason: string | null;
+  /** The approver's edit of the call's arguments (Harn `{granted: true, args}`). */
+  input?: Record<string, unknown>;
 }
 
 interface Open {
@@ -62,7 +64,7 @@ export class PermissionRequests {
     this.open.clear();
   }
 
-  private finish(id: string, d: { decision: 'approved' | 'denied'; reason: string | null }): boolean {
+  private finish(id: string, d: Omit<PermissionDecision, 'sessionId' | 'approvalId'>): boolean {
     const o = this.open.get(id);
     if (!o) return false;
     clearTimeout(o.timer);

@@ -1,6 +1,13 @@
 import type { ApprovalRequested, HubEvent, Recorded } from '@hub/domain';
-import { encode, initialAcpView, permissionRequest, stopReasonOf, type AcpView } from '@hub/protocol-acp';
+import type { StoredEvent } from '@hub/event-store';
+import { emptyLiveState, encode, initialAcpView, LIVE_FACT_TYPES, liveSessionUpdate, permissionRequest, stopReasonOf, type AcpView, type LiveFact, type LiveState } from '@hub/protocol-acp';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
+
+/** The session's live-session stream (attach, takeover, detach, heartbeat), read and then followed. */
+export interface LiveFacts {
+  read(): Promise<readonly Recorded<StoredEvent>[]>;
+  follow(after: number, onFacts: (facts: readonly Recorded<StoredEvent>[]) => Promise<void>): { close(): Promise<void> };
+}
 
 /** How a prompt's turn ended, as `session/prompt` answers it. */
 export type TurnEnd = { ok: true; stopReason: string } | { ok: false; code: string; message: string; retryable: boolean };
@@ -30,6 +37,9 @@ function turnEndOf(e: Recorded<HubEvent>): TurnEnd | null {
 export class AcpSession {
   private view: AcpView = initialAcpView();
   private feed?: SessionFeed;
+  private liveFeed?: { close(): Promise<void> };
+  /** Who is attached, folded from the live stream: each transition is announced with the state after it. */
+  private liveState: LiveState = emptyLiveState();
   private readonly waiters = new Map<string, (end: TurnEnd) => void>();
   private readonly ended = new Map<string, TurnEnd>();
   private readonly pending = new Map<string, ApprovalRequested['data']>();
@@ -49,11 +59,26 @@ export class AcpSession {
     this.chain = new Promise((resolve) => (this.openGate = resolve));
   }
 
-  /** Opens the live feed; `replay` sends the whole history as updates first (`session/load`). */
-  async open(streams: SessionStreams, replay: boolean): Promise<number> {
+  /**
+   * Opens the live feed; `replay` sends the whole history as updates first (`session/load`).
+   * `live`: the attachment facts, announced from the same position on as `live_session_client`.
+   */
+  async open(streams: SessionStreams, replay: boolean, live?: LiveFacts): Promise<number> {
     this.feed = await streams.open(this.tenantId, this.sessionId, (batch) => this.enqueue(batch));
     for (const e of this.feed.history) this.apply(e, replay, false);
+    if (live) {
+      const head = this.feed.head;
+      for (const f of await live.read()) if (f.globalPosition <= head) this.applyLive(f, false);
+      this.liveFeed = live.follow(head, (facts) => (this.chain = this.chain.then(() => facts.forEach((f) => this.applyLive(f, true)))));
+    }
     return this.feed.history.length;
+  }
+
+  private applyLive(f: Recorded<StoredEvent>, emit: boolean): void {
+    if (!LIVE_FACT_TYPES.has(f.type)) return;
+    const r = liveSessionUpdate(this.liveState, { type: f.type, data: f.data } as LiveFact, this.sessionId, f.globalPosition);
+    this.liveState = r.state;
+    if (emit && r.notification && this.peer.accepts('live_session_client')) this.peer.send(r.notification);
   }
 
   /** Starts live delivery, then asks for approvals still open in the history. */
@@ -64,11 +89,11 @@ export class AcpSession {
 
   /** Asks for the approvals still open (at start, and when this client gains control). */
   askPending(): void {
-    for (const [id, a] of this.pending) this.peer.askPermission(id, permissionRequest(this.sessionId, a, new Date().toISOString()));
+    for (const [id, a] of this.pending) this.peer.askPermission(id, permissionRequest(this.sessionId, a, new Date().toISOString(), this.executorOf(a.toolCallId)));
   }
 
-  close(): Promise<void> {
-    return this.feed?.close() ?? Promise.resolve();
+  async close(): Promise<void> {
+    await Promise.all([this.feed?.close(), this.liveFeed?.close()]);
   }
 
   /** Resolves when the turn ends (it may already have). */
@@ -98,6 +123,17 @@ export class AcpSession {
     }
   }
 
+  /** Where the tool call runs, as its ToolCallStarted recorded (the hub's executor name); undefined if unseen. */
+  executorOf(toolCallId: string): string | undefined {
+    return this.view.tools[toolCallId]?.executor;
+  }
+
+  /** Where the tool call an open approval is for runs; undefined when the approval is not open here. */
+  executorOfApproval(approvalId: string): string | undefined {
+    const a = this.pending.get(approvalId);
+    return a ? this.executorOf(a.toolCallId) : undefined;
+  }
+
   /** Where a turn of this session is: queued, started, cancelled or ended; null if unknown. */
   turnStatus(turnId: string): 'queued' | 'started' | 'cancelled' | 'ended' | null {
     return this.turns.get(turnId) ?? null;
@@ -116,7 +152,7 @@ export class AcpSession {
   private trackApprovals(e: Recorded<HubEvent>, live: boolean): void {
     if (e.type === 'ApprovalRequested') {
       this.pending.set(e.data.approvalId, e.data);
-      if (live) this.peer.askPermission(e.data.approvalId, permissionRequest(this.sessionId, e.data, e.createdAt));
+      if (live) this.peer.askPermission(e.data.approvalId, permissionRequest(this.sessionId, e.data, e.createdAt, this.executorOf(e.data.toolCallId)));
     } else if (e.type === 'ApprovalResolved') {
       this.pending.delete(e.data.approvalId);
       if (live) this.peer.withdrawPermission(e.data.approvalId);

@@ -3,12 +3,13 @@ import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
 import { isDomainError, SESSION_ID_PATTERN, type HubCommand } from '@hub/domain';
-import { acceptsUpdate, AcpRpcError, detach, isAgentMethod, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type ExtensionOptIn, type Incoming } from '@hub/protocol-acp';
-import { AcpSession } from './acp-session';
+import { acceptsUpdate, AcpRpcError, detach, isAgentMethod, optInAfter, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type ExtensionOptIn, type Incoming } from '@hub/protocol-acp';
+import { AcpSession, type LiveFacts } from './acp-session';
+import { sessionExists } from './acp-sessions';
 import { AcpHandlers } from './acp.handlers';
 import { PermissionRequests, type PermissionDecision } from './acp-permissions';
 import type { AcpDeps } from './acp.deps';
-import type { LiveControl } from './live-registry';
+import { liveStreamId, type LiveControl } from './live-registry';
 
 /**
  * One ACP client on `WS /v1/acp` (or `bin/hub acp` behind it): JSON-RPC frames in, handled one
@@ -67,7 +68,11 @@ export class AcpConnection {
 
   private async route(method: string, params: unknown): Promise<unknown> {
     if (isAgentMethod(method)) return this.handlers.handle(method, checked(method, params));
-    if (this.handlers.hasExtension(method)) return this.handlers.extension(method, params);
+    if (this.handlers.hasExtension(method)) {
+      // Calling a Harn method is the opt-in to the updates it promises (see protocol-acp extensions.ts).
+      this.extensions = optInAfter(this.extensions, method);
+      return this.handlers.extension(method, params);
+    }
     throw new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
   }
 
@@ -96,11 +101,19 @@ export class AcpConnection {
     if (!outcome.ok) throw new AcpRpcError(outcome.code === 'SESSION_NOT_FOUND' ? RPC.RESOURCE_NOT_FOUND : RPC.INVALID_PARAMS, outcome.message, { code: outcome.code });
   }
 
-  /** The session opened on this connection (opening it, without replay, if needed). */
-  async session(sessionId: string, replay = false): Promise<AcpSession> {
+  /** ACP's resource-not-found unless the session exists (see acp-sessions.ts). */
+  async assertExists(sessionId: string): Promise<void> {
     if (!SESSION_ID_PATTERN.test(sessionId)) throw new AcpRpcError(RPC.INVALID_PARAMS, 'sessionId: 1-128 of [A-Za-z0-9._:@-]');
+    if (!(await sessionExists(this.deps.store, this.principal.tenantId, sessionId))) {
+      throw new AcpRpcError(RPC.RESOURCE_NOT_FOUND, `session ${sessionId} not found`, { uri: sessionId });
+    }
+  }
+
+  /** The session opened on this connection (opening it, without replay, if needed); it must exist. */
+  async session(sessionId: string, replay = false): Promise<AcpSession> {
     const known = this.sessions.get(sessionId);
     if (known) return known;
+    await this.assertExists(sessionId);
     const s = new AcpSession(sessionId, this.principal.tenantId, {
       send: (m) => this.send(m),
       accepts: (kind) => acceptsUpdate(this.extensions, kind),
@@ -108,9 +121,19 @@ export class AcpConnection {
       withdrawPermission: (approvalId) => this.permissions.withdraw(approvalId),
     });
     this.sessions.set(sessionId, s);
-    await s.open(this.deps.streams, replay);
+    await s.open(this.deps.streams, replay, this.liveFacts(sessionId));
     s.start();
     return s;
+  }
+
+  /** The session's live-session facts, from the log (any ingress instance may have recorded them). */
+  private liveFacts(sessionId: string): LiveFacts {
+    const { tenantId } = this.principal;
+    const streamId = liveStreamId(sessionId);
+    return {
+      read: async () => (await this.deps.store.readStream(tenantId, streamId)).events,
+      follow: (after, onFacts) => this.deps.subscriber.subscribe({ tenantId, streamId, after }, onFacts, (e) => this.log.warn(`acp: live facts of ${sessionId}: ${(e as Error).message}`)),
+    };
   }
 
   /** Only the live session's controller is asked (spec: permission routing). */
@@ -146,11 +169,24 @@ export class AcpConnection {
   private async resolveApproval(d: PermissionDecision): Promise<void> {
     if (!(await this.mayControl(d.sessionId))) return void this.log.log(`acp: approval ${d.approvalId}: answer from a client that lost control, ignored`);
     try {
-      await this.dispatch({ type: 'ResolveApproval', sessionId: d.sessionId, approvalId: d.approvalId, decision: d.decision, reason: d.reason }, `acp:approval:${d.approvalId}:${randomUUID()}`);
+      await this.dispatch({ type: 'ResolveApproval', sessionId: d.sessionId, ...this.editable(d) }, `acp:approval:${d.approvalId}:${randomUUID()}`);
     } catch (e) {
       // Another client (or protocol) answered first: the first answer wins.
       this.log.log(`acp: approval ${d.approvalId} not resolved here: ${(e as Error).message}`);
     }
+  }
+
+  /**
+   * The decision as the hub records it. Rewritten args run only where the hub dispatches the
+   * tool itself; a wrapped harness runs its own tools and takes no edited args, so there the
+   * grant is refused explicitly (denied, saying why) rather than run with the original args.
+   */
+  private editable(d: PermissionDecision): { approvalId: string; decision: 'approved' | 'denied'; reason: string | null; input?: Record<string, unknown> } {
+    const base = { approvalId: d.approvalId, decision: d.decision, reason: d.reason };
+    if (d.input === undefined) return base;
+    const executor = this.sessions.get(d.sessionId)?.executorOfApproval(d.approvalId);
+    if (executor === 'builtin' || executor?.startsWith('mcp:')) return { ...base, input: d.input };
+    return { ...base, decision: 'denied', reason: `refused: rewritten args are not supported for a tool run by ${executor ?? 'an unknown executor'}; answer without args to run the original call` };
   }
 
   async close(): Promise<void> {

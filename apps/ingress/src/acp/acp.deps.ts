@@ -1,4 +1,4 @@
-import type { EventStore } from '@hub/event-store';
+import type { EventStore, EventSubscriber } from '@hub/event-store';
 import type { McpAllowlists } from '@hub/agent';
 import type { CommandService } from '../commands/command.service';
 import type { SessionStreams } from '../streams/session-streams.service';
@@ -9,6 +9,8 @@ export interface AcpDeps {
   commands: CommandService;
   streams: SessionStreams;
   store: EventStore;
+  /** Follows a session's live-session stream (attachment updates for observers). */
+  subscriber: EventSubscriber;
   /** How long a client has to answer `session/request_permission` before it counts as denied. */
   permissionTimeoutMs: number;
   /** The MCP servers a session may inject (`HUB_MCP_STDIO_COMMANDS`, `HUB_MCP_HTTP_URLS`); empty lists: none. */

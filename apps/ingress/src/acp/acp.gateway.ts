@@ -1,7 +1,7 @@
 import { Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { RawData, WebSocket } from 'ws';
-import { EventStore, SecretStore } from '@hub/event-store';
+import { EventStore, EventSubscriber, SecretStore } from '@hub/event-store';
 import { RPC, rpcError } from '@hub/protocol-acp';
 import { correlationIdFrom, guarded } from '@hub/telemetry';
 import { CommandService } from '../commands/command.service';
@@ -24,6 +24,7 @@ export class AcpGateway implements OnGatewayConnection {
     private readonly streams: SessionStreams,
     private readonly commands: CommandService,
     private readonly store: EventStore,
+    private readonly subscriber: EventSubscriber,
     secrets: SecretStore,
     @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
   ) {
@@ -41,6 +42,7 @@ export class AcpGateway implements OnGatewayConnection {
       streams: this.streams,
       commands: this.commands,
       store: this.store,
+      subscriber: this.subscriber,
       permissionTimeoutMs: this.settings.acpPermissionTimeoutMs,
       mcpAllow: { stdio: this.settings.mcpStdioAllowlist, http: this.settings.mcpHttpAllowlist },
       live: this.live,

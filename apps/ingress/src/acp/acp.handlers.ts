@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { sessionIdOf, sessionStreamId } from '@hub/domain';
 import { AcpRpcError, extensionOptIn, initializeResult, promptText, RPC, rpcNotification, SESSION_MODES, type AgentMethod, type ParamsOf } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 import { live, LIVE_METHODS } from './acp-live';
 import { inject, INJECT_METHODS } from './acp-inject';
 import { mcpContext, sessionMcpServers } from './acp-mcp';
 import { reminders, REMIND_METHODS } from './acp-remind';
+import { createSession, listSessions } from './acp-sessions';
 
 /** The extension methods (Harn proposals) this hub serves; advertised at `initialize`. */
 export const EXTENSION_METHODS: readonly string[] = [...LIVE_METHODS, ...INJECT_METHODS, ...REMIND_METHODS];
@@ -54,7 +54,8 @@ export class AcpHandlers {
 
   private async newSession(p: ParamsOf<'session/new'>) {
     const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow);
-    const sessionId = `acp-${randomUUID()}`;
+    // Recorded at once (with its cwd): the session exists, and is listed, before its first prompt.
+    const sessionId = await createSession(this.c.deps.store, this.c.principal.tenantId, p.cwd, this.c.correlationId);
     const s = await this.c.session(sessionId);
     // A new session has no servers until some are recorded: an empty list needs no fact.
     if (mcpServers.length > 0) await this.c.setMcpServers(sessionId, mcpServers);
@@ -63,8 +64,7 @@ export class AcpHandlers {
 
   private async load(p: ParamsOf<'session/load'>) {
     const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow);
-    const { events } = await this.c.deps.store.readStream(this.c.principal.tenantId, sessionStreamId(p.sessionId));
-    if (events.length === 0) throw new AcpRpcError(RPC.RESOURCE_NOT_FOUND, `session ${p.sessionId} not found`, { uri: p.sessionId });
+    await this.c.assertExists(p.sessionId);
     const open = this.c.sessions.get(p.sessionId);
     if (open) {
       await open.close();
@@ -83,9 +83,7 @@ export class AcpHandlers {
   }
 
   private async list(p: ParamsOf<'session/list'>) {
-    const streams = await this.c.deps.store.listStreams(this.c.principal.tenantId, { prefix: sessionStreamId(''), limit: 200 });
-    const sessions = streams.map((s) => ({ sessionId: sessionIdOf(s.streamId) ?? s.streamId, cwd: p.cwd ?? '/', updatedAt: new Date(s.updatedAt).toISOString() }));
-    return { sessions };
+    return { sessions: await listSessions(this.c.deps.store, this.c.principal.tenantId, p.cwd ?? null) };
   }
 
   private async closeSession(p: ParamsOf<'session/close'>) {
@@ -99,8 +97,9 @@ export class AcpHandlers {
   private async prompt(p: ParamsOf<'session/prompt'>) {
     const text = promptText(p.prompt);
     if (!text.trim()) throw new AcpRpcError(RPC.INVALID_PARAMS, 'prompt has no text');
-    const servers = await this.c.assertControl(p.sessionId);
+    // The session must exist (a prompt never creates one), then this client must control it.
     const s = await this.c.session(p.sessionId);
+    const servers = await this.c.assertControl(p.sessionId);
     const turnId = `acp-${p.messageId ?? randomUUID()}`;
     const ended = s.waitForTurn(turnId);
     await this.c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { mcpServers: servers.map((m) => m.name), mode: s.mode }, ...mcpContext(servers) }, busyPolicy: 'reject' }, `acp:${p.sessionId}:${turnId}`);

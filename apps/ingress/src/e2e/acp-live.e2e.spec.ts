@@ -161,9 +161,9 @@ describe('session/new mcpServers', () => {
     const sessionId = await started(c, [echoServer]);
     const r = await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'use echo with {"text": "hello acp"}' }] });
     expect(r.stopReason).toBe('end_turn');
-    const call = c.updates.find((u) => u.update.sessionUpdate === 'tool_call')?.update as { title: string; _meta: { harn: { executor: string } } } | undefined;
+    const call = c.updates.find((u) => u.update.sessionUpdate === 'tool_call')?.update as { title: string; _meta: { harn: { executor: unknown } } } | undefined;
     expect(call?.title).toBe('echo');
-    expect(call?._meta.harn.executor).toBe('mcp:echo');
+    expect(call?._meta.harn.executor).toEqual({ kind: 'mcp_server', serverName: 'echo' });
     expect(agentText(c, sessionId)).toContain('echo: hello acp');
     allValid(c);
 
@@ -213,6 +213,7 @@ describe('live sessions in the log', () => {
       const deadline = Date.now() + 30_000;
       while (!(await liveFacts(sessionId)).some((f) => f[2] === 'client_exit') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(await liveFacts(sessionId)).toEqual([
+        ['AcpSessionCreated', undefined, null],
         ['AcpClientAttached', 'tui', 'controller'],
         ['AcpClientAttached', 'portal', 'observer'],
         ['AcpControlTakenOver', 'portal', null],

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { sessionIdOf, sessionStreamId } from '@hub/domain';
+import type { EventStore, StreamInfo } from '@hub/event-store';
+import { liveStreamId } from './live-registry';
+
+// Which ACP sessions exist, and their cwd. `session/new` records `AcpSessionCreated {cwd}` as
+// the first fact of the session's live stream (`acp-live:<sessionId>`), so a new session exists
+// (for list, prompt, resume, load, attach) before its first turn; a session started over another
+// protocol exists once its own stream has events. Nothing else creates a session: a prompt,
+// resume or attach of an unknown id is ACP's resource-not-found.
+
+export const SESSION_CREATED_FACT = 'AcpSessionCreated';
+
+/** cwd of sessions the hub knows no cwd for (started over another protocol). */
+export const UNKNOWN_CWD = '/';
+
+/** How many sessions `session/list` returns at most (newest first). */
+const LIST_LIMIT = 200;
+
+/** One row of `session/list` (ACP `SessionInfo`). */
+export interface SessionInfo {
+  sessionId: string;
+  cwd: string;
+  updatedAt: string;
+}
+
+/** Records a new session and its cwd; the id is new, so the stream must not exist yet. */
+export async function createSession(store: EventStore, tenantId: string, cwd: string, correlationId: string): Promise<string> {
+  const sessionId = `acp-${randomUUID()}`;
+  const at = new Date().toISOString();
+  await store.append(tenantId, liveStreamId(sessionId), [{ type: SESSION_CREATED_FACT, data: { cwd, at }, metadata: { correlationId, protocol: 'acp' } }], { expectedVersion: 'no_stream' });
+  return sessionId;
+}
+
+/** The cwd `session/new` recorded for the session; null when it was not created over ACP. */
+async function createdCwd(store: EventStore, tenantId: string, sessionId: string): Promise<string | null> {
+  const { events } = await store.readStream(tenantId, liveStreamId(sessionId), { maxCount: 1 });
+  const first = events[0];
+  if (first?.type !== SESSION_CREATED_FACT) return null;
+  const cwd = (first.data as { cwd?: unknown }).cwd;
+  return typeof cwd === 'string' ? cwd : UNKNOWN_CWD;
+}
+
+/** Whether the session exists: created over ACP, or has events of its own. */
+export async function sessionExists(store: EventStore, tenantId: string, sessionId: string): Promise<boolean> {
+  const [version, cwd] = await Promise.all([store.streamVersion(tenantId, sessionStreamId(sessionId)), createdCwd(store, tenantId, sessionId)]);
+  return version > 0 || cwd !== null;
+}
+
+/**
+ * The tenant's sessions, newest first: ACP-created ones with their cwd (prompted or not) and
+ * those of other protocols with `UNKNOWN_CWD`. `cwd` keeps only the sessions created with it.
+ */
+export async function listSessions(store: EventStore, tenantId: string, cwd: string | null): Promise<SessionInfo[]> {
+  const [live, sessions] = await Promise.all([
+    store.listStreams(tenantId, { prefix: liveStreamId(''), limit: LIST_LIMIT }),
+    store.listStreams(tenantId, { prefix: sessionStreamId(''), limit: LIST_LIMIT }),
+  ]);
+  const byId = new Map<string, { cwd: string | null; updatedAt: string }>();
+  const touch = (sessionId: string, s: StreamInfo, cwdOf: string | null) => {
+    const known = byId.get(sessionId);
+    const updatedAt = known && known.updatedAt > s.updatedAt ? known.updatedAt : s.updatedAt;
+    byId.set(sessionId, { cwd: cwdOf ?? known?.cwd ?? null, updatedAt });
+  };
+  const created = await Promise.all(live.map(async (s) => ({ s, sessionId: s.streamId.slice(liveStreamId('').length), cwd: await createdCwd(store, tenantId, s.streamId.slice(liveStreamId('').length)) })));
+  // A live stream without a creation fact is attachment history of a session that lives elsewhere.
+  for (const c of created) if (c.cwd !== null) touch(c.sessionId, c.s, c.cwd);
+  for (const s of sessions) touch(sessionIdOf(s.streamId) ?? s.streamId, s, null);
+  return [...byId]
+    .map(([sessionId, v]) => ({ sessionId, cwd: v.cwd ?? UNKNOWN_CWD, updatedAt: new Date(v.updatedAt).toISOString(), known: v.cwd !== null }))
+    .filter((s) => cwd === null || (s.known && s.cwd === cwd))
+    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
+    .slice(0, LIST_LIMIT)
+    .map(({ sessionId, cwd: dir, updatedAt }) => ({ sessionId, cwd: dir, updatedAt }));
+}
