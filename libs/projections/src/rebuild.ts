@@ -64,7 +64,7 @@ async function replay(pool: Pool, def: ProjectionDef, target: number, batchSize:
   let events = 0;
   const reader = new BatchReader(pool, batchSize, [...def.reads]);
   while (position < target) {
-    const batch = await reader.next(position);
+    const { events: batch } = await reader.next(position);
     if (batch.length === 0) {
       // Below the target but nothing settled yet: a writer is still open.
       await new Promise((r) => setTimeout(r, 10));

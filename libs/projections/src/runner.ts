@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { applyBatch } from './apply-batch';
 import { Leadership } from './leadership';
 import type { ProjectedEvent, ProjectionDef } from './projection';
-import { BatchReader, ensureCheckpoint, visibleHead } from './store';
+import { BatchReader, ensureCheckpoint } from './store';
 
 /** What one committed batch did (for lag measurements and logs). */
 export interface BatchInfo {
@@ -71,7 +71,9 @@ class Loop {
     try {
       while (this.dirty && this.active) {
         this.dirty = false;
-        const { more, unsettled } = await this.step();
+        const { more, unsettled, progressed } = await this.step();
+        // Backing off is for waiting on a writer; any progress starts the wait short again.
+        if (progressed) this.backoffMs = 0;
         if (more) this.dirty = true;
         else if (unsettled) this.later();
         else this.backoffMs = 0;
@@ -96,10 +98,10 @@ class Loop {
     }, this.backoffMs);
   }
 
-  private async step(): Promise<{ more: boolean; unsettled: boolean }> {
-    const events = await this.reader.next(this.position);
-    if (events.length === 0) return { more: false, unsettled: (await visibleHead(this.pool)) > this.position };
-    if (!this.active) return { more: false, unsettled: false };
+  private async step(): Promise<{ more: boolean; unsettled: boolean; progressed: boolean }> {
+    const { events, visibleHead } = await this.reader.next(this.position);
+    if (events.length === 0) return { more: false, unsettled: visibleHead > this.position, progressed: false };
+    if (!this.active) return { more: false, unsettled: false, progressed: false };
     const beforeCommit = this.o.beforeCommit;
     const ok = await applyBatch(this.pool, this.def, this.position, events, {
       onSkip: (e, error) => this.o.log(`projections: ${this.def.name} skipped ${e.type} at ${e.globalPosition}`, error),
@@ -108,11 +110,11 @@ class Loop {
     if (!ok) {
       // Rebuilt, or another runner got here first: carry on from where the checkpoint is now.
       this.position = await ensureCheckpoint(this.pool, this.def.name);
-      return { more: true, unsettled: false };
+      return { more: true, unsettled: false, progressed: false };
     }
     this.position = events[events.length - 1].globalPosition;
     this.o.onBatch?.({ projection: this.def.name, events, committedAt: Date.now() });
-    return { more: events.length === this.o.batchSize, unsettled: false };
+    return { more: events.length === this.o.batchSize, unsettled: visibleHead > this.position, progressed: true };
   }
 }
 

@@ -7,17 +7,22 @@ export const PROJECTIONS_CHANNEL = 'hub_projections';
 
 // Settled events only: written by a transaction older than every one still running, so the
 // rows read are a prefix of the log by position (libs/event-store README, "Global order").
+// The visible head comes in the same snapshot: above the batch, something committed is not
+// settled yet (a writer, maybe not an append, is still open) and the runner looks again soon.
 const READ_BATCH = `
-SELECT global_position::text AS p, tenant_id, stream_id, type,
-       CASE WHEN type = ANY($3) THEN data END AS data,
-       CASE WHEN type = ANY($3) THEN metadata END AS metadata,
-       created_at
-  FROM events
- WHERE global_position > $1 AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
- ORDER BY global_position LIMIT $2`;
+WITH head AS (SELECT COALESCE(max(global_position), 0)::text AS visible FROM events)
+SELECT head.visible, e.* FROM head LEFT JOIN LATERAL (
+  SELECT global_position::text AS p, tenant_id, stream_id, type,
+         CASE WHEN type = ANY($3) THEN data END AS data,
+         CASE WHEN type = ANY($3) THEN metadata END AS metadata,
+         created_at
+    FROM events
+   WHERE global_position > $1 AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+   ORDER BY global_position LIMIT $2) e ON true`;
 
 interface BatchRow {
-  p: string;
+  visible: string;
+  p: string | null;
   tenant_id: string;
   stream_id: string;
   type: string;
@@ -26,21 +31,30 @@ interface BatchRow {
   created_at: Date;
 }
 
-/** The next settled events after `after`, across every tenant, in global order. */
-export async function readBatch(pool: Pool, after: number, limit: number, reads: readonly string[]): Promise<ProjectedEvent[]> {
-  const { rows } = await pool.query<BatchRow>(READ_BATCH, [after, limit, reads]);
-  return rows.map((r) => ({
-    type: r.type,
-    data: r.data,
-    metadata: r.metadata,
-    tenantId: r.tenant_id,
-    streamId: r.stream_id,
-    globalPosition: Number(r.p),
-    createdAt: r.created_at.toISOString(),
-  }));
+/** A batch, and the highest committed position (settled or not) in the same snapshot. */
+export interface Batch {
+  events: ProjectedEvent[];
+  visibleHead: number;
 }
 
-/** The highest committed position (settled or not): above a checkpoint means more will come. */
+/** The next settled events after `after`, across every tenant, in global order. */
+export async function readBatch(pool: Pool, after: number, limit: number, reads: readonly string[]): Promise<Batch> {
+  const { rows } = await pool.query<BatchRow>(READ_BATCH, [after, limit, reads]);
+  const events = rows
+    .filter((r) => r.p !== null)
+    .map((r) => ({
+      type: r.type,
+      data: r.data,
+      metadata: r.metadata,
+      tenantId: r.tenant_id,
+      streamId: r.stream_id,
+      globalPosition: Number(r.p),
+      createdAt: r.created_at.toISOString(),
+    }));
+  return { events, visibleHead: Number(rows[0].visible) };
+}
+
+/** The highest committed position (settled or not). */
 export async function visibleHead(pool: Pool): Promise<number> {
   const { rows } = await pool.query<{ head: string }>('SELECT COALESCE(max(global_position), 0)::text AS head FROM events');
   return Number(rows[0].head);
@@ -151,7 +165,7 @@ export async function resetProjection(pool: Pool, def: ProjectionDef): Promise<v
  * or a runner that was down) already reads the next one, so reading and writing overlap.
  */
 export class BatchReader {
-  private ahead: { after: number; batch: Promise<ProjectedEvent[]> } | undefined;
+  private ahead: { after: number; batch: Promise<Batch> } | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -159,17 +173,18 @@ export class BatchReader {
     private readonly reads: readonly string[],
   ) {}
 
-  async next(after: number): Promise<ProjectedEvent[]> {
+  async next(after: number): Promise<Batch> {
     const ahead = this.ahead;
     this.ahead = undefined;
-    const events = ahead && ahead.after === after ? await ahead.batch : await readBatch(this.pool, after, this.size, this.reads);
+    const batch = ahead && ahead.after === after ? await ahead.batch : await readBatch(this.pool, after, this.size, this.reads);
+    const { events } = batch;
     if (events.length === this.size) {
       const last = events[events.length - 1].globalPosition;
-      const batch = readBatch(this.pool, last, this.size, this.reads);
+      const next = readBatch(this.pool, last, this.size, this.reads);
       // Not awaited when the checkpoint moves meanwhile; a failure surfaces when it is used.
-      batch.catch(() => undefined);
-      this.ahead = { after: last, batch };
+      next.catch(() => undefined);
+      this.ahead = { after: last, batch: next };
     }
-    return events;
+    return batch;
   }
 }
