@@ -1,10 +1,11 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
-import { ApiKeyService } from '@hub/auth';
+import { ApiKeyService, KeyLiveness } from '@hub/auth';
 import { IngressModule } from './app.module';
 import { deferBodyErrors } from './http/body-errors';
 import { AuthenticatedWsAdapter } from './transport/authenticated-ws.adapter';
+import { OpenSockets } from './transport/open-sockets';
 import type { IngressSettings } from './settings';
 
 /** Builds and starts one ingress process (also used by e2e tests, on port 0). */
@@ -16,7 +17,8 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
     abortOnError: false,
   });
   app.use(deferBodyErrors(json({ limit: settings.maxBodyBytes, type: ['application/json', 'application/*+json'] })));
-  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(ApiKeyService), settings.maxFrameBytes));
+  const sockets = new OpenSockets(app.get(KeyLiveness), settings.wsMaxSockets, settings.keyRecheckMs);
+  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(ApiKeyService), settings.maxFrameBytes, sockets));
   app.enableShutdownHooks();
   await app.listen(settings.port, settings.host);
   return app;

@@ -1,7 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import type { IngressSettings } from './settings';
 import type { Pool } from 'pg';
-import { ApiKeyService } from '@hub/auth';
+import { ApiKeyService, KeyLiveness } from '@hub/auth';
 import { EventStore, EventSubscriber, PrismaClient, SecretStore, createPool, createPrismaClient } from '@hub/event-store';
 import { HubQueues } from '@hub/queue';
 
@@ -16,6 +16,7 @@ export function hubProviders(settings: IngressSettings): Provider[] {
     { provide: INGRESS_CONFIG, useValue: settings },
     { provide: PRISMA, useFactory: () => createPrismaClient(settings.databaseUrl) },
     { provide: ApiKeyService, inject: [PRISMA], useFactory: (prisma: PrismaClient) => new ApiKeyService(prisma) },
+    { provide: KeyLiveness, inject: [PRISMA], useFactory: (prisma: PrismaClient) => new KeyLiveness(prisma) },
     { provide: PG_POOL, useFactory: () => createPool(settings.databaseUrl, { max: 20 }) },
     { provide: EventStore, inject: [PG_POOL], useFactory: (pool: Pool) => new EventStore(pool) },
     { provide: SecretStore, inject: [PG_POOL], useFactory: (pool: Pool) => new SecretStore(pool) },

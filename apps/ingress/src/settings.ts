@@ -9,6 +9,10 @@ export interface IngressSettings extends ServiceSettings {
   commandTimeoutMs: number;
   /** How long an ACP client has to answer a permission request (`HUB_ACP_PERMISSION_TIMEOUT_MS`). */
   acpPermissionTimeoutMs: number;
+  /** Open WebSockets per process (`HUB_WS_MAX_SOCKETS`). */
+  wsMaxSockets: number;
+  /** How often open sockets re-check their key (`HUB_KEY_RECHECK_MS`). */
+  keyRecheckMs: number;
 }
 
 export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
@@ -21,5 +25,7 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     maxBodyBytes: c.HUB_MAX_BODY_BYTES,
     commandTimeoutMs: c.HUB_COMMAND_TIMEOUT_MS,
     acpPermissionTimeoutMs: c.HUB_ACP_PERMISSION_TIMEOUT_MS,
+    wsMaxSockets: c.HUB_WS_MAX_SOCKETS,
+    keyRecheckMs: c.HUB_KEY_RECHECK_MS,
   };
 }

@@ -1,2 +1,3 @@
 export * from './principal';
 export * from './api-keys';
+export * from './key-liveness';

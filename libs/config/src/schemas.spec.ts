@@ -17,6 +17,8 @@ describe('defaults', () => {
       HUB_MAX_BODY_BYTES: 1_048_576,
       HUB_COMMAND_TIMEOUT_MS: 10_000,
       HUB_ACP_PERMISSION_TIMEOUT_MS: 120_000,
+      HUB_WS_MAX_SOCKETS: 10_000,
+      HUB_KEY_RECHECK_MS: 2_000,
     });
   });
 

@@ -72,6 +72,10 @@ export const IngressConfig = z.object({
   HUB_COMMAND_TIMEOUT_MS: envInt({ min: 1, max: INT32_MAX, default: 10_000 }),
   /** How long an ACP client has to answer `session/request_permission` before it counts as denied (fail closed). */
   HUB_ACP_PERMISSION_TIMEOUT_MS: envInt({ min: 1, max: INT32_MAX, default: 120_000 }),
+  /** Open WebSockets one ingress process holds (every protocol); over it an upgrade gets 503 + Retry-After. */
+  HUB_WS_MAX_SOCKETS: envInt({ min: 1, max: 1_000_000, default: 10_000 }),
+  /** How often open sockets re-check their API key (one batched query); a revoked key's sockets close within about this long. */
+  HUB_KEY_RECHECK_MS: envInt({ min: 100, max: 600_000, default: 2_000 }),
 });
 export type IngressConfig = z.output<typeof IngressConfig>;
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { DOMAIN_ERROR_CODES, DomainError } from '@hub/domain';
 import type { CommandMetadata, HubCommand, Protocol } from '@hub/domain';
-import { actorOf, type Principal } from '@hub/auth';
+import { actorOf, KeyLiveness, type Principal } from '@hub/auth';
 import { HubQueues } from '@hub/queue';
 import { currentTraceparent } from '@hub/telemetry';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
@@ -35,9 +35,13 @@ export class CommandService {
   constructor(
     private readonly queues: HubQueues,
     @Inject(INGRESS_CONFIG) private readonly config: IngressSettings,
+    private readonly liveness: KeyLiveness,
   ) {}
 
   async dispatch(command: HubCommand, principal: Principal, ctx: DispatchContext): Promise<CommandOutcome> {
+    // A socket authenticated once, at its upgrade: its key may have been revoked since. One
+    // indexed read per command, so nothing is appended for a revoked key, on any protocol.
+    if (!(await this.liveness.isLive(principal.keyId))) throw new DomainError('UNAUTHENTICATED', 'the API key was revoked');
     const meta: CommandMetadata = {
       ...ctx.extra,
       commandId: ctx.commandId,

@@ -1,6 +1,5 @@
 import {
   evolveHarness,
-  type DomainError,
   type DomainErrorCode,
   type HarnessView,
   type HubEvent,

@@ -1,0 +1,90 @@
+import { Logger } from '@nestjs/common';
+import type { WebSocket } from 'ws';
+import type { KeyLiveness, Principal } from '@hub/auth';
+import { KEY_REVOKED_CLOSE_CODE, KEY_REVOKED_REASON, revokedKeyFrame } from './revocation-frames';
+
+interface OpenSocket {
+  readonly principal: Principal;
+  readonly path: string;
+}
+
+/** How long a socket told to close may take to finish the closing handshake before it is cut. */
+const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Every WebSocket this ingress process holds, whatever its protocol, for two rules:
+ * - a per-process bound (`HUB_WS_MAX_SOCKETS`): `admit()` says no once the open sockets plus
+ *   upgrades being authenticated reach it;
+ * - revocation: every `HUB_KEY_RECHECK_MS`, one batched query asks which of the open sockets'
+ *   keys still work; a socket whose key was revoked (by any process, or `bin/hub key revoke`)
+ *   gets its protocol's error frame and is closed with 4401. Polling the key table, not a
+ *   broadcast, so it needs nothing but Postgres and works across any number of instances.
+ */
+export class OpenSockets {
+  private readonly sockets = new Map<WebSocket, OpenSocket>();
+  private upgrading = 0;
+  private timer?: NodeJS.Timeout;
+  private sweeping = false;
+  private lastSweepFailed = false;
+  private readonly log = new Logger('sockets');
+
+  constructor(
+    private readonly liveness: KeyLiveness,
+    readonly maxSockets: number,
+    private readonly recheckMs: number,
+  ) {}
+
+  get size(): number {
+    return this.sockets.size;
+  }
+
+  /** Reserves a place for an upgrade being authenticated; false when the process is full. Pair with `release()`. */
+  admit(): boolean {
+    if (this.sockets.size + this.upgrading >= this.maxSockets) return false;
+    this.upgrading++;
+    return true;
+  }
+
+  /** The upgrade admitted earlier has ended (refused, or became a tracked socket). */
+  release(): void {
+    this.upgrading = Math.max(0, this.upgrading - 1);
+  }
+
+  track(ws: WebSocket, principal: Principal | undefined, path: string): void {
+    if (!principal) return;
+    this.sockets.set(ws, { principal, path });
+    ws.once('close', () => this.sockets.delete(ws));
+    this.timer ??= setInterval(() => void this.sweep(), this.recheckMs).unref();
+  }
+
+  /** Closes the sockets whose key no longer works; never throws (a failed check keeps them until the next). */
+  async sweep(): Promise<void> {
+    if (this.sweeping || this.sockets.size === 0) return;
+    this.sweeping = true;
+    try {
+      const live = await this.liveness.liveKeyIds([...this.sockets.values()].map((s) => s.principal.keyId));
+      if (this.lastSweepFailed) this.log.log('key re-check works again');
+      this.lastSweepFailed = false;
+      for (const [ws, s] of this.sockets) if (!live.has(s.principal.keyId)) this.closeRevoked(ws, s);
+    } catch (e) {
+      // Logged once per outage, not per tick; the sockets stay until a check succeeds.
+      if (!this.lastSweepFailed) this.log.warn(`cannot re-check socket keys: ${e instanceof Error ? e.message : String(e)}`);
+      this.lastSweepFailed = true;
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private closeRevoked(ws: WebSocket, s: OpenSocket): void {
+    this.sockets.delete(ws);
+    this.log.log(`closing a ${s.path} socket of key ${s.principal.keyPrefix}: the key was revoked`);
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(revokedKeyFrame(s.path)));
+    ws.close(KEY_REVOKED_CLOSE_CODE, KEY_REVOKED_REASON);
+    setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+  }
+}
