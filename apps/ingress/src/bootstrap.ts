@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
+import { NestPinoLogger, createLogger } from '@hub/telemetry';
 import { ApiKeyService, KeyLiveness } from '@hub/auth';
 import { IngressModule } from './app.module';
 import { deferBodyErrors } from './http/body-errors';
@@ -12,7 +13,8 @@ import type { IngressSettings } from './settings';
 export async function startIngress(settings: IngressSettings): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(IngressModule.forRoot(settings), {
     bodyParser: false,
-    logger: ['error', 'warn'],
+    // Nest's lines and every `new Logger(ctx)` of ours: JSON on stderr at LOG_LEVEL.
+    logger: new NestPinoLogger(createLogger('ingress', settings.logLevel)),
     // Let start-up failures (an unreachable database, say) reach main's one-line message.
     abortOnError: false,
   });

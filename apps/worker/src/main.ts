@@ -1,5 +1,5 @@
 // Telemetry first: it must be running before the libraries it traces are loaded.
-import { installProcessGuards, startTelemetry } from '@hub/telemetry';
+import { NestPinoLogger, createLogger, installProcessGuards, startTelemetry } from '@hub/telemetry';
 import { runUntilSignal, settingsOrExit } from '@hub/config';
 import { createServer } from 'node:http';
 import { loadWorkerSettings } from './settings';
@@ -15,7 +15,7 @@ runUntilSignal('worker', async () => {
   const { NestFactory } = await import('@nestjs/core');
   const { WorkerModule } = await import('./worker.module');
   const { HubWorker } = await import('./hub-worker');
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger: ['error', 'warn'] });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger: new NestPinoLogger(createLogger('worker', settings.logLevel)) });
   await app.init();
   const worker = app.get(HubWorker);
   const health = settings.healthPort

@@ -14,6 +14,7 @@ describe('serviceSettings', () => {
     HUB_HARNESS_COMMANDS: 'codex-acp',
     OTEL_TRACES_EXPORTER: 'otlp',
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+    LOG_LEVEL: 'debug',
   };
 
   it.each([
@@ -31,6 +32,7 @@ describe('serviceSettings', () => {
       mcpHttpAllowlist: ['https://mcp.example.com/', 'https://other.example.com/x/'],
       harnessAllowlist: [{ prefix: ['codex-acp'], fixedEnv: {}, tenantEnv: [] }],
       telemetry: { serviceName, exporter: 'otlp', otlpEndpoint: 'http://collector:4318' },
+      logLevel: 'debug',
     });
   });
 });

@@ -3,6 +3,7 @@ import {
   harnessAllowlist,
   mcpHttpAllowlist,
   mcpStdioAllowlist,
+  LOG_LEVELS,
   queuePrefix,
   TRACE_EXPORTERS,
   type IngressConfig,
@@ -25,6 +26,8 @@ export interface ServiceSettings {
   /** Command prefixes a wrapped harness may run (`HUB_HARNESS_COMMANDS`); empty: none. */
   harnessAllowlist: CommandRule[];
   telemetry: { serviceName: string; exporter: (typeof TRACE_EXPORTERS)[number]; otlpEndpoint?: string };
+  /** `LOG_LEVEL`: the least severe line the process writes. */
+  logLevel: (typeof LOG_LEVELS)[number];
 }
 
 /** A parsed configuration with the shared variables (both services' schemas have them). */
@@ -39,5 +42,6 @@ export function serviceSettings(c: SharedConfig): ServiceSettings {
     mcpHttpAllowlist: mcpHttpAllowlist(c),
     harnessAllowlist: harnessAllowlist(c),
     telemetry: { serviceName: c.OTEL_SERVICE_NAME, exporter: c.OTEL_TRACES_EXPORTER, otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT },
+    logLevel: c.LOG_LEVEL,
   };
 }

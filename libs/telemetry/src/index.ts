@@ -15,3 +15,4 @@ export {
 } from './spans';
 export { startInMemoryTelemetry, type InMemoryTelemetry, type RecordedSpan } from './testing';
 export { guarded, installProcessGuards } from './guard';
+export { NestPinoLogger } from './nest-logger';

@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import WebSocket from 'ws';
 import { HubStack } from '@hub/testing';
 
 // Issue 11, defect 1: input that reaches one of our event listeners before authentication must
@@ -10,7 +11,7 @@ let stack: HubStack;
 let apiKey: string;
 
 beforeAll(async () => {
-  stack = await HubStack.start({ label: 'survives', workers: 0 });
+  stack = await HubStack.start({ label: 'survives', workers: 0, ingressEnv: { LOG_LEVEL: 'info', HUB_MAX_FRAME_BYTES: '1024' } });
   apiKey = (await stack.createTenant('survivor')).apiKey;
 });
 afterAll(() => stack?.stop());
@@ -55,4 +56,20 @@ it.each(MALFORMED)('an upgrade to %s, with and without a key, is answered and in
   expect(stack.ingress.alive).toBe(true);
   const health = await fetch(`${stack.url}/health`);
   expect(health.status).toBe(200);
+});
+
+it('an oversized frame is one info line of JSON, not an ERROR with a stack (issue 17)', async () => {
+  const before = stack.ingress.stderr.length;
+  const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/v1/transport?session=big`, { headers: { Authorization: `Bearer ${apiKey}` } });
+  await new Promise((r) => ws.once('open', r));
+  const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+  ws.send('x'.repeat(4096));
+  expect(await closed).toBe(1009);
+  await new Promise((r) => setTimeout(r, 300));
+  const lines = stack.ingress.stderr.slice(before).split('\n').filter(Boolean);
+  const faults = lines.filter((l) => l.includes('client socket fault'));
+  expect(faults).toHaveLength(1);
+  expect(JSON.parse(faults[0])).toMatchObject({ level: 30, msg: expect.stringContaining('WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') });
+  // Every line ingress wrote is JSON (no coloured Nest text, no bare stack lines).
+  for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
 });
