@@ -15,6 +15,7 @@ describe('job catalog', () => {
     const a = JOBS.command.jobId({ command: cmd, meta });
     expect(JOBS.command.jobId({ command: cmd, meta })).toBe(a);
     expect(JOBS.command.jobId({ command: cmd, meta: { ...meta, commandId: 'c2' } })).not.toBe(a);
+    expect(JOBS.command.jobId({ command: { ...cmd, reason: 'timeout' }, meta })).not.toBe(a);
     expect(JOBS.command.jobId({ command: cmd, meta: { ...meta, tenantId: '22222222-2222-4222-8222-222222222222' } })).not.toBe(a);
     expect(a).not.toContain(':'); // BullMQ refuses ':' in custom ids
   });

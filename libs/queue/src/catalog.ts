@@ -48,7 +48,10 @@ export const JOBS = {
     schema: CommandJob,
     attempts: 5,
     backoffMs: 100,
-    jobId: (p: CommandJob) => `cmd-${digest(p.meta.tenantId, p.meta.commandId)}`,
+    // The command's content is part of the id: a repeat with the same content is the same job
+    // (its first outcome), while a reused id with other content reaches the handler, which
+    // refuses it instead of answering with the first command's outcome (issue 11, defect 9).
+    jobId: (p: CommandJob) => `cmd-${digest(p.meta.tenantId, p.meta.commandId, JSON.stringify(p.command))}`,
   },
   /** Advances one turn as far as the log allows (model calls, tools), then returns. */
   runTurn: {

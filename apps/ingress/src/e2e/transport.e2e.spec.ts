@@ -1,3 +1,4 @@
+import { MAX_COMMANDS_PER_MESSAGE, WIRE_ERROR_CODE_LIST } from '@hub/protocol-transport';
 import { HubStack, TransportTestClient } from '@hub/testing';
 
 // The Harness transport WebSocket against real ingress and worker processes on real Postgres
@@ -107,7 +108,62 @@ describe('a prompt over /v1/transport', () => {
   it('refuses a cursor ahead of the log explicitly', async () => {
     const c = await connect('s-resume', { after: 999_999_999 });
     await c.waitFor('close', (x) => x.closeCode !== null);
-    expect(c.errors()[0]).toEqual(expect.objectContaining({ code: 'CURSOR_OUT_OF_RANGE' }));
+    expect(c.errors()[0]).toEqual(expect.objectContaining({ code: 'cursor_out_of_range' }));
+  });
+});
+
+describe('issue 13 and 11 on the transport wire', () => {
+  it('a failed turn sets state.error; the next turn start sets it to null, and a fresh snapshot agrees (issue 13, item 14)', async () => {
+    const c = await connect('s-error-clears');
+    await c.waitFor('snapshot', (x) => x.state !== null);
+    c.send([{ type: 'submit', prompt: 'fail with auth' }]);
+    await c.waitFor('the failure', (x) => x.state?.status === 'error');
+    expect(typeof c.state?.error).toBe('string');
+    c.send([{ type: 'submit', prompt: 'hello again' }]);
+    await c.waitFor('the next turn to end', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
+    expect(c.state?.error).toBeNull();
+    const fresh = await connect('s-error-clears');
+    await fresh.waitFor('snapshot', (x) => x.state !== null);
+    expect(fresh.state).toEqual(c.state);
+    await Promise.all([c.close(), fresh.close()]);
+  });
+
+  it('error frames carry only the documented wire codes, never raw domain codes (issue 13, "Also")', async () => {
+    const c = await connect('s-busy');
+    await c.waitFor('snapshot', (x) => x.state !== null);
+    c.send([{ type: 'submit', prompt: 'long answer 2000' }]);
+    await c.waitFor('the turn to run', (x) => x.state?.status === 'running');
+    c.send([{ type: 'submit', prompt: 'me too', busyPolicy: 'reject' }, { type: 'approve', approvalId: 'no-such-approval' }]);
+    await c.waitFor('two errors', (x) => x.errors().length >= 2);
+    expect(c.errors().map((e) => e.code)).toEqual(['session_busy', 'approval_not_found']);
+    for (const e of c.errors()) expect(WIRE_ERROR_CODE_LIST).toContain(e.code);
+    await c.close();
+  });
+
+  it(`refuses a frame of more than ${MAX_COMMANDS_PER_MESSAGE} commands whole: one invalid_message, no turn (issue 11, defect 5)`, async () => {
+    const c = await connect('s-amplify');
+    await c.waitFor('snapshot', (x) => x.state !== null);
+    c.send(Array.from({ length: 1000 }, (_, i) => ({ type: 'submit', prompt: `turn ${i}` })));
+    await c.waitFor('an error', (x) => x.errors().length === 1);
+    expect(c.errors()[0]).toEqual(expect.objectContaining({ code: 'invalid_message' }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await stack.events(tenant.tenantId, 's-amplify')).toEqual([]);
+    expect(c.closeCode).toBeNull();
+    await c.close();
+  });
+
+  it('a reused submit.id: the same prompt is idempotent, another prompt is refused (issue 11, defect 9)', async () => {
+    const c = await connect('s-reuse');
+    await c.waitFor('snapshot', (x) => x.state !== null);
+    c.send([{ type: 'submit', prompt: 'hello', id: 'turn-1' }]);
+    await c.waitFor('the turn to end', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
+    const events = (await stack.events(tenant.tenantId, 's-reuse')).length;
+    c.send([{ type: 'submit', prompt: 'hello', id: 'turn-1' }]);
+    c.send([{ type: 'submit', prompt: 'something else', id: 'turn-1' }]);
+    await c.waitFor('an error', (x) => x.errors().length === 1);
+    expect(c.errors()[0]).toEqual(expect.objectContaining({ code: 'invalid_command', message: expect.stringContaining('different prompt') }));
+    expect(await stack.events(tenant.tenantId, 's-reuse')).toHaveLength(events);
+    await c.close();
   });
 });
 
@@ -126,7 +182,7 @@ describe('tenancy', () => {
     await nobody.waitFor('an error', (x) => x.errors().length > 0);
     const anonymised = (c: TransportTestClient) => c.errors().map((e) => ({ ...e, message: e.message.replace(/s-private|s-does-not-exist/, 'ID') }));
     expect(anonymised(spy)).toEqual(anonymised(nobody));
-    expect(spy.errors()[0]).toEqual(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }));
+    expect(spy.errors()[0]).toEqual(expect.objectContaining({ code: 'session_not_found' }));
     const ownEvents = await stack.events(tenant.tenantId, 's-private');
     expect(ownEvents.filter((e) => e.type === 'TurnCancelled')).toHaveLength(0);
     await Promise.all([spy.close(), nobody.close()]);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
 import { initialHarnessView, isDomainError, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
-import { decode, encode, errorFrame, snapshot, type ServerMessage } from '@hub/protocol-transport';
+import { decode, domainErrorFrame, encode, errorFrame, internalErrorFrame, snapshot, type ServerMessage } from '@hub/protocol-transport';
 import { ATTR, correlationIdFrom, runWithCorrelation, withContext, withSpan, type TraceContext, guarded } from '@hub/telemetry';
 import type { CommandService } from '../commands/command.service';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
@@ -36,7 +36,7 @@ export class TransportConnection {
     try {
       this.feed = await this.streams.open(this.principal.tenantId, this.sessionId, (batch) => this.enqueue(batch), { after });
     } catch (e) {
-      this.send(errorFrame(isDomainError(e) ? e.code : 'INTERNAL', isDomainError(e) ? e.message : 'cannot open the session'));
+      this.send(this.failureFrame(e, 'open session', this.trace.correlationId ?? correlationIdFrom(undefined)));
       this.ws.close(1008, 'cannot open session');
       return;
     }
@@ -65,6 +65,16 @@ export class TransportConnection {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame));
   }
 
+  /** The wire's name for a failure; what the client may not see goes to the log under the correlation id. */
+  private failureFrame(e: unknown, what: string, correlationId: string): ServerMessage {
+    const frame = isDomainError(e) ? domainErrorFrame(e) : internalErrorFrame(correlationId);
+    if (frame.code === 'internal' || frame.code === 'provider_error') {
+      this.log.error(`${what} failed (correlation id ${correlationId}): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      if (frame.code === 'internal') return internalErrorFrame(correlationId);
+    }
+    return frame;
+  }
+
   private async onMessage(raw: string | null): Promise<void> {
     if (raw === null) return this.send(errorFrame('invalid_message', 'binary frames are not part of this protocol'));
     const decoded = decode(raw, { sessionId: this.sessionId, newId: () => randomUUID() });
@@ -76,10 +86,9 @@ export class TransportConnection {
         const commandId = command.type === 'SubmitTurn' ? `transport:${this.sessionId}:${command.turnId}` : randomUUID();
         try {
           const outcome = await this.commands.dispatch(command, this.principal, { protocol: 'transport', correlationId, commandId });
-          if (!outcome.ok) this.send(errorFrame(outcome.code, outcome.message));
+          if (!outcome.ok) this.send(domainErrorFrame(outcome));
         } catch (e) {
-          this.log.error(`command ${command.type} failed: ${(e as Error).stack}`);
-          this.send(errorFrame(isDomainError(e) ? e.code : 'INTERNAL', isDomainError(e) ? e.message : 'command failed'));
+          this.send(this.failureFrame(e, `command ${command.type}`, correlationId));
         }
       }
     })));

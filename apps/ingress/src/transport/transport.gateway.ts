@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import { SESSION_ID_PATTERN } from '@hub/domain';
+import { errorFrame } from '@hub/protocol-transport';
 import { contextFromTraceparent, correlationIdFrom } from '@hub/telemetry';
 import { CommandService } from '../commands/command.service';
 import { SessionStreams } from '../streams/session-streams.service';
@@ -28,7 +29,7 @@ export class TransportGateway implements OnGatewayConnection {
     const after = afterRaw === null ? undefined : Number(afterRaw);
     if (!req.principal) return ws.close(1008, 'unauthenticated');
     if (!SESSION_ID_PATTERN.test(sessionId) || (after !== undefined && !(Number.isSafeInteger(after) && after >= 0))) {
-      ws.send(JSON.stringify({ type: 'error', code: 'invalid_request', message: 'need ?session=ID (1-128 of [A-Za-z0-9._:@-]) and an optional ?after=<non-negative integer cursor>' }));
+      ws.send(JSON.stringify(errorFrame('invalid_request', 'need ?session=ID (1-128 of [A-Za-z0-9._:@-]) and an optional ?after=<non-negative integer cursor>')));
       return ws.close(1008, 'invalid session or cursor');
     }
     const header = (name: string) => {
