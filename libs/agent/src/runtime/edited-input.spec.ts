@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { foldTurn, planNextStep, type HubEvent } from '@hub/domain';
+import { foldSessionView, foldTurn, planNextStep, type HubEvent } from '@hub/domain';
 import { writeFileTool } from '../tools/builtin';
 import { defineTool } from '../tools/define';
 import { workspaceFromEvents } from '../tools/workspace';
@@ -46,8 +46,12 @@ describe('editedCallVerdict', () => {
 describe('the workspace after an edited write', () => {
   it('holds the edited file, not the one the model asked for', () => {
     const done: HubEvent = { type: 'ToolCallCompleted', data: { turnId: 't1', toolCallId: 'tc1', status: 'complete', output: 'wrote b.txt', durationMs: 1 } };
-    const files = workspaceFromEvents([...turn({ input: { path: 'b.txt', content: 'person' } }), done]);
-    expect(files.get('b.txt')).toBe('person');
-    expect(files.has('a.txt')).toBe(false);
+    const opened: HubEvent = { type: 'SessionOpened', data: { sessionId: 's', openedVia: 'acp' } };
+    const events = [opened, ...turn({ input: { path: 'b.txt', content: 'person' } }), done];
+    // From the whole stream, and from the session view the runner reads (snapshot + tail).
+    for (const files of [workspaceFromEvents(events), workspaceFromEvents(foldSessionView(events).fileEvents)]) {
+      expect(files.get('b.txt')).toBe('person');
+      expect(files.has('a.txt')).toBe(false);
+    }
   });
 });

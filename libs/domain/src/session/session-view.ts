@@ -125,7 +125,9 @@ function compact(p: TurnProgress): TurnProgress {
 
 function trackFiles(view: SessionView, e: HubEvent): void {
   if (e.type === 'ToolCallStarted' && WORKSPACE_TOOLS.includes(e.data.name)) view.fileEvents.push(e);
-  if (e.type === 'ToolCallCompleted' && view.fileEvents.some((f) => f.type === 'ToolCallStarted' && f.data.turnId === e.data.turnId && f.data.toolCallId === e.data.toolCallId)) {
+  // An approver's edit (ApprovalResolved.input) changes what the call writes: kept with it.
+  const edit = e.type === 'ApprovalResolved' && e.data.input !== undefined;
+  if ((e.type === 'ToolCallCompleted' || edit) && view.fileEvents.some((f) => f.type === 'ToolCallStarted' && f.data.turnId === e.data.turnId && f.data.toolCallId === e.data.toolCallId)) {
     view.fileEvents.push(e);
   }
 }
