@@ -110,18 +110,23 @@ function int(n: number): string {
   return String(n);
 }
 
-function groupJoin(t: TableSpec): { using: string; unnest: string } {
-  const cols = t.group.map((g) => g.column);
-  const unnest = t.group.map((g, i) => `$${i + 1}::${g.type}[]`).join(', ');
-  return { using: cols.join(', '), unnest: `unnest(${unnest}) AS k(${cols.join(', ')})` };
-}
-
-/** The rows of the given groups, as JSON objects with the table's column names. */
+/**
+ * The rows of the given groups, as JSON objects with the table's column names. A lateral
+ * lookup per group, so each is an index probe whatever the table's statistics say (right after a
+ * rebuild's TRUNCATE they say "empty", and a hash join would scan the whole table per batch).
+ */
 export async function loadGroups<R extends Row>(client: Pool | PoolClient, def: ProjectionDef<R>, groups: string[][]): Promise<R[]> {
   if (groups.length === 0) return [];
-  const { using, unnest } = groupJoin(def.table);
-  const columns = def.table.group.map((_, i) => groups.map((g) => g[i]));
-  const { rows } = await client.query<{ r: R }>(`SELECT row_to_json(t) AS r FROM ${def.table.table} t JOIN ${unnest} USING (${using})`, columns);
+  const t = def.table;
+  const cols = t.group.map((g) => g.column);
+  const unnest = t.group.map((g, i) => `$${i + 1}::${g.type}[]`).join(', ');
+  const match = cols.map((c) => `t.${c} = k.${c}`).join(' AND ');
+  const values = t.group.map((_, i) => groups.map((g) => g[i]));
+  const { rows } = await client.query<{ r: R }>(
+    `SELECT x.r FROM unnest(${unnest}) AS k(${cols.join(', ')})
+       CROSS JOIN LATERAL (SELECT row_to_json(t) AS r FROM ${t.table} t WHERE ${match}) x`,
+    values,
+  );
   return rows.map((x) => x.r);
 }
 
