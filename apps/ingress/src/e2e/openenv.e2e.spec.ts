@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { HarnessEventType } from '@hub/protocol-openenv';
 import { HubStack, OpenEnvWs, TransportTestClient, hubJson, openEnvFixture as fixture, testAllowEntry, testHarnessCommand, type WireJson as Json } from '@hub/testing';
 
 // OpenEnv (issue #6) against real ingress and worker processes on real Postgres and Redis: the
@@ -27,6 +29,9 @@ const configure = (env: string, config: unknown) => http('PUT', env, config);
 /** A `/ws` or `/harness` socket of the tenant (or of `apiKey`'s). */
 const Ws = { open: (pathname: string, apiKey = tenant.apiKey) => OpenEnvWs.open(stack.url, pathname, apiKey) };
 
+/** RFC 005 `HarnessEvent` as its pydantic model checks it: a known type, a Unix timestamp, a data dict. */
+const RfcHarnessEvent = z.object({ type: HarnessEventType, timestamp: z.number(), data: z.record(z.string(), z.unknown()) });
+
 const llmRequests = (obs: Json): Json[] => (obs['observation']['turn_events'] as Json[]).filter((e) => e['type'] === 'llm_request');
 
 describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () => {
@@ -48,6 +53,16 @@ describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () =>
     const types = (s1.body['observation']['turn_events'] as Json[]).map((e) => e['type']);
     expect(types).toEqual(expect.arrayContaining(['llm_request', 'llm_response', 'tool_call', 'tool_result', 'turn_complete']));
     expect(types.at(-1)).toBe('turn_complete');
+    // RFC 005 llm_request {messages, model}: the request as the model saw it, in the chat shape.
+    const [ask, afterTool] = llmRequests(s1.body).map((e) => e['data']);
+    expect(ask['messages']).toHaveLength(ask['message_count']);
+    expect(ask['messages'][0]).toEqual({ role: 'system', content: expect.any(String) });
+    expect(ask['messages'].at(-1)).toEqual({ role: 'user', content: 'calculate 6 * 7' });
+    expect(afterTool['messages']).toHaveLength(afterTool['message_count']);
+    const [call, result] = (afterTool['messages'] as Json[]).slice(-2);
+    expect(call).toEqual({ role: 'assistant', content: expect.any(String), tool_calls: [{ id: expect.any(String), type: 'function', function: { name: 'calculator', arguments: expect.any(String) } }] });
+    expect(JSON.parse(call['tool_calls'][0]['function']['arguments'])).toEqual({ expression: '6 * 7' });
+    expect(result).toEqual({ role: 'tool', tool_call_id: call['tool_calls'][0]['id'], name: 'calculator', content: expect.stringContaining('42') });
     const cursors = (s1.body['observation']['turn_events'] as Json[]).map((e) => e['cursor'] as number);
     expect([...cursors].sort((a, b) => a - b)).toEqual(cursors);
 
@@ -65,6 +80,10 @@ describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () =>
 
     const traj = await http('GET', 'calc/trajectory');
     expect((traj.body['events'] as Json[]).filter((e) => e['type'] === 'turn_complete')).toHaveLength(3);
+    // The trajectory's llm_request is the step's, and turn 2's model call saw turn 1's conversation.
+    const trajRequests = (traj.body['events'] as Json[]).filter((e) => e['type'] === 'llm_request');
+    expect(trajRequests.slice(0, 2)).toEqual(llmRequests(s1.body));
+    expect(llmRequests(s2.body)[0]['data']['messages'].slice(0, afterTool['messages'].length)).toEqual(afterTool['messages']);
     // Rewards and the reset are facts in the episode's log, beside its turns.
     expect((traj.body['rewards'] as Json[]).map((r) => [r['rubric'], r['reward']])).toEqual([['expected_answer', 1], ['expected_answer', 0], ['expected_answer', 1]]);
     const logged = await stack.events(tenant.tenantId, traj.body['session_id'] as string);
@@ -85,6 +104,20 @@ describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () =>
     expect((await http('GET', 'calc/state')).body).toMatchObject({ step_count: 0 });
     const fresh = await http('POST', 'calc/step', { action: { message: 'hello' } });
     expect(llmRequests(fresh.body)[0]['data']['message_count']).toBe(llmRequests(s1.body)[0]['data']['message_count']);
+  });
+
+  it('a step cut off by timeout_s ends with the turn\'s end: error then turn_complete, as the trajectory shows', async () => {
+    await configure('slow', { max_turns: 5 });
+    await http('POST', 'slow/reset', {});
+    const s = await http('POST', 'slow/step', { action: { message: 'slow long answer 400' }, timeout_s: 1 });
+    expect(s.status).toBe(200);
+    const events = s.body['observation']['turn_events'] as Json[];
+    expect(s.body['observation']).toMatchObject({ status: 'cancelled', error: { code: 'TIMEOUT' } });
+    expect(events.slice(-2).map((e) => [e['type'], e['data']['status'] ?? e['data']['code']])).toEqual([['error', 'CANCELLED'], ['turn_complete', 'cancelled']]);
+    expect(events.some((e) => e['type'] === 'llm_chunk')).toBe(true); // it had started answering
+    const traj = await http('GET', 'slow/trajectory');
+    const strip = (list: Json[]) => list.map((e) => JSON.stringify([e['type'], e['cursor']]));
+    expect(strip(traj.body['events'] as Json[])).toEqual(strip(events));
   });
 
   it('serves health, metadata and schema in upstream shapes', async () => {
@@ -144,16 +177,20 @@ describe('production mode: WS /harness', () => {
 
   it('streams RFC 005 HarnessEvents with cursors as the turn runs, and can watch a trainer\'s episode', async () => {
     const h = await Ws.open('/v1/openenv/calc/harness');
-    await h.until('the episode frame', () => h.frames.length > 0);
-    expect(h.frames[0]).toMatchObject({ type: 'episode', data: { env: 'calc' } });
-    h.ws.send('calculate 2 * 21');
+    h.ws.send('calculate 2 * 21'); // taken even before the stream is open
     await h.until('turn_complete', () => h.frames.some((f) => f['type'] === 'turn_complete'));
-    const events = h.frames.slice(1);
+    const events = h.frames;
+    // Every frame is an RFC 005 HarnessEvent, as a strict client checks it; the episode's ids ride
+    // in the first event's data.
+    for (const e of events) expect(RfcHarnessEvent.safeParse(e).error).toBeUndefined();
+    expect(events[0]['data']['episode']).toEqual({ episode_id: expect.any(String), session_id: expect.any(String), env: 'calc' });
+    expect(events.slice(1).some((e) => 'episode' in e['data'])).toBe(false);
     expect(events.map((e) => e['type'])).toEqual(expect.arrayContaining(['llm_request', 'llm_chunk', 'tool_call', 'tool_result', 'turn_complete']));
-    expect(events.every((e) => typeof e['cursor'] === 'number' && typeof e['timestamp'] === 'number')).toBe(true);
+    expect(events.every((e) => typeof e['cursor'] === 'number')).toBe(true);
     expect(events.find((e) => e['type'] === 'tool_call')?.['data']).toMatchObject({ tool_name: 'calculator', arguments: { expression: '2 * 21' } });
+    expect(events.find((e) => e['type'] === 'llm_request')?.['data']['messages'].at(-1)).toEqual({ role: 'user', content: 'calculate 2 * 21' });
     // A turn sent over /harness is scored too (no /step asked for it): its reward is in the log.
-    const sessionId = h.frames[0]['data']['session_id'] as string;
+    const sessionId = h.frames[0]['data']['episode']['session_id'] as string;
     let rewards: Json[] = [];
     for (const deadline = Date.now() + 30_000; rewards.length === 0 && Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
       rewards = (await stack.events(tenant.tenantId, sessionId)).filter((e) => e.type === 'RewardComputed').map((e) => e.data as Json);
@@ -163,9 +200,9 @@ describe('production mode: WS /harness', () => {
 
     await http('POST', 'calc/reset', { episode_id: 'watched' });
     const w = await Ws.open('/v1/openenv/calc/harness?episode_id=watched');
-    await w.until('the episode frame', () => w.frames.length > 0);
     await http('POST', 'calc/step', { action: { message: 'what is 6 * 7' } });
     await w.until('turn_complete', () => w.frames.some((f) => f['type'] === 'turn_complete'));
+    expect(w.frames[0]['data']['episode']).toMatchObject({ episode_id: 'watched', env: 'calc' });
     expect(w.frames.find((f) => f['type'] === 'turn_complete')?.['data']['response']).toContain('42');
     w.ws.close();
   });
@@ -222,7 +259,6 @@ describe('MCP tool injection: an environment\'s MCP servers give the agent their
 
     // A turn sent on /harness gets the environment's MCP tools too.
     const h = await Ws.open('/v1/openenv/mcp/harness');
-    await h.until('the episode frame', () => h.frames.length > 0);
     h.ws.send('use echo with {"text": "over harness"}');
     await h.until('turn_complete', () => h.frames.some((f) => f['type'] === 'turn_complete'));
     expect(h.frames.find((f) => f['type'] === 'tool_result')?.['data']).toMatchObject({ tool_name: 'echo', result: 'echo: over harness' });

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
 import { HARNESS_CONTEXT_KEY, MCP_CONTEXT_KEY, recordTurnReward, rubricOfTurn, type ExternalHarnessSpec } from '@hub/agent';
@@ -19,6 +19,7 @@ import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { TurnOutcomes, type TurnOutcome } from '../streams/turn-outcome.service';
 import { EnvironmentRegistry, type Episode } from './environment-registry';
 import { rewardsOf } from './episode-log';
+import { ModelRequests } from './model-requests';
 
 /** Why a reset/step/state cannot be answered; each edge writes it in its own shape. */
 export class OpenEnvRefusal extends Error {
@@ -31,6 +32,8 @@ export class OpenEnvRefusal extends Error {
 }
 
 const MAX_STEP_WAIT_MS = 15 * 60_000;
+/** After a timeout cancel, how long to wait for the turn's end to reach this ingress. */
+const END_GRACE_MS = 10_000;
 
 /**
  * The simulation API (RFC 005): `reset` starts an episode (a new hub session), `step` runs one
@@ -40,6 +43,7 @@ const MAX_STEP_WAIT_MS = 15 * 60_000;
 @Injectable()
 export class OpenEnvEpisodes implements OnApplicationShutdown {
   readonly registry: EnvironmentRegistry;
+  private readonly log = new Logger('openenv');
   /** Tells the workers to stop a reset episode's wrapped-harness process (RFC 005: reset stops the harness). */
   private readonly harnessStops: HarnessStopBus;
 
@@ -92,8 +96,8 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     const turnId = randomUUID();
     await this.submit(principal, { episode, config }, action, turnId, opts.requestId ?? turnId, correlationId);
     const budgetMs = Math.min(MAX_STEP_WAIT_MS, 1000 * (opts.timeoutS ?? config.harness.session_timeout_s));
-    const outcome = await this.outcomes.wait(principal.tenantId, episode.sessionId, turnId, budgetMs);
-    if (outcome.kind === 'pending') await this.cancelTimedOut(principal, episode, turnId, correlationId);
+    const waited = await this.outcomes.wait(principal.tenantId, episode.sessionId, turnId, budgetMs);
+    const outcome = waited.kind === 'pending' ? await this.cancelTimedOut(principal, episode, turnId, correlationId, waited) : waited;
     // A pending outcome carries everything it saw, `before` included: keep each event once.
     const seen = new Set(before.map((e) => e.eventId));
     const after = [...before, ...outcome.events.filter((e) => !seen.has(e.eventId))];
@@ -114,7 +118,7 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     const episode = await this.registry.episode(tenantId, env, episodeId);
     if (!episode) throw new OpenEnvRefusal('no_episode', episodeId ? `no episode ${episodeId}` : 'no episode: call reset first');
     const events = await this.sessionEvents(tenantId, episode.sessionId);
-    return { episode_id: episode.episodeId, session_id: episode.sessionId, events: encodeHarnessEventList(events), rewards: rewardsOf(events) };
+    return { episode_id: episode.episodeId, session_id: episode.sessionId, events: encodeHarnessEventList(events, new ModelRequests(events).messagesOf), rewards: rewardsOf(events) };
   }
 
   async sessionEvents(tenantId: string, sessionId: string): Promise<Recorded<HubEvent>[]> {
@@ -137,10 +141,23 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     if (!outcome.ok) throw new OpenEnvRefusal(outcome.code === 'SESSION_BUSY' ? 'busy' : 'invalid', outcome.message);
   }
 
-  /** RFC 005: `session_timeout_s` bounds a turn in wall-clock time; a turn over it is cancelled. */
-  private async cancelTimedOut(principal: Principal, episode: Episode, turnId: string, correlationId: string): Promise<void> {
+  /**
+   * RFC 005: `session_timeout_s` bounds a turn in wall-clock time; a turn over it is cancelled,
+   * and the step answers with the turn's end (`error` then `turn_complete`, the RFC's last event),
+   * as the trajectory later shows it. Only a cancel that never lands leaves it `pending`.
+   */
+  private async cancelTimedOut(principal: Principal, episode: Episode, turnId: string, correlationId: string, pending: TurnOutcome): Promise<TurnOutcome> {
     const command = { type: 'CancelTurn' as const, sessionId: episode.sessionId, turnId, reason: 'timeout' as const };
-    await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId: `openenv:${episode.sessionId}:${turnId}:timeout` }).catch(() => undefined);
+    const commandId = `openenv:${episode.sessionId}:${turnId}:timeout`;
+    try {
+      await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId });
+    } catch (e) {
+      this.log.warn(`timeout cancel of ${turnId}: ${(e as Error).message}`);
+      return pending;
+    }
+    // The turn's end is committed now (the cancel's, or its own if it won the race): read it.
+    const ended = await this.outcomes.wait(principal.tenantId, episode.sessionId, turnId, END_GRACE_MS);
+    return ended.kind === 'pending' || ended.kind === 'awaiting_approval' ? pending : ended;
   }
 
   /** The step's observation; its reward is the `RewardComputed` recorded for the turn. */
@@ -159,13 +176,13 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     return encodeStepResult({
       status: outcome.kind,
       response,
-      turnEvents: encodeHarnessEventList(mine),
+      turnEvents: encodeHarnessEventList(mine, new ModelRequests(all).messagesOf),
       turnNumber,
       reward,
       done: markerHit || harnessDone || turnNumber >= config.max_turns,
       episodeId: episode.episodeId,
       ...(outcome.kind === 'failed' ? { error: { code: outcome.code, message: outcome.message } } : {}),
-      ...(outcome.kind === 'pending' ? { error: { code: 'TIMEOUT', message: 'the turn ran past its time budget and was cancelled' } } : {}),
+      ...(timedOut(outcome) ? { error: { code: 'TIMEOUT', message: 'the turn ran past its time budget and was cancelled' } } : {}),
     });
   }
 }
@@ -194,6 +211,11 @@ interface StepContext {
   episode: Episode;
   turnId: string;
   correlationId: string;
+}
+
+/** A step cut off by its time budget: cancelled for `timeout`, or still not over after the cancel. */
+function timedOut(outcome: TurnOutcome): boolean {
+  return outcome.kind === 'pending' || (outcome.kind === 'cancelled' && outcome.reason === 'timeout');
 }
 
 function turnsOf(events: readonly Recorded<HubEvent>[]): string[] {

@@ -9,16 +9,19 @@ import { encodeHarnessEvents, initialHarnessEventView, type HarnessEvent, type H
 import { CommandService } from '../commands/command.service';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
+import { checkText, parseJsonInput } from '@hub/protocol-input';
 import { envName } from './environment-config';
+import { ModelRequests } from './model-requests';
 import { OpenEnvEpisodes, turnContext } from './openenv-episodes';
 import { OPENENV_HARNESS_PATH, openEnvSocket, upgradeParams } from './openenv-upgrade';
+import { publicErrorMessage } from '../transport/public-error';
 
 /**
  * `WS /v1/openenv/<env>/harness[?episode_id=ID][&after=CURSOR]` — RFC 005 production mode: each
  * text frame (a message, or `{"message": ...}`) is one turn, and the episode's `HarnessEvent`s
- * stream out as they are recorded, each with its cursor. Without `episode_id` a fresh episode
- * starts (RFC: the socket resets the environment); with it, the socket watches and steers that
- * episode — one run by a training loop over `/step` included.
+ * stream out as they are recorded, each with its cursor (the first also with `data.episode`).
+ * Without `episode_id` a fresh episode starts (RFC: the socket resets the environment); with it,
+ * the socket watches and steers that episode — one run by a training loop over `/step` included.
  */
 @WebSocketGateway({ path: OPENENV_HARNESS_PATH })
 export class OpenEnvHarnessGateway implements OnGatewayConnection {
@@ -35,7 +38,15 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     if (!socket) return;
     const { principal, correlationId, send } = socket;
     const params = upgradeParams(req);
-    const fail = (message: string) => send({ type: 'error', timestamp: Date.now() / 1000, data: { message, recoverable: false }, cursor: 0 });
+    // Every frame is an RFC 005 HarnessEvent (a strict client rejects anything else): the
+    // episode's ids ride in the `data.episode` of the first event this socket sends.
+    let episodeInfo: Record<string, string> | null = null;
+    const sendEvent = (h: HarnessEvent) => {
+      const first = episodeInfo;
+      episodeInfo = null;
+      send(first ? { ...h, data: { ...h.data, episode: first } } : h);
+    };
+    const fail = (message: string) => sendEvent({ type: 'error', timestamp: Date.now() / 1000, data: { message, recoverable: false }, cursor: 0 });
     // Messages may arrive before the stream is open: take them now, submit them once it is.
     let open!: () => void;
     let chain: Promise<unknown> = new Promise<void>((resolve) => (open = resolve));
@@ -55,25 +66,29 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       const episode = wanted ? await this.episodes.registry.episode(principal.tenantId, env, wanted) : await this.episodes.startEpisode(principal.tenantId, env, config, {}, correlationId);
       if (!episode) throw new Error(`no episode ${wanted}`);
       let view: HarnessEventView = initialHarnessEventView();
+      const requests = new ModelRequests();
       const emit = (batch: Recorded<HubEvent>[], live: boolean) => {
+        requests.add(batch);
         for (const e of batch) {
-          const r = encodeHarnessEvents(e, view);
+          const sending = live || after === undefined || e.globalPosition > after;
+          // Rebuilding a call's messages costs a pass over the log: only for events that are sent.
+          const r = encodeHarnessEvents(e, view, sending ? requests.messagesOf : undefined);
           view = r.view;
-          if (live || after === undefined || e.globalPosition > after) r.events.forEach((h: HarnessEvent) => send(h));
+          if (sending) r.events.forEach(sendEvent);
         }
       };
       let opened = false;
       const pending: Recorded<HubEvent>[][] = [];
       const feed = await this.streams.open(principal.tenantId, episode.sessionId, (batch) => (opened ? emit(batch, true) : void pending.push(batch)), { after });
       ws.on('close', guarded('openenv harness close', () => feed.close()));
-      send({ type: 'episode', data: { episode_id: episode.episodeId, session_id: episode.sessionId, env }, cursor: feed.head });
+      episodeInfo = { episode_id: episode.episodeId, session_id: episode.sessionId, env };
       emit(feed.history, false);
       opened = true;
       pending.splice(0).forEach((b) => emit(b, true));
       context = turnContext(config, episode);
       sessionId = episode.sessionId;
     } catch (e) {
-      fail((e as Error).message);
+      fail(publicErrorMessage(e, this.log, 'openenv harness open', correlationId));
       ws.close(1008, 'cannot open harness stream');
     } finally {
       open();
@@ -83,6 +98,7 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
   private async submit(principal: Principal, on: { sessionId: string; context: TurnContext }, raw: string, correlationId: string, fail: (m: string) => void): Promise<void> {
     const { sessionId, context } = on;
     const message = messageOf(raw);
+    if (typeof message !== 'string') return fail(message.refused);
     if (!message) return fail('send a non-empty message (text, or {"message": "..."})');
     const turnId = randomUUID();
     const command = { type: 'SubmitTurn' as const, sessionId, turnId, prompt: message, context, busyPolicy: 'enqueue' as const };
@@ -96,14 +112,18 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
   }
 }
 
-/** The frame's message (`{"message": ...}`, or the text itself), or '' when it is blank. */
-function messageOf(raw: string): string {
+/**
+ * The frame's message (`{"message": ...}`, or the text itself), or '' when it is blank, or why
+ * the hub's input check (`@hub/protocol-input`: depth, size, NUL, unpaired surrogates) refused it.
+ */
+function messageOf(raw: string): string | { refused: string } {
   let text = raw;
-  try {
-    const j: unknown = JSON.parse(raw);
-    if (j !== null && typeof j === 'object' && typeof (j as { message?: unknown }).message === 'string') text = (j as { message: string }).message;
-  } catch {
-    // Not JSON: the frame is the message itself (RFC 005 sends plain text).
-  }
+  const parsed = parseJsonInput(raw);
+  // Not JSON (kind 'syntax'): the frame is the message itself (RFC 005 sends plain text).
+  if (!parsed.ok && parsed.kind !== 'syntax') return { refused: parsed.message };
+  const j = parsed.ok ? parsed.value : null;
+  if (j !== null && typeof j === 'object' && typeof (j as { message?: unknown }).message === 'string') text = (j as { message: string }).message;
+  const bad = checkText(text, 'message');
+  if (bad) return { refused: bad.message };
   return text.trim() ? text : '';
 }

@@ -66,6 +66,30 @@ describe('encodeHarnessEventList', () => {
     expect(out.filter((e) => e.type === 'error')[0].data).toEqual({ message: 'down', code: 'PROVIDER_DOWN', recoverable: true });
   });
 
+  it('llm_request carries RFC 005 {messages, model}: the call\'s messages in the chat shape, [] when unknown', () => {
+    const sent = [
+      { role: 'system' as const, content: 'sys' },
+      { role: 'user' as const, content: 'p' },
+      { role: 'assistant' as const, content: '', toolCalls: [{ toolCallId: 'k1', name: 'write_file', input: { path: 'a' } }] },
+      { role: 'tool' as const, toolCallId: 'k1', name: 'write_file', content: 'ok' },
+    ];
+    const [request] = encodeHarnessEventList(recorded(turn), (callId) => (callId === C ? sent : undefined));
+    expect(request.data).toEqual({
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'p' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'k1', type: 'function', function: { name: 'write_file', arguments: '{"path":"a"}' } }] },
+        { role: 'tool', tool_call_id: 'k1', name: 'write_file', content: 'ok' },
+      ],
+      model: 'm',
+      provider: 'offline',
+      message_count: 1,
+      tool_names: ['read_file'],
+      step: 0,
+    });
+    expect(out[0].data['messages']).toEqual([]);
+  });
+
   it('says done on turn_complete only when the harness signalled it', () => {
     expect(out.find((e) => e.type === 'turn_complete')?.data).not.toHaveProperty('done');
     const [done] = encodeHarnessEventList(recorded([{ type: 'TurnCompleted', data: { turnId: T, text: 'all set', stopReason: 'end_turn', usage, done: true } }]));

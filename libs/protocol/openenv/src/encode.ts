@@ -1,4 +1,5 @@
 import { assertNever, type HubEvent, type Recorded } from '@hub/domain';
+import { chatMessages, type LlmRequestMessages } from './llm-request';
 import type { HarnessEvent, HarnessEventType } from './schema';
 
 /** What the encoder remembers between events: tool names by call id (results carry only the id). */
@@ -13,8 +14,11 @@ export const initialHarnessEventView = (): HarnessEventView => ({ toolNames: {} 
  * compile until it is decided here). Bookkeeping events (session/turn/message start) map to
  * nothing; a failed or cancelled turn is an `error` followed by the `turn_complete` the RFC
  * promises as every turn's last event.
+ *
+ * `llm_request` carries the RFC's `{messages, model}`: the messages come from `requests` (the
+ * log holds what they are built from, not a copy of them); without it they are `[]`.
  */
-export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEventView): { view: HarnessEventView; events: HarnessEvent[] } {
+export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEventView, requests?: LlmRequestMessages): { view: HarnessEventView; events: HarnessEvent[] } {
   const out = (type: HarnessEventType, data: Record<string, unknown>): HarnessEvent => ({
     type,
     timestamp: Date.parse(event.createdAt) / 1000,
@@ -39,7 +43,8 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
       return { view, events: [] };
     case 'ModelCallStarted': {
       const e = event.data;
-      return { view, events: [out('llm_request', { model: e.model, provider: e.provider, message_count: e.messageCount, tool_names: e.toolNames, step: e.step })] };
+      const messages = chatMessages(requests?.(e.callId) ?? []);
+      return { view, events: [out('llm_request', { messages, model: e.model, provider: e.provider, message_count: e.messageCount, tool_names: e.toolNames, step: e.step })] };
     }
     case 'TextDelta':
       return { view, events: [out('llm_chunk', { content: event.data.text, index: event.data.offset })] };
@@ -89,11 +94,11 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
 }
 
 /** Encodes a run of events in order (a turn, or a whole episode's trajectory). */
-export function encodeHarnessEventList(events: readonly Recorded<HubEvent>[]): HarnessEvent[] {
+export function encodeHarnessEventList(events: readonly Recorded<HubEvent>[], requests?: LlmRequestMessages): HarnessEvent[] {
   let view = initialHarnessEventView();
   const all: HarnessEvent[] = [];
   for (const e of events) {
-    const r = encodeHarnessEvents(e, view);
+    const r = encodeHarnessEvents(e, view, requests);
     view = r.view;
     all.push(...r.events);
   }
