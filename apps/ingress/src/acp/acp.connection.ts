@@ -10,6 +10,7 @@ import { AcpHandlers } from './acp.handlers';
 import { PermissionRequests, type PermissionDecision } from './acp-permissions';
 import type { AcpDeps } from './acp.deps';
 import { liveStreamId, type LiveControl } from './live-registry';
+import { publicErrorMessage } from '../transport/public-error';
 
 /**
  * One ACP client on `WS /v1/acp` (or `bin/hub acp` behind it): JSON-RPC frames in, handled one
@@ -62,7 +63,7 @@ export class AcpConnection {
       const result = await this.route(method, params);
       this.send(rpcResult(id, result ?? {}));
     } catch (e) {
-      this.send(rpcError(id, toRpcError(e, this.log)));
+      this.send(rpcError(id, toRpcError(e, this.log, this.correlationId)));
     }
   }
 
@@ -216,9 +217,10 @@ function clientName(info: unknown): string | undefined {
   return typeof info === 'object' && info !== null && typeof (info as { name?: unknown }).name === 'string' ? (info as { name: string }).name : undefined;
 }
 
-function toRpcError(e: unknown, log: Logger) {
+function toRpcError(e: unknown, log: Logger, correlationId: string) {
   if (e instanceof AcpRpcError) return e.toJSON();
-  if (isDomainError(e)) return { code: RPC.INTERNAL_ERROR, message: e.message, data: { code: e.code } };
+  // A domain error's text may quote a queue library or a driver: only client-facing ones go out.
+  if (isDomainError(e)) return { code: RPC.INTERNAL_ERROR, message: publicErrorMessage(e, log, 'acp: handler', correlationId), data: { code: e.code } };
   log.error(`acp: handler failed: ${(e as Error).stack}`);
   return { code: RPC.INTERNAL_ERROR, message: 'Internal error' };
 }

@@ -9,6 +9,7 @@ import { envName } from './environment-config';
 import { OpenEnvEpisodes, OpenEnvRefusal } from './openenv-episodes';
 import { OpenEnvMcp } from './openenv-mcp';
 import { OPENENV_WS_PATH, openEnvSocket, upgradeParams } from './openenv-upgrade';
+import { publicErrorMessage } from '../transport/public-error';
 
 /**
  * `WS /v1/openenv/<env>/ws` — OpenEnv's WebSocket API (what its Python client uses by default):
@@ -29,7 +30,7 @@ export class OpenEnvWsGateway implements OnGatewayConnection {
     if (!socket) return;
     const { principal, correlationId, send } = socket;
     // Frames may arrive before the environment is checked: take them now, handle them after.
-    let chain: Promise<unknown> = this.open(principal.tenantId, upgradeParams(req).get('env') ?? '', send, ws);
+    let chain: Promise<unknown> = this.open(principal.tenantId, upgradeParams(req).get('env') ?? '', send, ws, correlationId);
     const conn: Conn = { principal, env: '', correlationId, episode: undefined };
     chain = chain.then((env) => void (conn.env = env as string));
     ws.on('message', (data, isBinary) => {
@@ -42,13 +43,13 @@ export class OpenEnvWsGateway implements OnGatewayConnection {
   }
 
   /** The checked environment name, or '' after refusing the socket. */
-  private async open(tenantId: string, raw: string, send: (f: object) => void, ws: WebSocket): Promise<string> {
+  private async open(tenantId: string, raw: string, send: (f: object) => void, ws: WebSocket, correlationId: string): Promise<string> {
     try {
       const env = envName(raw);
       await this.episodes.environment(tenantId, env);
       return env;
     } catch (e) {
-      send(wsError('FACTORY_ERROR', (e as Error).message));
+      send(wsError('FACTORY_ERROR', publicErrorMessage(e, this.log, 'openenv ws open', correlationId)));
       ws.close(1008, 'unknown environment');
       return '';
     }
