@@ -1,5 +1,5 @@
 import { Queue, Worker } from 'bullmq';
-import { connectionOf, type QueueConnection } from '@hub/queue';
+import { connectionOf, watchRedis, type QueueConnection } from '@hub/queue';
 
 /**
  * Health that proves this worker can take a job off a queue, not just reach Redis: a private
@@ -20,8 +20,8 @@ export class DequeueProbe {
 
   async start(): Promise<void> {
     const connection = connectionOf(this.conn);
-    this.queue = new Queue(this.name, { connection, prefix: this.conn.prefix });
-    this.worker = new Worker(this.name, async () => 'ok', { connection, prefix: this.conn.prefix, concurrency: 1 });
+    this.queue = watchRedis(new Queue(this.name, { connection, prefix: this.conn.prefix }));
+    this.worker = watchRedis(new Worker(this.name, async () => 'ok', { connection, prefix: this.conn.prefix, concurrency: 1 }));
     await this.worker.waitUntilReady();
   }
 

@@ -3,3 +3,4 @@ export * from './queues';
 export * from './signal-bus';
 export * from './preflight';
 export * from './reconciler';
+export * from './redis-watch';

@@ -1,3 +1,4 @@
+import { watchRedis } from './redis-watch';
 import { Job, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import type { ConnectionOptions } from 'bullmq';
 import { JOBS, JobName, JobPayload, QUEUE_NAMES, assertProcessorsCover } from './catalog';
@@ -27,7 +28,7 @@ export class HubQueues {
 
   constructor(private readonly conn: QueueConnection) {
     for (const name of QUEUE_NAMES) {
-      this.queues.set(name, new Queue(name, { connection: connectionOf(conn), prefix: conn.prefix }));
+      this.queues.set(name, watchRedis(new Queue(name, { connection: connectionOf(conn), prefix: conn.prefix })));
     }
   }
 
@@ -71,7 +72,7 @@ export class HubQueues {
   private async queueEvents(queue: string): Promise<QueueEvents> {
     let events = this.events.get(queue);
     if (!events) {
-      events = new QueueEvents(queue, { connection: connectionOf(this.conn), prefix: this.conn.prefix });
+      events = watchRedis(new QueueEvents(queue, { connection: connectionOf(this.conn), prefix: this.conn.prefix }));
       this.events.set(queue, events);
     }
     await events.waitUntilReady();
@@ -103,8 +104,8 @@ export interface WorkerOptions {
 /** Consumer side: one BullMQ worker per queue, dispatching by job name to its processor. */
 export function startWorkers(conn: QueueConnection, processors: ProcessorMap, opts: WorkerOptions): Worker[] {
   assertProcessorsCover(Object.keys(processors));
-  return QUEUE_NAMES.map(
-    (queue) =>
+  return QUEUE_NAMES.map((queue) =>
+    watchRedis(
       new Worker(
         queue,
         async (job: Job) => {
@@ -129,5 +130,6 @@ export function startWorkers(conn: QueueConnection, processors: ProcessorMap, op
           maxStalledCount: 5,
         },
       ),
+    ),
   );
 }

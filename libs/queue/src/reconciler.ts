@@ -1,3 +1,4 @@
+import { watchRedis } from './redis-watch';
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { foldSession, sessionStreamId, type HubEvent } from '@hub/domain';
@@ -74,8 +75,8 @@ export class TurnReconciler {
 
   constructor(private readonly opts: ReconcilerOptions) {
     // Fail fast while Redis is down: the next scan tries again.
-    this.redis = new Redis(opts.connection.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
-    this.redis.on('error', () => undefined); // a scan reports its own failure
+    // A scan reports its own failure; the outage itself is logged once per process.
+    this.redis = watchRedis(new Redis(opts.connection.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true }));
     this.lockKey = `${opts.connection.prefix}:reconciler:lock`;
   }
 

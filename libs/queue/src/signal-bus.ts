@@ -1,3 +1,4 @@
+import { watchRedis } from './redis-watch';
 import Redis from 'ioredis';
 
 /**
@@ -16,7 +17,7 @@ export class SignalBus {
     private readonly field: string,
   ) {
     // Lazy: a process that only listens (or never signals) opens no publishing connection.
-    this.pub = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
+    this.pub = watchRedis(new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true }));
   }
 
   async publish(tenantId: string, id: string): Promise<void> {
@@ -24,7 +25,7 @@ export class SignalBus {
   }
 
   async listen(on: (tenantId: string, id: string) => void): Promise<void> {
-    this.sub = new Redis(this.redisUrl, { maxRetriesPerRequest: null });
+    this.sub = watchRedis(new Redis(this.redisUrl, { maxRetriesPerRequest: null }));
     this.sub.on('message', (_ch: string, msg: string) => {
       const parsed = this.parse(msg);
       if (parsed) on(parsed.tenantId, parsed.id);

@@ -16,3 +16,4 @@ export {
 export { startInMemoryTelemetry, type InMemoryTelemetry, type RecordedSpan } from './testing';
 export { guarded, installProcessGuards } from './guard';
 export { NestPinoLogger } from './nest-logger';
+export { DependencyState, dependencyState } from './dependency-state';

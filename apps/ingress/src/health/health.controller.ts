@@ -1,3 +1,4 @@
+import { watchRedis } from '@hub/queue';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import Redis from 'ioredis';
@@ -27,7 +28,7 @@ export class HealthController {
     private readonly store: EventStore,
     @Inject(INGRESS_CONFIG) settings: IngressSettings,
   ) {
-    this.redis = new Redis(settings.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    this.redis = watchRedis(new Redis(settings.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false }));
   }
 
   @Public()

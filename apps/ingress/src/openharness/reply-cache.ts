@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { watchRedis } from '@hub/queue';
 import Redis from 'ioredis';
 import type { WireReply } from '@hub/protocol-openharness';
 
@@ -8,7 +8,6 @@ import type { WireReply } from '@hub/protocol-openharness';
  * the log could not give once the turn has moved on. Every ingress instance shares it.
  */
 export class ReplyCache {
-  private readonly log = new Logger('openharness');
   private readonly redis: Redis;
 
   constructor(
@@ -16,8 +15,7 @@ export class ReplyCache {
     private readonly prefix: string,
     private readonly ttlSeconds = 24 * 60 * 60,
   ) {
-    this.redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
-    this.redis.on('error', (e: Error) => this.log.warn(`reply cache: ${e.message}`));
+    this.redis = watchRedis(new Redis(redisUrl, { maxRetriesPerRequest: 2 }));
   }
 
   async get(tenantId: string, requestId: string): Promise<WireReply | null> {
