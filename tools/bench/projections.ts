@@ -15,7 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { EventStore, createPool } from '@hub/event-store';
+import { EventStore, EventSubscriber, createPool } from '@hub/event-store';
 import { HUB_PROJECTIONS, rebuildProjection } from '@hub/projections';
 import { HubStack, TransportTestClient } from '@hub/testing';
 
@@ -47,6 +47,9 @@ class LagProbe {
   private readonly appended: { position: number; at: number }[] = [];
   private readonly next = new Map<string, number>(NAMES.map((n) => [n, 0]));
   readonly lags = new Map<string, number[]>(NAMES.map((n) => [n, []]));
+  /** Baseline: the event store's own live subscription (what a socket waits for), same clock. */
+  readonly subscriberLags: number[] = [];
+  private subNext = 0;
 
   constructor(url: string) {
     this.client = new Client({ connectionString: url });
@@ -68,6 +71,12 @@ class LagProbe {
     const lags = this.lags.get(name) as number[];
     while (i < this.appended.length && this.appended[i].position <= position) lags.push(now - this.appended[i++].at);
     this.next.set(name, i);
+  }
+
+  /** Called by an EventSubscriber in this process with each delivered batch's last position. */
+  delivered(position: number): void {
+    const now = performance.now();
+    while (this.subNext < this.appended.length && this.appended[this.subNext].position <= position) this.subscriberLags.push(now - this.appended[this.subNext++].at);
   }
 
   stop(): Promise<void> {
@@ -110,15 +119,24 @@ async function main(): Promise<void> {
     await oneSession(stack, apiKey, 'warmup');
     const probe = new LagProbe(stack.databaseUrl);
     await probe.start();
+    const subPool = createPool(stack.databaseUrl, { max: 2 });
+    const subscriber = new EventSubscriber(subPool);
+    await subscriber.start();
+    const head = await subscriber.headPosition(tenantId);
+    subscriber.subscribe({ tenantId, after: head }, (events) => probe.delivered(events[events.length - 1].globalPosition));
     const t0 = performance.now();
     await Promise.all(Array.from({ length: SESSIONS }, (_, i) => oneSession(stack, apiKey, `s${i}`)));
     const secs = (performance.now() - t0) / 1000;
     await new Promise((r) => setTimeout(r, 500));
     await probe.stop();
+    await subscriber.close();
+    await subPool.end();
     process.stdout.write(`load: ${SESSIONS} sessions x ${TURNS} turns, ${((SESSIONS * TURNS) / secs).toFixed(1)} turns/s, workers=${values.workers}\n`);
     for (const [name, lags] of probe.lags) {
       process.stdout.write(`lag ${name.padEnd(9)} appends=${lags.length}  p50=${pct(lags, 50).toFixed(1)} ms  p99=${pct(lags, 99).toFixed(1)} ms  max=${Math.max(...lags).toFixed(1)} ms\n`);
     }
+    const sl = probe.subscriberLags;
+    process.stdout.write(`baseline: event-store live subscription  p50=${pct(sl, 50).toFixed(1)} ms  p99=${pct(sl, 99).toFixed(1)} ms (same appends, same clock)\n`);
 
     await Promise.all(stack.workers.map((w) => w.kill()));
     const total = await grow(stack.databaseUrl, tenantId, Number(values.events));
