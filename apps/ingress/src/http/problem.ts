@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DomainError, type DomainErrorCode } from '@hub/domain';
+import { InvalidInputException } from './body-errors';
 
 /** HTTP status of each domain error code (exhaustive: a new code must be placed here). */
 export const HTTP_STATUS: Record<DomainErrorCode, number> = {
@@ -31,12 +32,17 @@ export interface Problem {
   detail: string;
   code: string;
   correlationId?: string;
+  /** The refused field, for input the edge check refused (`$.params.text`). */
+  path?: string;
 }
 
 export function problemOf(e: unknown): Problem {
   if (e instanceof DomainError) {
     const status = HTTP_STATUS[e.code as DomainErrorCode];
     return { type: `urn:hub:error:${e.code.toLowerCase()}`, title: e.code, status, detail: e.message, code: e.code };
+  }
+  if (e instanceof InvalidInputException) {
+    return { type: 'urn:hub:error:invalid_input', title: 'INVALID_INPUT', status: 400, detail: e.message, code: 'INVALID_INPUT', path: e.path };
   }
   if (e instanceof HttpException) {
     const status = e.getStatus();

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { isDomainError } from '@hub/domain';
 import { httpDetail } from '@hub/protocol-openenv';
+import { InvalidInputException } from '../http/body-errors';
 import { OpenEnvRefusal } from './openenv-episodes';
 
 const log = new Logger('openenv');
@@ -23,6 +24,8 @@ export function errorReply(e: unknown): { status: number; body: { detail: unknow
     const status = e.getStatus();
     // Body-parser failures arrive here through BodyErrorGuard (http/body-errors.ts).
     if (status === 413) return { status, body: httpDetail('Request body too large') };
+    // The edge input check (http/body-errors.ts) answers as FastAPI's validation error does.
+    if (e instanceof InvalidInputException) return { status: 422, body: { detail: [{ type: 'value_error', loc: ['body', e.path], msg: e.message }] } };
     if (status === 400) return { status: 422, body: { detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error' }] } };
     return { status, body: httpDetail(status === 401 ? 'missing, invalid or revoked API key: send Authorization: Bearer <key>' : e.message) };
   }

@@ -7,6 +7,7 @@ import type { EnvironmentConfig } from '@hub/protocol-openenv';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { errorReply } from './openenv-errors';
 import { OpenEnvEpisodes } from './openenv-episodes';
+import { InvalidInputException } from '../http/body-errors';
 
 // OpenEnv's `POST /mcp` and the `mcp` frame of `/ws` (upstream `http_server.py` `mcp_handler`):
 // JSON-RPC 2.0 `tools/list` and `tools/call` over the environment's injected MCP servers, named
@@ -140,6 +141,8 @@ export class OpenEnvMcpFilter implements ExceptionFilter {
   catch(e: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
+    // Input the edge check refused (http/body-errors.ts) was JSON, just not acceptable: -32600.
+    if (e instanceof InvalidInputException) return void res.status(200).json(rpcError(null, RPC.INVALID_REQUEST, `Invalid Request: ${e.message}`));
     if (e instanceof HttpException && e.getStatus() === 400) return void res.status(200).json(rpcError(null, RPC.PARSE_ERROR, 'Parse error'));
     const { status, body } = errorReply(e);
     if (status >= 500) new Logger('openenv').error(`POST mcp: ${(e as Error)?.stack ?? String(e)}`);

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isDomainError } from '@hub/domain';
+import { InvalidInputException } from '../http/body-errors';
 import { echoOf, encodeError, wireError, wireErrorFromDomain, type WireError, type WireReply } from '@hub/protocol-openharness';
 
 const log = new Logger('openharness');
@@ -17,6 +18,8 @@ function wireErrorOf(e: unknown): WireError {
     const status = e.getStatus();
     if (status === 413) return wireError('payload_too_large', 'The request body is larger than this engine accepts.', { details: { field: '(body)' } });
     if (status === 404) return wireError('not_found', 'No such route.');
+    // The edge input check (http/body-errors.ts): depth, string size, NUL, unpaired surrogates.
+    if (e instanceof InvalidInputException) return wireError('invalid_request', e.message, { details: { field: e.path.replace(/^\$\.?/, '') || '(body)' } });
     if (status < 500) return wireError('invalid_request', 'The request body is not valid JSON.', { details: { field: '(body)' } });
   }
   return wireError('internal_error', 'internal error');

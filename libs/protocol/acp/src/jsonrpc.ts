@@ -1,3 +1,5 @@
+import { checkInput, parseJsonInput } from '@hub/protocol-input';
+
 // JSON-RPC 2.0 framing for ACP: classify one incoming text frame, and build the replies. ACP
 // sends no batches; every error is answered on the connection and never closes it.
 
@@ -34,12 +36,16 @@ const isId = (v: unknown): v is string | number => typeof v === 'string' || type
 
 /** Parses one text frame (or one stdio line) into a request, notification or response. */
 export function parseFrame(raw: string): Incoming {
-  let msg: unknown;
-  try {
-    msg = JSON.parse(raw);
-  } catch {
-    return { kind: 'invalid', id: null, error: { code: RPC.PARSE_ERROR, message: 'Parse error: not valid JSON' } };
+  const parsed = parseJsonInput(raw);
+  if (!parsed.ok && parsed.kind === 'syntax') return { kind: 'invalid', id: null, error: { code: RPC.PARSE_ERROR, message: 'Parse error: not valid JSON' } };
+  if (!parsed.ok) {
+    // JSON, but over the hub's input limits (depth, string size, NUL, unpaired surrogates): the
+    // request's id is echoed when it alone is acceptable, so the client can match the refusal.
+    const top = JSON.parse(raw) as unknown;
+    const id = isObject(top) && isId(top['id']) && checkInput(top['id']) === null ? top['id'] : null;
+    return { kind: 'invalid', id, error: { code: RPC.INVALID_REQUEST, message: `Invalid Request: ${parsed.message}`, data: { path: parsed.path } } };
   }
+  const msg = parsed.value;
   if (!isObject(msg) || msg['jsonrpc'] !== '2.0') {
     return { kind: 'invalid', id: isObject(msg) && isId(msg['id']) ? msg['id'] : null, error: { code: RPC.INVALID_REQUEST, message: 'Invalid Request: expected one JSON-RPC 2.0 object' } };
   }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { HarnessAction, ResetRequest, StepRequest, WsClientFrame, type WsErrorCode } from './schema';
+import { parseJsonInput } from '@hub/protocol-input';
 
 /** FastAPI's 422 body item, as OpenEnv's server answers a body it cannot validate. */
 export interface ValidationDetail {
@@ -61,12 +62,11 @@ const WS_TYPES = new Set(['reset', 'step', 'state', 'close', 'mcp']);
 
 /** One `/ws` text frame, with OpenEnv's error codes for what it cannot take. */
 export function decodeWsFrame(raw: string): WsDecoded {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (e) {
-    return { ok: false, code: 'INVALID_JSON', message: `Invalid JSON: ${(e as Error).message}` };
-  }
+  // The hub's one input check (depth, string size, NUL, unpaired surrogates) before zod.
+  const parsed = parseJsonInput(raw);
+  if (!parsed.ok && parsed.kind === 'syntax') return { ok: false, code: 'INVALID_JSON', message: `Invalid JSON: ${parsed.message.replace(/^not valid JSON: /, '')}` };
+  if (!parsed.ok) return { ok: false, code: 'VALIDATION_ERROR', message: parsed.message };
+  const json = parsed.value;
   const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
   if (typeof type !== 'string' || !WS_TYPES.has(type)) {
     return { ok: false, code: 'UNKNOWN_TYPE', message: `Unknown message type: ${typeof type === 'string' ? type : String(type)}` };

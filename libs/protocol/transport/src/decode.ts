@@ -1,6 +1,7 @@
 import { HubCommand } from '@hub/domain';
 import type { z } from 'zod';
 import { ClientMessage, HARNESS_COMMAND_TYPES, MAX_COMMANDS_PER_MESSAGE, type HarnessCommand } from './schema';
+import { parseJsonInput } from '@hub/protocol-input';
 
 export { MAX_COMMANDS_PER_MESSAGE };
 
@@ -32,12 +33,12 @@ export function decode(raw: string, ctx: DecodeContext): DecodeResult {
   if (raw.length > MAX_CLIENT_MESSAGE_CHARS) {
     return fail('invalid_message', `message has ${raw.length} characters; the limit is ${MAX_CLIENT_MESSAGE_CHARS}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (e) {
-    return fail('invalid_json', `message is not JSON: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  // The hub's one input check (depth, string size, NUL, unpaired surrogates) runs before the
+  // recursive zod parse below.
+  const parsed = parseJsonInput(raw);
+  if (!parsed.ok && parsed.kind === 'syntax') return fail('invalid_json', `message is ${parsed.message}`);
+  if (!parsed.ok) return fail('invalid_message', parsed.message);
+  const json = parsed.value;
   const count = commandCount(json);
   if (count > MAX_COMMANDS_PER_MESSAGE) {
     return fail('invalid_message', `a frame carries at most ${MAX_COMMANDS_PER_MESSAGE} commands; this one has ${count}`);

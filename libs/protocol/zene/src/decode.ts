@@ -9,6 +9,7 @@ import {
   ZENE_PROTOCOL_VERSION,
   type ZeneRequest,
 } from './schema';
+import { parseJsonInput } from '@hub/protocol-input';
 
 /** The input size limit when the host is not told another (`hub host --max-input-bytes`). */
 export const DEFAULT_MAX_INPUT_BYTES = 1_048_576;
@@ -41,13 +42,11 @@ export function decode(line: string, opts: DecodeOptions): DecodeResult {
     return fail(unknownIds, `payload of ${bytes} bytes exceeds the input size limit of ${opts.maxInputBytes} bytes`);
   }
   if (line.trim() === '') return fail(unknownIds, 'empty request line');
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch (e) {
-    return fail(unknownIds, `invalid JSON payload: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  return decodeValue(json);
+  // The hub's one input check (depth, string size, NUL, unpaired surrogates) before zod.
+  const parsed = parseJsonInput(line);
+  if (!parsed.ok && parsed.kind === 'syntax') return fail(unknownIds, `invalid JSON payload: ${parsed.message.replace(/^not valid JSON: /, '')}`);
+  if (!parsed.ok) return fail(unknownIds, `invalid request: ${parsed.message}`);
+  return decodeValue(parsed.value);
 }
 
 /** Decodes an already parsed JSON value (an HTTP body) exactly as `decode` decodes a line. */
