@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, Query, Req, DefaultValuePipe } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { CurrentPrincipal } from '../auth/api-key.guard';
@@ -6,6 +7,7 @@ import type { Principal } from '@hub/auth';
 import { DomainError, SESSION_ID_PATTERN, foldHarness, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import { CommandService } from '../commands/command.service';
+import { pageQuery, readPage, streamExport } from './event-pages';
 
 const Decision = z.object({ decision: z.enum(['approved', 'denied']), reason: z.string().max(2000).optional() });
 
@@ -32,11 +34,23 @@ export class SessionsController {
     return events as Recorded<HubEvent>[];
   }
 
-  /** The session's events, in order, with their envelopes: for audit, export and replay. */
+  /**
+   * One page of the session's events, in order, with their envelopes: `?after=<stream position>`
+   * (exclusive, default 0) and `?limit=` (default 500, at most 1000). `next` is the `after` of
+   * the following page (null at the end), also sent as a `Link: <…>; rel="next"` header.
+   */
   @Get(':id/events')
-  async export(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('after', new DefaultValuePipe(0), ParseIntPipe) after: number) {
-    const events = await this.events(p, id);
-    return { sessionId: id, events: events.filter((e) => e.globalPosition > after) };
+  async page(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) res: Response) {
+    const q = pageQuery(query);
+    const page = await readPage(this.store, p.tenantId, sessionStreamId(sessionParam(id)), id, q);
+    if (page.next !== null) res.setHeader('Link', `</v1/sessions/${encodeURIComponent(id)}/events?after=${page.next}&limit=${q.limit}>; rel="next"`);
+    return { sessionId: id, events: page.events, next: page.next };
+  }
+
+  /** The whole log of the session as NDJSON, streamed page by page (flat memory): audit, export, replay. */
+  @Get(':id/export')
+  async export(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Res() res: Response): Promise<void> {
+    await streamExport(this.store, p.tenantId, sessionStreamId(sessionParam(id)), id, res);
   }
 
   /** The Harness transport state folded from the log, with the cursor it is current at. */
