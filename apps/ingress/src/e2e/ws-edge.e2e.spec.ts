@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { HubStack, TransportTestClient } from '@hub/testing';
+import { HubStack, OpenEnvWs, TransportTestClient, hubJson } from '@hub/testing';
 
 // The WebSocket edge's rules for every protocol (issue 11 defects 4 and 5, issue 17): a revoked
 // key stops working on sockets already open, and one process holds a bounded number of sockets.
@@ -56,6 +56,19 @@ describe('a revoked key on open sockets', () => {
     // The submit raced the close: it is refused (or never read), and nothing is appended.
     await new Promise((r) => setTimeout(r, 500));
     expect(await stack.events(t.tenantId, 's-revoked')).toEqual([]);
+  });
+
+  it('closes OpenEnv /ws and /harness sockets too, each with its own error shape', async () => {
+    const t = await stack.createTenant('openenv-revoking');
+    expect((await hubJson('PUT', `${stack.url}/v1/openenv/calc`, t.apiKey, { description: 'arithmetic' })).status).toBe(200);
+    const ws = await OpenEnvWs.open(stack.url, '/v1/openenv/calc/ws', t.apiKey);
+    const harness = await OpenEnvWs.open(stack.url, '/v1/openenv/calc/harness', t.apiKey);
+    await new Promise((r) => setTimeout(r, 300)); // both gateways have taken their socket
+    await stack.revokeKey(t.keyPrefix);
+    await Promise.all([ws.until('close', () => ws.closeCode !== null, 10_000), harness.until('close', () => harness.closeCode !== null, 10_000)]);
+    expect([ws.closeCode, harness.closeCode]).toEqual([4401, 4401]);
+    expect(ws.frames.at(-1)).toEqual({ type: 'error', data: { code: 'SESSION_ERROR', message: expect.stringContaining('revoked') } });
+    expect(harness.frames.at(-1)).toEqual(expect.objectContaining({ type: 'error', data: expect.objectContaining({ code: 'UNAUTHENTICATED', recoverable: false }) }));
   });
 
   it('leaves the sockets of other keys open', async () => {
