@@ -77,6 +77,7 @@ export class HubWorker {
       readStream,
       append: (tenantId, streamId, events, opts) => this.store.append<HubEvent>(tenantId, streamId, events as never, opts),
       saveView: (tenantId, streamId, version, view) => this.saveView(tenantId, streamId, version, view),
+      keepView: (tenantId, streamId, at) => this.views.keep(tenantId, streamId, { version: at.version, view: at.view, sinceSnapshot: at.sinceSaved, whole: true }),
       snapshotEvery: settings.snapshotEvery,
     };
     const scheduler = this.scheduler();

@@ -81,6 +81,7 @@ export class CommandHandler {
           loaded.sinceSnapshot += res.events.length;
           loaded.version = res.events.at(-1)?.streamPosition ?? loaded.version;
           await this.views.saveIfDue(meta.tenantId, streamId, loaded);
+          this.views.keep(meta.tenantId, streamId, loaded);
         }
         await this.followUp(meta.tenantId, command.sessionId, res.events, [...events, ...res.events], requests);
         return { ok: true, events: res.events.map((e) => ({ type: e.type, globalPosition: e.globalPosition })), duplicate: res.duplicate };

@@ -85,16 +85,23 @@ describe('command decisions read a snapshot and the events after it', () => {
     expect(total).toBeGreaterThan(2500);
     // Nobody has written this session's snapshot yet (events were appended directly): the first
     // whole load rebuilds it.
-    const { views, commands, meta } = handler(tenant);
-    await views.load(tenant, sessionStreamId('long'));
+    await handler(tenant).views.load(tenant, sessionStreamId('long'));
+    // Another process (nothing of this session in memory): the snapshot's decision part and the tail.
+    const { commands, meta } = handler(tenant);
     reads.eventRows = 0;
     reads.snapshotRows = 0;
     const res = await commands.handle({ type: 'SubmitTurn', sessionId: 'long', turnId: 'next', prompt: 'hello', context: {}, busyPolicy: 'reject' }, meta());
     expect(res.ok).toBe(true);
     expect(reads.snapshotRows).toBe(1);
     expect(reads.eventRows).toBeLessThan(EVERY);
+    // The same process again: what it kept of the session, and only the events after it.
+    reads.eventRows = 0;
+    reads.snapshotRows = 0;
+    await commands.handle({ type: 'CancelTurn', sessionId: 'long', reason: 'user' }, meta());
+    expect(reads.snapshotRows).toBe(0);
+    expect(reads.eventRows).toBe(0);
     // And it decides as a whole read would: the turn is known, a repeat decides nothing.
-    const again = await commands.handle({ type: 'SubmitTurn', sessionId: 'long', turnId: 't3', prompt: 'again', context: {}, busyPolicy: 'reject' }, meta());
+    const again = await handler(tenant).commands.handle({ type: 'SubmitTurn', sessionId: 'long', turnId: 't3', prompt: 'long answer 3', context: {}, busyPolicy: 'reject' }, meta());
     expect(again).toEqual({ ok: true, events: [], duplicate: true });
   });
 
@@ -103,7 +110,7 @@ describe('command decisions read a snapshot and the events after it', () => {
     const { commands, meta } = handler(tenant);
     await longSession(tenant, 'growing', 10);
     reads.eventRows = 0;
-    await commands.handle({ type: 'CancelTurn', sessionId: 'growing', reason: 'nothing runs' }, meta());
+    await commands.handle({ type: 'CancelTurn', sessionId: 'growing', reason: 'user' }, meta());
     expect(reads.eventRows).toBeLessThanOrEqual(2 * EVERY);
     const { rows } = await pool.query('SELECT version, fold_version FROM session_snapshots WHERE tenant_id = $1', [tenant]);
     expect(rows).toHaveLength(1);

@@ -33,13 +33,63 @@ export interface LoadedView {
  * fold version is not read; the first load rebuilds and replaces it.
  */
 export class SessionViews {
+  /**
+   * What this process last had of each recently used session (least recently used first), so
+   * the next load reads only the events after it, not even the snapshot: the decision part as
+   * JSON (small, decoded per use), and the whole view itself, lent to one user at a time.
+   * Always correct: the log is append-only, so a view at version V plus the events after V is
+   * the session, whoever appended them.
+   */
+  private readonly recent = new Map<string, { decision: Kept<string> | null; whole: Kept<SessionView> | null }>();
+
   constructor(
     private readonly log: StreamReader,
     private readonly snapshots: ViewSnapshots | null,
     readonly every: number,
+    private readonly keepRecent = 64,
   ) {}
 
   async load(tenantId: string, streamId: string, part: 'all' | 'decision' = 'all'): Promise<LoadedView> {
+    const hit = this.recent.get(key(tenantId, streamId));
+    if (part === 'all' && hit?.whole) {
+      const { version, sinceSnapshot, value } = hit.whole;
+      hit.whole = null;
+      return this.settle(tenantId, streamId, await this.foldTail(tenantId, streamId, version, value, sinceSnapshot, true));
+    }
+    if (part === 'decision' && hit?.decision) {
+      const { version, sinceSnapshot, value } = hit.decision;
+      const loaded = await this.foldTail(tenantId, streamId, version, decodeSessionView(value), sinceSnapshot, false);
+      // A decision never needs the conversation, but a due snapshot does: read it whole then.
+      if (loaded.sinceSnapshot >= this.every) return this.loadStored(tenantId, streamId, 'all');
+      return this.settle(tenantId, streamId, loaded);
+    }
+    return this.loadStored(tenantId, streamId, part);
+  }
+
+  /**
+   * Keeps a view a caller folded on (its own appends included) for the next load in this
+   * process: its decision part, and the view itself when it is whole (the caller lets go of it).
+   */
+  keep(tenantId: string, streamId: string, at: Pick<LoadedView, 'version' | 'view' | 'sinceSnapshot' | 'whole'>): void {
+    // Without snapshots every load is a whole read (tests and tools that want the whole stream).
+    if (!this.snapshots || at.view.session.status === 'new') return;
+    const k = key(tenantId, streamId);
+    const known = this.recent.get(k) ?? { decision: null, whole: null };
+    this.recent.delete(k);
+    const { version, sinceSnapshot } = at;
+    if (!known.decision || known.decision.version <= version) {
+      const { session, open, startCount } = at.view;
+      known.decision = { version, sinceSnapshot, value: encodeSessionView({ session, open, startCount, history: [], fileEvents: [] }) };
+    }
+    if (at.whole && (!known.whole || known.whole.version <= version)) known.whole = { version, sinceSnapshot, value: at.view };
+    this.recent.set(k, known);
+    for (const old of this.recent.keys()) {
+      if (this.recent.size <= this.keepRecent) break;
+      this.recent.delete(old);
+    }
+  }
+
+  private async loadStored(tenantId: string, streamId: string, part: 'all' | 'decision'): Promise<LoadedView> {
     let snap = this.snapshots ? await this.snapshots.read(tenantId, streamId, SESSION_VIEW_VERSION, part) : null;
     const from = snap?.version ?? 0;
     const { version, events } = await this.log.readStream(tenantId, streamId, { fromVersion: from });
@@ -48,13 +98,24 @@ export class SessionViews {
     // A decision never needs the conversation, but a due snapshot does: read it whole then.
     if (!whole && this.snapshots && tail.length >= this.every) {
       const all = await this.snapshots.read(tenantId, streamId, SESSION_VIEW_VERSION, 'all');
-      if (all?.version !== from) return this.load(tenantId, streamId, 'all'); // replaced meanwhile
+      if (all?.version !== from) return this.loadStored(tenantId, streamId, 'all'); // replaced meanwhile
       snap = all;
       whole = true;
     }
     const view = foldSessionView(tail, snap ? decodeSessionView(snap.state) : initialSessionView());
-    const loaded = { version, view, tail, sinceSnapshot: tail.length, whole };
+    return this.settle(tenantId, streamId, { version, view, tail, sinceSnapshot: tail.length, whole });
+  }
+
+  private async foldTail(tenantId: string, streamId: string, from: number, view: SessionView, since: number, whole: boolean): Promise<LoadedView> {
+    const { version, events } = await this.log.readStream(tenantId, streamId, { fromVersion: from });
+    const tail = events.filter((e) => e.streamPosition > from);
+    return { version: Math.max(version, from), view: foldSessionView(tail, view), tail, sinceSnapshot: since + tail.length, whole };
+  }
+
+  private async settle(tenantId: string, streamId: string, loaded: LoadedView): Promise<LoadedView> {
     await this.saveIfDue(tenantId, streamId, loaded);
+    // A whole view goes to its caller, who may keep it back when done; its decision part is a copy.
+    this.keep(tenantId, streamId, { ...loaded, whole: false });
     return loaded;
   }
 
@@ -69,4 +130,13 @@ export class SessionViews {
   async save(tenantId: string, streamId: string, version: number, view: SessionView): Promise<void> {
     await this.snapshots?.write(tenantId, streamId, { version, foldVersion: SESSION_VIEW_VERSION, state: encodeSessionView(view) });
   }
+}
+
+const key = (tenantId: string, streamId: string) => `${tenantId}|${streamId}`;
+
+/** A kept view (or its decision part) at `version`, with the events since the stored snapshot. */
+interface Kept<T> {
+  version: number;
+  sinceSnapshot: number;
+  value: T;
 }

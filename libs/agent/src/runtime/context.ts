@@ -49,6 +49,11 @@ export class TurnAttempt {
     return this.caughtUp();
   }
 
+  /** The view at `version` (every event read folded in) and the events since the stored snapshot; the attempt is done with it. */
+  handOver(): { version: number; view: SessionView; sinceSaved: number } {
+    return { version: this.version, view: this.caughtUp(), sinceSaved: this.sinceSaved };
+  }
+
   /** Starts from a read the caller already made (its version and events), instead of reading it again. */
   seed(version: number, events: Recorded<HubEvent>[]): void {
     if (this.version !== 0 || this.events.length > 0) throw new Error('seed a turn attempt before it reads');

@@ -14,6 +14,8 @@ export interface TurnLog {
   saveView?(tenantId: string, streamId: string, version: number, view: SessionView): Promise<void>;
   /** Events appended after the last snapshot before `saveView` is called again. */
   snapshotEvery?: number;
+  /** Takes the session's view as an attempt left it (which lets go of it), for the next job here. */
+  keepView?(tenantId: string, streamId: string, at: { version: number; view: SessionView; sinceSaved: number }): void;
 }
 
 /** Puts follow-up work on the queue (idempotently, by key). */

@@ -100,4 +100,45 @@ describe('session view (snapshot + tail)', () => {
       if (open) expect(turnProgressOf(view, open)).toEqual(foldTurn(prefix, open));
     }
   });
+
+  it('a runner seeded with a snapshot taken mid-answer after a crash finishes the turn: no text twice, nothing read before the snapshot', async () => {
+    const log = new InMemoryEventLog();
+    const followUps = { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined, signalCancel: async () => undefined };
+    const meta = { commandId: 'c1', tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key' as const, id: 'k' }, protocol: 'transport' as const };
+    await new CommandHandler(log, followUps).handle({ type: 'SubmitTurn', sessionId: SESSION, turnId: 't1', prompt: 'long answer 60', context: {}, busyPolicy: 'enqueue' }, meta);
+    const runner = (provider: OfflineProvider | { name: string; model: string; stream: OfflineProvider['stream'] }) =>
+      new TurnRunner({ log, scheduler: followUps, running: new RunningTurns(), provider, tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w' }, maxSteps: 8, approvalTtlMs: 0, flush: { maxChars: 40, maxDelayMs: 1000 } });
+    const input = { tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false };
+    const crashing = {
+      name: 'offline', model: 'offline',
+      async *stream(req: Parameters<OfflineProvider['stream']>[0]) {
+        let n = 0;
+        for await (const p of new OfflineProvider({ delayMs: 0 }).stream(req)) {
+          if (p.type === 'text-delta' && ++n > 30) throw new Error('worker died');
+          yield p;
+        }
+      },
+    };
+    await expect(runner(crashing).run(input)).rejects.toThrow('worker died');
+    const before = log.all(TENANT, sessionStreamId(SESSION));
+    expect(before.filter((e) => e.type === 'TextDelta').length).toBeGreaterThan(0);
+    // The snapshot the next worker starts from: everything so far, the turn mid-answer.
+    const version = before.length;
+    const view = decodeSessionView(encodeSessionView(foldSessionView(before)));
+    const reads: number[] = [];
+    const readStream = log.readStream.bind(log);
+    log.readStream = (t, s, opts) => (reads.push(opts?.fromVersion ?? 0), readStream(t, s, opts));
+    expect(await runner(new OfflineProvider({ delayMs: 0 })).run({ ...input, seed: { version, events: [], view } })).toBe('completed');
+    expect(Math.min(...reads)).toBeGreaterThanOrEqual(version);
+    const events = log.all(TENANT, sessionStreamId(SESSION));
+    const deltas = events.filter((e) => e.type === 'TextDelta').map((e) => e.data as { text: string; offset: number });
+    const completed = events.find((e) => e.type === 'TurnCompleted')?.data as { text: string };
+    expect(deltas.map((d) => d.text).join('')).toBe(completed.text);
+    let offset = 0;
+    for (const d of deltas) {
+      expect(d.offset).toBe(offset);
+      offset += d.text.length;
+    }
+    expect(events.filter((e) => e.type === 'ModelCallStarted')).toHaveLength(1);
+  });
 });
