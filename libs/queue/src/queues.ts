@@ -2,6 +2,7 @@ import { watchRedis } from './redis-watch';
 import { Job, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import type { ConnectionOptions } from 'bullmq';
 import { JOBS, JobName, JobPayload, QUEUE_NAMES, assertProcessorsCover } from './catalog';
+import { JobWaiters } from './job-waiters';
 
 export interface QueueConnection {
   redisUrl: string;
@@ -25,6 +26,8 @@ export class HubQueues {
   private readonly queues = new Map<string, Queue>();
   /** Per queue, opened on the first wait for one of its jobs. */
   private readonly events = new Map<string, QueueEvents>();
+  /** Per queue, every wait for one of its jobs (one set of listeners, whatever the number of waits). */
+  private readonly waiters = new Map<string, JobWaiters>();
 
   constructor(private readonly conn: QueueConnection) {
     for (const name of QUEUE_NAMES) {
@@ -63,9 +66,17 @@ export class HubQueues {
 
   /** Enqueue and wait for the processor's return value (or its final failure). */
   async enqueueAndWait<N extends JobName>(name: N, payload: JobPayload<N>, timeoutMs: number): Promise<unknown> {
-    const events = await this.queueEvents(JOBS[name].queue);
+    const waiters = await this.waitersOf(JOBS[name].queue);
     const job = await this.enqueue(name, payload);
-    return job.waitUntilFinished(events, timeoutMs);
+    // Not job.waitUntilFinished: it adds a Queue listener per call (MaxListenersExceededWarning).
+    return waiters.wait(job, timeoutMs);
+  }
+
+  private async waitersOf(queue: string): Promise<JobWaiters> {
+    const events = await this.queueEvents(queue);
+    let waiters = this.waiters.get(queue);
+    if (!waiters) this.waiters.set(queue, (waiters = new JobWaiters(events, this.queue(queue))));
+    return waiters;
   }
 
   /** The events of the job's own queue: a job is only ever finished on the queue it was added to. */
