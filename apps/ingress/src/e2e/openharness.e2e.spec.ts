@@ -190,6 +190,16 @@ describe('the wait budget and idempotency', () => {
     expect(turns).toHaveLength(1);
   });
 
+  it('a reused request_id with another intent is refused, not answered with the first reply (issue 11, defect 9)', async () => {
+    const first = await post(ask('req-reused', 'oh-reused', 'calculate 2 * 21'));
+    expect(texts(first)).toContain('42');
+    const count = await stack.countAllEvents();
+    const other = await post(ask('req-reused', 'oh-reused', 'calculate 3 * 3'));
+    expect(other.body.response.status).toBe('error');
+    expect(other.body.response.error).toEqual(expect.objectContaining({ message: expect.stringContaining('already used with a different request') }));
+    expect(await stack.countAllEvents()).toBe(count);
+  });
+
   it('a failed turn is status error with the mapped code', async () => {
     const r = await post(ask('req-fail', 'oh-fail', 'fail with auth'));
     expect([r.status, r.body.response.error?.code, r.body.response.error?.retryable]).toEqual([502, 'engine_error', false]);

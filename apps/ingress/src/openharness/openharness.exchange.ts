@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
 import { assertNever, isDomainError, sessionStreamId, type HubCommand, type HubEvent } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
@@ -54,13 +54,16 @@ export class OpenHarnessExchange {
     const echoed = decoded.request.echo.correlation_id ?? (http.correlationHeader?.trim() === correlationId ? correlationId : undefined);
     const r = { ...decoded.request, echo: { ...decoded.request.echo, ...(echoed ? { correlation_id: echoed } : {}) } };
     const tenantId = principal.tenantId;
-    const first = r.idempotent ? await this.cache.get(tenantId, r.requestId) : null;
+    const fingerprint = requestFingerprint(r);
+    const first = r.idempotent ? await this.cache.get(tenantId, r.requestId, fingerprint) : null;
+    if (first === 'mismatch') return { reply: reusedRequestId(r), correlationId };
     if (first) return { reply: first, correlationId };
     const reply = await runWithCorrelation(correlationId, () => this.run(r, principal, correlationId, http.startedAt));
     // Debug level: log fields hold no auth, no intent and no environment values (see decode).
     this.log.debug(JSON.stringify({ msg: 'openharness request', ...r.logFields, status: reply.httpStatus, code: reply.body.response.error?.code }));
     const cacheable = r.idempotent && !(reply.body.response.status === 'error' && reply.body.response.error?.retryable);
-    return { reply: cacheable ? await this.cache.keepFirst(tenantId, r.requestId, reply) : reply, correlationId };
+    const kept = cacheable ? await this.cache.keepFirst(tenantId, r.requestId, fingerprint, reply) : reply;
+    return { reply: kept === 'mismatch' ? reusedRequestId(r) : kept, correlationId };
   }
 
   async close(): Promise<void> {
@@ -130,4 +133,14 @@ function effectiveCorrelationId(fromBody: string | undefined, fromHeader: string
     if (candidate !== undefined && correlationIdFrom(candidate) === candidate.trim()) return candidate.trim();
   }
   return correlationIdFrom(undefined);
+}
+
+/** What makes two requests with one `request_id` the same request: the command they decode to (or the run they collect). */
+function requestFingerprint(r: DecodedRequest): string {
+  const what = r.action.kind === 'collect' ? { collect: r.action.turnId } : r.action.command;
+  return createHash('sha256').update(JSON.stringify(what)).digest('hex');
+}
+
+function reusedRequestId(r: DecodedRequest): WireReply {
+  return encodeError(wireErrorFromDomain('INVALID_COMMAND', `request_id ${r.requestId} was already used with a different request; send a new id`), r.echo, { capabilities: r.capabilities, latencyMs: 0 });
 }

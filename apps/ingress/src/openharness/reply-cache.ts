@@ -18,17 +18,24 @@ export class ReplyCache {
     this.redis = watchRedis(new Redis(redisUrl, { maxRetriesPerRequest: 2 }));
   }
 
-  async get(tenantId: string, requestId: string): Promise<WireReply | null> {
+  /**
+   * The first reply to `requestId`, or `'mismatch'` when it was the reply to a request of other
+   * content (`fingerprint`): a reused id must be refused, not answered with another request's
+   * reply (issue 11, defect 9).
+   */
+  async get(tenantId: string, requestId: string, fingerprint: string): Promise<WireReply | 'mismatch' | null> {
     const raw = await this.redis.get(this.key(tenantId, requestId));
-    return raw === null ? null : (JSON.parse(raw) as WireReply);
+    if (raw === null) return null;
+    const kept = JSON.parse(raw) as { reply: WireReply; fingerprint: string };
+    return kept.fingerprint === fingerprint ? kept.reply : 'mismatch';
   }
 
   /** Stores `reply` unless a reply is already stored (a concurrent repeat); returns the stored one. */
-  async keepFirst(tenantId: string, requestId: string, reply: WireReply): Promise<WireReply> {
+  async keepFirst(tenantId: string, requestId: string, fingerprint: string, reply: WireReply): Promise<WireReply | 'mismatch'> {
     const key = this.key(tenantId, requestId);
-    const stored = await this.redis.set(key, JSON.stringify(reply), 'EX', this.ttlSeconds, 'NX');
+    const stored = await this.redis.set(key, JSON.stringify({ reply, fingerprint }), 'EX', this.ttlSeconds, 'NX');
     if (stored === 'OK') return reply;
-    return (await this.get(tenantId, requestId)) ?? reply;
+    return (await this.get(tenantId, requestId, fingerprint)) ?? reply;
   }
 
   async close(): Promise<void> {
@@ -36,6 +43,7 @@ export class ReplyCache {
   }
 
   private key(tenantId: string, requestId: string): string {
-    return `${this.prefix}:openharness:reply:${tenantId}:${requestId}`;
+    // v2: entries carry the request's fingerprint (v1 entries, without it, are simply not read).
+    return `${this.prefix}:openharness:reply2:${tenantId}:${requestId}`;
   }
 }
