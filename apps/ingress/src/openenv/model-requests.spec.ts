@@ -37,6 +37,8 @@ describe('ModelRequests', () => {
       { role: 'tool', toolCallId: 'k1', name: 'calculator', content: '42' },
     ]);
     expect(requests.messagesOf('c1')).toHaveLength(4); // the recorded messageCount
+    // Asked again out of order: the view starts over for an earlier call.
+    expect(requests.messagesOf('c0')).toEqual(buildModelMessages(recorded.slice(0, 4)));
   });
 
   it('a wrapped harness\'s call carries the turn\'s message as the hub handed it over; an unknown call is undefined', () => {
