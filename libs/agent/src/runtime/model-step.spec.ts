@@ -12,10 +12,10 @@ const TENANT = '11111111-1111-4111-8111-111111111111';
 const SESSION = 's1';
 const noop = { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined, signalCancel: async () => undefined };
 
-async function runTurn(prompt: string, provider: ModelProvider, flush: FlushPolicy, log = new InMemoryEventLog()) {
+async function runTurn(prompt: string, provider: ModelProvider, flush: FlushPolicy, log = new InMemoryEventLog(), now?: () => number) {
   const meta: CommandMetadata = { commandId: 'c1', tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'transport' };
   await new CommandHandler(log, noop).handle({ type: 'SubmitTurn', sessionId: SESSION, turnId: 't1', prompt, context: {}, busyPolicy: 'enqueue' }, meta);
-  const runner = new TurnRunner({ log, scheduler: noop, running: new RunningTurns(), provider, tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w' }, maxSteps: 8, approvalTtlMs: 0, flush });
+  const runner = new TurnRunner({ log, scheduler: noop, running: new RunningTurns(), provider, tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w' }, maxSteps: 8, approvalTtlMs: 0, flush, now });
   const outcome = await runner.run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false });
   return { outcome, events: log.all(TENANT, sessionStreamId(SESSION)) };
 }
@@ -40,6 +40,14 @@ describe('model step: streamed text is recorded in flushes', () => {
     const completed = events.find((e) => e.type === 'ModelCallCompleted')?.data as { text: string };
     expect(ds.map((d) => d.text).join('')).toBe(completed.text);
     expectExactOffsets(ds);
+  });
+
+  it('a busy process (the clock runs while a ready answer streams in) still writes it in at most 3 deltas', async () => {
+    let t = 0;
+    const slowClock = () => (t += 10);
+    const { events } = await runTurn('long answer 300', new OfflineProvider({ delayMs: 0 }), { maxChars: 4096, maxDelayMs: 50 }, new InMemoryEventLog(), slowClock);
+    expect(deltas(events).length).toBeLessThanOrEqual(3);
+    expectExactOffsets(deltas(events));
   });
 
   it('splits by the size cap, each delta no bigger than the cap plus one chunk', async () => {

@@ -12,7 +12,7 @@ export interface ModelStepPlan {
   recordedThought: string;
 }
 
-/** How often streamed text is written to the log: by size, or by age of the oldest unwritten char. */
+/** How often streamed text is written to the log: by size, or once its oldest char has waited `maxDelayMs` for more output. */
 export interface FlushPolicy {
   maxChars: number;
   maxDelayMs: number;
@@ -85,7 +85,10 @@ class DeltaWriter {
     this.coalesce(kind, offset, fresh);
     if (this.pendingChars === 0) this.oldest = this.deps.now();
     this.pendingChars += fresh.length;
-    if (this.pendingChars >= this.deps.flush.maxChars || this.overdueInMs() <= 0) await this.flush();
+    // Only the size cap here: the window is kept while waiting for the model (`withWindowFlush`).
+    // Checking the clock per chunk would split an answer that is already there whenever the
+    // process is slow (a busy machine), which is not model output taking time.
+    if (this.pendingChars >= this.deps.flush.maxChars) await this.flush();
   }
 
   /** Appends to the last pending delta when it is of the same kind (offsets stay contiguous), else opens one. */
