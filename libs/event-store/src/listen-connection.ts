@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { dependencyState } from '@hub/telemetry';
 import { EVENTS_CHANNEL } from './append';
 
 const MAX_RECONNECT_MS = 5000;
@@ -40,6 +41,9 @@ export class ListenConnection {
     }
     this.client = client;
     this.reconnectMs = 0;
+    // This connection is always open, so it is the first to see Postgres go and come back:
+    // the process's Postgres state logs one line for each change (issue 11: an outage was silent).
+    dependencyState('postgres').up();
     this.onNotify();
   }
 
@@ -64,6 +68,7 @@ export class ListenConnection {
   private lost(client: Client, error?: unknown): void {
     if (this.closed || this.client !== client) return;
     this.client = undefined;
+    dependencyState('postgres').down(error ?? new Error('the LISTEN connection ended'));
     this.log('event subscriber: LISTEN connection lost, reconnecting', error);
     client.end().catch(() => undefined);
     this.scheduleReconnect();
@@ -73,6 +78,7 @@ export class ListenConnection {
     this.reconnectMs = Math.min(Math.max(this.reconnectMs * 2, 100), MAX_RECONNECT_MS);
     this.timer = setTimeout(() => {
       this.connect().catch((e: unknown) => {
+        dependencyState('postgres').down(e);
         this.log('event subscriber: reconnect failed', e);
         this.scheduleReconnect();
       });

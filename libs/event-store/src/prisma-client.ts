@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
+import { dependencyState } from '@hub/telemetry';
 
 export { PrismaClient };
 export type { Prisma } from './generated/prisma/client';
@@ -24,6 +25,12 @@ export interface PoolOptions {
 /** A `pg` pool for the event store, with idle-connection errors reported, not thrown. */
 export function createPool(connectionString: string, options: PoolOptions = {}): Pool {
   const pool = new Pool({ connectionString, max: options.max ?? 10 });
-  pool.on('error', options.onError ?? (() => undefined));
+  // An idle client's error is Postgres going away; a new connection is it answering (again).
+  // The process's Postgres state logs each change once (no line per retry).
+  pool.on('error', (e: Error) => {
+    dependencyState('postgres').down(e);
+    options.onError?.(e);
+  });
+  pool.on('connect', () => dependencyState('postgres').up());
   return pool;
 }
