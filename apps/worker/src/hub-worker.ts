@@ -21,7 +21,7 @@ import {
 import { sessionStreamId, type CommandMetadata, type HubEvent, type Recorded, type SessionView, type TurnRequested } from '@hub/domain';
 import { EventStore, createPool, SecretStore, SnapshotStore } from '@hub/event-store';
 import type { Pool } from 'pg';
-import { HUB_PROJECTIONS, ProjectionRunner } from '@hub/projections';
+import { ProjectionThread } from '@hub/projections';
 import { CancelBus, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap } from '@hub/queue';
 import { CommandHandler, SessionViews, type CommandLog } from '@hub/sessions';
 import { ATTR, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
@@ -49,8 +49,8 @@ export class HubWorker {
   private readonly harnesses: HarnessProcesses;
   private readonly external: ExternalTurnRunner;
   private readonly harnessStops: HarnessStopBus;
-  /** The read models' projections: every worker runs them, one is active per projection. */
-  private readonly projections: ProjectionRunner;
+  /** The read models' projections (on a thread of their own): every worker runs them, one is active per projection. */
+  private readonly projections: ProjectionThread;
   private readonly log = new Logger('worker');
   /** Re-schedules turns the log says run but Redis lost (see @hub/queue's reconciler). */
   private reconciler: TurnReconciler | null = null;
@@ -67,9 +67,9 @@ export class HubWorker {
     this.harnessStops = new HarnessStopBus(settings.redisUrl, settings.queuePrefix);
     this.harnesses = new HarnessProcesses(defaultAdapterFactory({ baseEnv: settings.harnessBaseEnv }));
     this.probe = new DequeueProbe({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix }, this.id);
-    this.projections = new ProjectionRunner(this.pool, HUB_PROJECTIONS, {
-      connectionString: settings.databaseUrl,
-      log: (message, error) => (error ? this.log.warn(`${message}: ${(error as Error).message ?? String(error)}`) : this.log.log(message)),
+    this.projections = new ProjectionThread({
+      databaseUrl: settings.databaseUrl,
+      log: (message, error) => (error ? this.log.warn(`${message}: ${error}`) : this.log.log(message)),
     });
     const readStream = (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => this.store.readStream<HubEvent>(tenantId, streamId, opts);
     this.views = new SessionViews({ readStream }, new SnapshotStore(this.pool), settings.snapshotEvery);

@@ -5,6 +5,7 @@ import type { ProjectionDef } from './projection';
 
 export type { ProjectedEvent, ProjectionDef, Row, TableSpec } from './projection';
 export { ProjectionRunner, type BatchInfo, type RunnerOptions } from './runner';
+export { ProjectionThread, type ProjectionThreadOptions } from './projection-thread';
 export { projectionStatus, type ProjectionStatus } from './status';
 export { PROJECTIONS_CHANNEL, resetProjection } from './store';
 export { KNOWN_EVENT_TYPES, foldBatch } from './apply-batch';
