@@ -76,6 +76,19 @@ describe('projection runner', () => {
     expect(row.rows).toEqual([{ turn_count: 2 }]);
   });
 
+  it('rebuild while a runner is active: the active runner starts over from zero and the rebuild watches it reach the head', async () => {
+    const r = runner();
+    await r.start();
+    await waitCaughtUp(pool, NAMES);
+    const before = await dumpReadModels(pool);
+    const progress: number[] = [];
+    const result = await rebuildProjection(pool, HUB_PROJECTIONS[0], { connectionString: db.url, progressMs: 0, onProgress: (p) => progress.push(p.position) });
+    expect(result.ranBy).toBe('active runner');
+    expect(progress[progress.length - 1]).toBe(result.position);
+    await waitCaughtUp(pool, NAMES);
+    expect(await dumpReadModels(pool)).toEqual(before);
+  });
+
   it('kill -9 of the runner process mid-batch, then a restart, leaves every read model equal to a rebuild from zero', async () => {
     await seedTenant(store, A, { sessions: 10, turns: 8, prefix: 'k' });
     await seedTenant(store, B, { sessions: 6, turns: 8, prefix: 'k' });

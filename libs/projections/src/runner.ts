@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { applyBatch } from './apply-batch';
 import { Leadership } from './leadership';
 import type { ProjectedEvent, ProjectionDef } from './projection';
-import { BatchReader, ensureCheckpoint } from './store';
+import { BatchReader, ensureCheckpoint, readCheckpoint } from './store';
 
 /** What one committed batch did (for lag measurements and logs). */
 export interface BatchInfo {
@@ -100,7 +100,15 @@ class Loop {
 
   private async step(): Promise<{ more: boolean; unsettled: boolean; progressed: boolean }> {
     const { events, visibleHead } = await this.reader.next(this.position);
-    if (events.length === 0) return { more: false, unsettled: visibleHead > this.position, progressed: false };
+    if (events.length === 0) {
+      // Caught up: a rebuild may have reset the checkpoint (nothing to apply means no guard to trip).
+      const checkpoint = await readCheckpoint(this.pool, this.def.name);
+      if (checkpoint !== this.position) {
+        this.position = checkpoint;
+        return { more: true, unsettled: false, progressed: false };
+      }
+      return { more: false, unsettled: visibleHead > this.position, progressed: false };
+    }
     if (!this.active) return { more: false, unsettled: false, progressed: false };
     const beforeCommit = this.o.beforeCommit;
     const ok = await applyBatch(this.pool, this.def, this.position, events, {

@@ -1,4 +1,5 @@
 import type { EventMetadata } from '@hub/domain';
+import { EVENTS_CHANNEL } from '@hub/event-store';
 import { escapeLiteral, type Pool, type PoolClient } from 'pg';
 import type { ProjectedEvent, ProjectionDef, Row, TableSpec } from './projection';
 
@@ -65,6 +66,12 @@ export async function ensureCheckpoint(pool: Pool, name: string): Promise<number
   await pool.query('INSERT INTO projection_checkpoints (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
   const { rows } = await pool.query<{ position: string }>('SELECT position::text AS position FROM projection_checkpoints WHERE name = $1', [name]);
   return Number(rows[0].position);
+}
+
+/** Where the projection stands (0 without a checkpoint row). A plain read: takes no transaction id. */
+export async function readCheckpoint(pool: Pool, name: string): Promise<number> {
+  const { rows } = await pool.query<{ position: string }>('SELECT position::text AS position FROM projection_checkpoints WHERE name = $1', [name]);
+  return rows[0] ? Number(rows[0].position) : 0;
 }
 
 /** Locks the checkpoint row for this transaction and returns its position. */
@@ -156,6 +163,8 @@ export async function resetProjection(pool: Pool, def: ProjectionDef): Promise<v
       [def.name],
     );
     await client.query(`SELECT pg_notify('${PROJECTIONS_CHANNEL}', $1 || ':0')`, [def.name]);
+    // Wakes the active runner (it listens to the log's channel) so it starts over at once.
+    await client.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '0')`);
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
