@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
+import type { Server } from 'node:http';
 import { NestPinoLogger, createLogger } from '@hub/telemetry';
 import { ApiKeyService, KeyLiveness } from '@hub/auth';
 import { IngressModule } from './app.module';
@@ -22,6 +23,18 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
   const sockets = new OpenSockets(app.get(KeyLiveness), settings.wsMaxSockets, settings.keyRecheckMs);
   app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(ApiKeyService), settings.maxFrameBytes, sockets));
   app.enableShutdownHooks();
+  limitSlowClients(app.getHttpServer() as Server, settings);
   await app.listen(settings.port, settings.host);
   return app;
+}
+
+/**
+ * A client that trickles its headers or body is cut off (408, socket closed) after the configured
+ * time; Node's default held one for 300 s, before any authentication (issue 11, defect 9). Node
+ * checks these deadlines on an interval read at listen time, so it is set here, before listen.
+ */
+function limitSlowClients(server: Server, settings: IngressSettings): void {
+  server.headersTimeout = settings.httpHeadersTimeoutMs;
+  server.requestTimeout = settings.httpRequestTimeoutMs;
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(5_000, Math.max(100, Math.floor(settings.httpHeadersTimeoutMs / 4)));
 }

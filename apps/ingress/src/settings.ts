@@ -6,6 +6,9 @@ export interface IngressSettings extends ServiceSettings {
   host: string;
   maxFrameBytes: number;
   maxBodyBytes: number;
+  /** Node's `headersTimeout` / `requestTimeout` for the HTTP server (`HUB_HTTP_*_TIMEOUT_MS`). */
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
   commandTimeoutMs: number;
   /** How long an ACP client has to answer a permission request (`HUB_ACP_PERMISSION_TIMEOUT_MS`). */
   acpPermissionTimeoutMs: number;
@@ -23,6 +26,9 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     host: c.HOST,
     maxFrameBytes: c.HUB_MAX_FRAME_BYTES,
     maxBodyBytes: c.HUB_MAX_BODY_BYTES,
+    httpHeadersTimeoutMs: c.HUB_HTTP_HEADERS_TIMEOUT_MS,
+    // Node requires headersTimeout <= requestTimeout: the whole request includes its headers.
+    httpRequestTimeoutMs: Math.max(c.HUB_HTTP_REQUEST_TIMEOUT_MS, c.HUB_HTTP_HEADERS_TIMEOUT_MS),
     commandTimeoutMs: c.HUB_COMMAND_TIMEOUT_MS,
     acpPermissionTimeoutMs: c.HUB_ACP_PERMISSION_TIMEOUT_MS,
     wsMaxSockets: c.HUB_WS_MAX_SOCKETS,

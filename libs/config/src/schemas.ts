@@ -68,6 +68,10 @@ export const IngressConfig = z.object({
   HOST: envString({ default: '0.0.0.0', pattern: /^\S+$/, expected: 'a host name or address' }),
   HUB_MAX_FRAME_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
   HUB_MAX_BODY_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
+  /** An HTTP client has this long to send its request headers (Node's `headersTimeout`); a slow one is cut off with 408. */
+  HUB_HTTP_HEADERS_TIMEOUT_MS: envInt({ min: 100, max: 600_000, default: 15_000 }),
+  /** ...and this long to send the whole request, body included (Node's `requestTimeout`; it was 300 s, held unauthenticated). */
+  HUB_HTTP_REQUEST_TIMEOUT_MS: envInt({ min: 100, max: 3_600_000, default: 60_000 }),
   /** How long ingress waits for a command's outcome before answering "accepted, still running". */
   HUB_COMMAND_TIMEOUT_MS: envInt({ min: 1, max: INT32_MAX, default: 10_000 }),
   /** How long an ACP client has to answer `session/request_permission` before it counts as denied (fail closed). */
