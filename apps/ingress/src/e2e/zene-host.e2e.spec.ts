@@ -31,7 +31,7 @@ const turnsOf = async (session: string) => (await events(session)).filter((e) =>
 
 describe('a run, as clawbridge sends it', () => {
   it('answers with one flat JSON line: text, real usage, the fixture keys and types; exit 0', async () => {
-    const line = runLine({ request_id: 'req_001', session_id: 'qq_user_42', channel_id: 'qq_group_7', agent: 'default', prompt: 'hello there', timeout_ms: 30000, idempotency_key: 'msg_9981' });
+    const line = runLine({ request_id: 'req_001', session_id: 'qq_user_42', channel_id: 'qq_group_7', agent: 'default', prompt: 'hello there', timeout_ms: 30000, idempotency_key: 'msg_9980' }); // not the fixture's msg_9981: a reused key with another prompt is refused
     const r = await host(line);
     expect(r.code).toBe(0);
     expect(r.lines).toHaveLength(1);
@@ -42,7 +42,7 @@ describe('a run, as clawbridge sends it', () => {
     expect(usage.total_tokens).toBeGreaterThan(0);
     expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
     const [requested] = await turnsOf('qq_user_42');
-    expect(requested.data).toEqual(expect.objectContaining({ context: { zene: { request_id: 'req_001', idempotency_key: 'msg_9981', channel_id: 'qq_group_7', agent: 'default' } }, busyPolicy: 'reject' }));
+    expect(requested.data).toEqual(expect.objectContaining({ context: { zene: { request_id: 'req_001', idempotency_key: 'msg_9980', channel_id: 'qq_group_7', agent: 'default' } }, busyPolicy: 'reject' }));
     expect(requested.metadata).toEqual(expect.objectContaining({ protocol: 'zene' }));
     const completed = (await events('qq_user_42')).find((e) => e.type === 'TurnCompleted');
     expect(completed?.type === 'TurnCompleted' && completed.data.usage.totalTokens).toBe(usage.total_tokens);

@@ -55,7 +55,8 @@ export class ZeneRunService {
     const deadline = call.receivedAt + timeoutMs;
     const watch = await SessionWatch.open(this.streams, this.store, call.principal.tenantId, sessionId);
     try {
-      const plan = planRun(watch.events, turnKeyOf(run), Date.now());
+      const plan = planRun(watch.events, turnKeyOf(run), Date.now(), undefined, run.prompt);
+      if (plan.kind === 'conflict') return replies.finish(rejected('INVALID_REQUEST', `request ${plan.firstRequestId} already used this request_id / idempotency_key with a different prompt; send a new one`));
       if (plan.kind === 'join' && plan.ended) return replies.finish(resultOfTurn(watch.events, plan.turnId) ?? rejected('INTERNAL', 'no result'), true);
       if (plan.kind === 'join') return await this.join(plan.turnId, plan.firstRequestId, watch, deadline, replies);
       const admission = await this.submit(run, sessionId, plan.turnId, call);

@@ -52,6 +52,14 @@ describe('planRun (idempotency)', () => {
     expect(planRun([requested(t1, 'r1'), failed(t1, 'PROVIDER_AUTH', false)], key, T0)).toEqual(expect.objectContaining({ kind: 'join', ended: true }));
   });
 
+  it('a repeat of the key with another prompt is a conflict, running or replayable; the same prompt still joins (issue 11, defect 9)', () => {
+    expect(planRun([requested(t1, 'r1')], key, T0, undefined, 'other')).toEqual({ kind: 'conflict', turnId: t1, firstRequestId: 'r1' });
+    expect(planRun([requested(t1, 'r1'), completed(t1)], key, T0, undefined, 'other')).toEqual({ kind: 'conflict', turnId: t1, firstRequestId: 'r1' });
+    expect(planRun([requested(t1, 'r1')], key, T0, undefined, 'p')).toEqual(expect.objectContaining({ kind: 'join' }));
+    // a retry (the first timed out) may carry another prompt: it is the next generation
+    expect(planRun([requested(t1, 'r1'), cancelled(t1, 'timeout')], key, T0, undefined, 'other')).toEqual({ kind: 'start', turnId: t2 });
+  });
+
   it('walks generations: the running second one is joined', () => {
     const log = [requested(t1, 'r1'), cancelled(t1, 'timeout'), requested(t2, 'r2')];
     expect(planRun(log, key, T0)).toEqual({ kind: 'join', turnId: t2, firstRequestId: 'r2', ended: false });

@@ -63,7 +63,9 @@ export function turnContextOf(run: RunRequest): TurnContext {
 /** `start` a new turn, or `join` the one an earlier request with the same key started. */
 export type RunPlan =
   | { kind: 'start'; turnId: string }
-  | { kind: 'join'; turnId: string; firstRequestId: string; ended: boolean };
+  | { kind: 'join'; turnId: string; firstRequestId: string; ended: boolean }
+  /** The key's turn was requested with another prompt: refused, never joined silently. */
+  | { kind: 'conflict'; turnId: string; firstRequestId: string };
 
 /**
  * Decides from the session's log what a run with `key` does. An earlier turn for the key is
@@ -71,7 +73,7 @@ export type RunPlan =
  * repeating (completed, or failed for good). One that timed out, was cancelled or failed
  * retryably is not replayed: the repeat is a retry and gets the next generation's turn.
  */
-export function planRun(events: readonly Recorded<HubEvent>[], key: string, nowMs: number, windowMs = REPLAY_WINDOW_MS): RunPlan {
+export function planRun(events: readonly Recorded<HubEvent>[], key: string, nowMs: number, windowMs = REPLAY_WINDOW_MS, prompt?: string): RunPlan {
   const requested = new Map<string, Recorded<HubEvent>>();
   const ends = new Map<string, Recorded<HubEvent>>();
   for (const e of events) {
@@ -84,10 +86,11 @@ export function planRun(events: readonly Recorded<HubEvent>[], key: string, nowM
     if (!request) return { kind: 'start', turnId };
     const firstRequestId = requestIdOf(request) ?? turnId;
     const end = ends.get(turnId);
-    if (!end) return { kind: 'join', turnId, firstRequestId, ended: false };
+    const otherPrompt = prompt !== undefined && request.type === 'TurnRequested' && request.data.prompt !== prompt;
+    if (!end) return otherPrompt ? { kind: 'conflict', turnId, firstRequestId } : { kind: 'join', turnId, firstRequestId, ended: false };
     const fresh = nowMs - Date.parse(end.createdAt) <= windowMs;
     const final = end.type === 'TurnCompleted' || (end.type === 'TurnFailed' && !end.data.retryable);
-    if (fresh && final) return { kind: 'join', turnId, firstRequestId, ended: true };
+    if (fresh && final) return otherPrompt ? { kind: 'conflict', turnId, firstRequestId } : { kind: 'join', turnId, firstRequestId, ended: true };
   }
 }
 
