@@ -9,7 +9,8 @@ export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(HubEvent.options.m
 /** What folding one batch produced, before it is written. */
 export interface FoldedBatch<R extends Row> {
   changed: R[];
-  groups: number;
+  /** Every touched group's rows after the batch, by group key. */
+  after: Map<string, R[]>;
   advance: CheckpointAdvance;
 }
 
@@ -55,7 +56,7 @@ export function foldBatch<R extends Row>(
   }
   const changed = [...groups.values()].flat().filter((r) => !original.has(r));
   const last = events[events.length - 1];
-  return { changed, groups: groups.size, advance: { position: last.globalPosition, skipped, lastSkippedType, lastEventAt: last.createdAt } };
+  return { changed, after: groups, advance: { position: last.globalPosition, skipped, lastSkippedType, lastEventAt: last.createdAt } };
 }
 
 /** The distinct groups a batch touches, in table.group order. */
@@ -76,8 +77,45 @@ export function groupsOf(def: ProjectionDef, events: readonly ProjectedEvent[]):
  */
 const NO_FLUSH_WAIT = 'SET LOCAL synchronous_commit = off';
 
-export interface ApplyOptions {
+/**
+ * The rows of each group as this process last wrote them, for a rebuild's replay: while it is
+ * the only writer since the reset, a batch needs no load query at all (a group not cached has
+ * no rows yet). Dropped, and no longer trusted to be complete, the moment a write fails or the
+ * checkpoint turns out to have moved.
+ */
+export class GroupCache<R extends Row = Row> {
+  private readonly rows = new Map<string, R[]>();
+  /** True while every group written since the reset is here. */
+  complete = true;
+
+  constructor(private readonly maxGroups = 200_000) {}
+
+  get(key: string): R[] | undefined {
+    return this.rows.get(key);
+  }
+
+  update(after: Map<string, R[]>): void {
+    for (const [k, v] of after) this.rows.set(k, v);
+    if (this.rows.size > this.maxGroups) this.invalidate();
+  }
+
+  invalidate(): void {
+    this.rows.clear();
+    this.complete = false;
+  }
+}
+
+async function loadWithCache<R extends Row>(pool: Pool, def: ProjectionDef<R>, groups: string[][], cache: GroupCache<R> | undefined): Promise<R[]> {
+  if (!cache) return groups.length > 0 ? loadGroups(pool, def, groups) : [];
+  const cached = groups.map((g) => cache.get(g.join(SEP)));
+  const missing = groups.filter((_, i) => cached[i] === undefined);
+  const fromDb = missing.length > 0 && !cache.complete ? await loadGroups(pool, def, missing) : [];
+  return [...cached.flatMap((rows) => rows ?? []), ...fromDb];
+}
+
+export interface ApplyOptions<R extends Row = Row> {
   onSkip?: (e: ProjectedEvent, error?: unknown) => void;
+  cache?: GroupCache<R>;
   /** Test hook: runs inside the transaction, after every write, just before COMMIT. */
   beforeCommit?: () => Promise<void>;
 }
@@ -92,14 +130,24 @@ export interface ApplyOptions {
  * is a single simple query (statements joined by `;`, which Postgres runs as one implicit
  * transaction), so a batch costs three round trips: read events, load groups, write.
  */
-export async function applyBatch<R extends Row>(pool: Pool, def: ProjectionDef<R>, expected: number, events: readonly ProjectedEvent[], opts: ApplyOptions = {}): Promise<boolean> {
+export async function applyBatch<R extends Row>(pool: Pool, def: ProjectionDef<R>, expected: number, events: readonly ProjectedEvent[], opts: ApplyOptions<R> = {}): Promise<boolean> {
+  const ok = await write(pool, def, expected, events, opts).catch((e: unknown) => {
+    opts.cache?.invalidate();
+    throw e;
+  });
+  if (!ok) opts.cache?.invalidate();
+  return ok;
+}
+
+async function write<R extends Row>(pool: Pool, def: ProjectionDef<R>, expected: number, events: readonly ProjectedEvent[], opts: ApplyOptions<R>): Promise<boolean> {
   const groups = groupsOf(def as ProjectionDef, events);
-  const loaded = groups.length > 0 ? await loadGroups(pool, def, groups) : [];
+  const loaded = await loadWithCache(pool, def, groups, opts.cache);
   const folded = foldBatch(def, events, loaded, opts.onSkip);
-  const write = [NO_FLUSH_WAIT, advanceCheckpointSql(def.name, expected, folded.advance), upsertSql(def.table, folded.changed)].filter(Boolean).join(';\n');
+  const sql = [NO_FLUSH_WAIT, advanceCheckpointSql(def.name, expected, folded.advance), upsertSql(def.table, folded.changed)].filter(Boolean).join(';\n');
   if (!opts.beforeCommit) {
     try {
-      await pool.query(write);
+      await pool.query(sql);
+      opts.cache?.update(folded.after);
       return true;
     } catch (e) {
       if (isMoved(e)) return false;
@@ -108,10 +156,11 @@ export async function applyBatch<R extends Row>(pool: Pool, def: ProjectionDef<R
   }
   const client = await pool.connect();
   try {
-    await client.query(`BEGIN;\n${write}`);
+    await client.query(`BEGIN;\n${sql}`);
     await opts.beforeCommit();
     await client.query('COMMIT');
     client.release();
+    opts.cache?.update(folded.after);
     return true;
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);

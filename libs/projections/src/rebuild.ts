@@ -1,5 +1,5 @@
 import { Client, type Pool } from 'pg';
-import { applyBatch } from './apply-batch';
+import { GroupCache, applyBatch } from './apply-batch';
 import { PROJECTION_LOCK_CLASS } from './leadership';
 import type { ProjectionDef } from './projection';
 import { BatchReader, ensureCheckpoint, resetProjection, visibleHead } from './store';
@@ -63,6 +63,8 @@ async function replay(pool: Pool, def: ProjectionDef, target: number, batchSize:
   let position = await ensureCheckpoint(pool, def.name);
   let events = 0;
   const reader = new BatchReader(pool, batchSize, [...def.reads]);
+  // The table was just emptied and this process holds the lock: the cache starts complete.
+  const cache = new GroupCache();
   while (position < target) {
     const { events: batch } = await reader.next(position);
     if (batch.length === 0) {
@@ -70,7 +72,7 @@ async function replay(pool: Pool, def: ProjectionDef, target: number, batchSize:
       await new Promise((r) => setTimeout(r, 10));
       continue;
     }
-    if (!(await applyBatch(pool, def, position, batch))) {
+    if (!(await applyBatch(pool, def, position, batch, { cache }))) {
       position = await ensureCheckpoint(pool, def.name);
       continue;
     }
