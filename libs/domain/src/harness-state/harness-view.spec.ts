@@ -128,6 +128,15 @@ describe('evolveHarness: ops of single events', () => {
     expect(opsAfter([ev.opened(), ev.requested('t1')], ev.started('t1')).some((op) => op.path[0] === 'error')).toBe(false);
   });
 
+  it('a failure shows its message, but never an internal one or one naming an address (issue 11, defect 9)', () => {
+    const start = [ev.opened(), ev.requested('t1'), ev.started('t1')];
+    const failed = (code: string, message: string): HubEvent => ({ type: 'TurnFailed', data: { turnId: 't1', code, message, retryable: false } });
+    const errorAfter = (code: string, message: string) => foldHarness([...start, failed(code, message)]).state.error;
+    expect(errorAfter('PROVIDER_RATE_LIMIT', 'rate limited')).toBe('rate limited');
+    expect(errorAfter('INTERNAL', 'Missing lock for job 42')).toBe('internal error');
+    expect(errorAfter('PROVIDER_DOWN', 'connect ECONNREFUSED 127.0.0.1:11434')).toBe('the turn failed (PROVIDER_DOWN)');
+  });
+
   it('the first TextDelta sets streaming, every one appends', () => {
     expect(opsAfter(started, ev.text('t1', 'Hel'))).toEqual([
       { type: 'set', path: ['messages', '1', 'status'], value: 'streaming' },
