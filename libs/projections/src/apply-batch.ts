@@ -78,17 +78,22 @@ export function groupsOf(def: ProjectionDef, events: readonly ProjectedEvent[]):
 const NO_FLUSH_WAIT = 'SET LOCAL synchronous_commit = off';
 
 /**
- * The rows of each group as this process last wrote them, for a rebuild's replay: while it is
- * the only writer since the reset, a batch needs no load query at all (a group not cached has
- * no rows yet). Dropped, and no longer trusted to be complete, the moment a write fails or the
- * checkpoint turns out to have moved.
+ * The rows of each group as this process last wrote them. Valid while this process is the
+ * table's only writer: every other writer moves the checkpoint, so the owner drops the cache
+ * whenever a write fails or the checkpoint is not where it left it. A replay after a reset
+ * starts it complete and needs no load query at all; a live runner saves the load for the
+ * sessions and turns it saw last.
  */
 export class GroupCache<R extends Row = Row> {
   private readonly rows = new Map<string, R[]>();
-  /** True while every group written since the reset is here. */
-  complete = true;
-
-  constructor(private readonly maxGroups = 200_000) {}
+  /**
+   * @param complete true when the table was empty when this process became its only writer
+   *   (a rebuild's reset): a group not cached then has no rows.
+   */
+  constructor(
+    public complete: boolean,
+    private readonly maxGroups = 200_000,
+  ) {}
 
   get(key: string): R[] | undefined {
     return this.rows.get(key);

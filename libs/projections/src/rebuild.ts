@@ -64,7 +64,7 @@ async function replay(pool: Pool, def: ProjectionDef, target: number, batchSize:
   let events = 0;
   const reader = new BatchReader(pool, batchSize, [...def.reads]);
   // The table was just emptied and this process holds the lock: the cache starts complete.
-  const cache = new GroupCache();
+  const cache = new GroupCache(true);
   while (position < target) {
     const { events: batch } = await reader.next(position);
     if (batch.length === 0) {

@@ -1,6 +1,6 @@
 import { ListenConnection } from '@hub/event-store';
 import type { Pool } from 'pg';
-import { applyBatch } from './apply-batch';
+import { GroupCache, applyBatch } from './apply-batch';
 import { Leadership } from './leadership';
 import type { ProjectedEvent, ProjectionDef } from './projection';
 import { BatchReader, ensureCheckpoint, readCheckpoint } from './store';
@@ -40,6 +40,8 @@ class Loop {
   private backoffMs = 0;
   done: Promise<void> = Promise.resolve();
   private readonly reader: BatchReader;
+  /** Rows this process wrote, while it holds the lock (see GroupCache). */
+  private cache: GroupCache | undefined;
 
   constructor(
     readonly def: ProjectionDef,
@@ -51,6 +53,7 @@ class Loop {
 
   async activate(): Promise<void> {
     this.position = await ensureCheckpoint(this.pool, this.def.name);
+    this.cache = new GroupCache(false);
     this.active = true;
     this.o.log(`projections: ${this.def.name} active from position ${this.position}`);
     this.wake();
@@ -58,6 +61,7 @@ class Loop {
 
   deactivate(): void {
     this.active = false;
+    this.cache = undefined;
     clearTimeout(this.retry);
   }
 
@@ -81,6 +85,7 @@ class Loop {
     } catch (e) {
       this.o.log(`projections: ${this.def.name} batch failed, retrying`, e);
       // The commit may or may not have happened: start again from what the database says.
+      this.cache?.invalidate();
       this.position = await ensureCheckpoint(this.pool, this.def.name).catch(() => this.position);
       this.later();
     } finally {
@@ -104,6 +109,7 @@ class Loop {
       // Caught up: a rebuild may have reset the checkpoint (nothing to apply means no guard to trip).
       const checkpoint = await readCheckpoint(this.pool, this.def.name);
       if (checkpoint !== this.position) {
+        this.cache?.invalidate();
         this.position = checkpoint;
         return { more: true, unsettled: false, progressed: false };
       }
@@ -114,6 +120,7 @@ class Loop {
     const ok = await applyBatch(this.pool, this.def, this.position, events, {
       onSkip: (e, error) => this.o.log(`projections: ${this.def.name} skipped ${e.type} at ${e.globalPosition}`, error),
       beforeCommit: beforeCommit && (() => beforeCommit(this.def.name)),
+      cache: this.cache,
     });
     if (!ok) {
       // Rebuilt, or another runner got here first: carry on from where the checkpoint is now.
