@@ -137,6 +137,9 @@ describe('issue 13 and 11 on the transport wire', () => {
     await c.waitFor('two errors', (x) => x.errors().length >= 2);
     expect(c.errors().map((e) => e.code)).toEqual(['session_busy', 'approval_not_found']);
     for (const e of c.errors()) expect(WIRE_ERROR_CODE_LIST).toContain(e.code);
+    // Stop the long turn: later tests count every event in the log.
+    c.send([{ type: 'cancel' }]);
+    await c.waitFor('the turn to stop', (x) => x.state?.status === 'idle');
     await c.close();
   });
 
