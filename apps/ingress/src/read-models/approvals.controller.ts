@@ -38,6 +38,8 @@ export class ApprovalsController {
   async stream(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>, @Req() req: Request, @Res() res: Response) {
     onlyKnown(q, ['after']);
     const after = positionOf(single(q, 'after') ?? req.header('last-event-id'), 'after');
+    // Before the 200: a feed that cannot listen is a problem+json, not a stream that never speaks.
+    await this.feed.start();
     const snapshot = after === undefined ? await this.reads.approvalSnapshot(p.tenantId) : { position: after, pending: [] };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     const send = (a: ApprovalView) => res.write(`id: ${a.position}\nevent: approval\ndata: ${JSON.stringify(a)}\n\n`);
