@@ -9,7 +9,7 @@ import type { EventStore } from '@hub/event-store';
 /** `GET /v1/sessions/ID/events` page size: `limit` defaults to 500 and may be 1 to 1000. */
 export const EVENTS_PAGE = { default: 500, max: 1000 } as const;
 /** Events per read while streaming the NDJSON export. */
-export const EXPORT_PAGE = 200;
+export const EXPORT_PAGE = 50;
 
 export interface PageQuery {
   /** Stream position to read after (exclusive); 0 reads from the start. */
@@ -62,8 +62,12 @@ export async function streamExport(store: EventStore, tenantId: string, streamId
   res.status(200).type('application/x-ndjson');
   try {
     for (;;) {
-      const lines = page.events.filter((e) => e.streamPosition <= upTo).map((e) => `${JSON.stringify(e)}\n`).join('');
-      if (lines && !(await written(res, lines))) return;
+      // One write per event, not one string per page: a page-sized string (hundreds of KB) is a
+      // large V8 object that only a full GC reclaims, and 60 parallel exports piled them up.
+      for (const e of page.events) {
+        if (e.streamPosition > upTo) break;
+        if (!(await written(res, `${JSON.stringify(e)}\n`))) return;
+      }
       const last = page.events[page.events.length - 1]?.streamPosition ?? upTo;
       if (page.next === null || last >= upTo) break;
       page = await readPage(store, tenantId, streamId, sessionId, { after: last, limit: EXPORT_PAGE });
