@@ -7,3 +7,4 @@ export * from './turn/turn-progress';
 export * from './turn/plan';
 export * from './session';
 export * from './harness-state';
+export * from './turn/public-failure';

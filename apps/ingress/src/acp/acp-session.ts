@@ -1,4 +1,4 @@
-import type { ApprovalRequested, HubEvent, Recorded } from '@hub/domain';
+import { publicFailureMessage, type ApprovalRequested, type HubEvent, type Recorded } from '@hub/domain';
 import type { StoredEvent } from '@hub/event-store';
 import { emptyLiveState, encode, initialAcpView, LIVE_FACT_TYPES, liveSessionUpdate, permissionRequest, stopReasonOf, type AcpView, type LiveFact, type LiveState } from '@hub/protocol-acp';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
@@ -26,7 +26,7 @@ export interface SessionPeer {
 function turnEndOf(e: Recorded<HubEvent>): TurnEnd | null {
   if (e.type === 'TurnCompleted') return { ok: true, stopReason: stopReasonOf(e.data.stopReason === 'max_steps' ? 'max_steps' : 'completed') };
   if (e.type === 'TurnCancelled') return { ok: true, stopReason: 'cancelled' };
-  if (e.type === 'TurnFailed') return { ok: false, code: e.data.code, message: e.data.message, retryable: e.data.retryable };
+  if (e.type === 'TurnFailed') return { ok: false, code: e.data.code, message: publicFailureMessage(e.data.code, e.data.message), retryable: e.data.retryable };
   return null;
 }
 

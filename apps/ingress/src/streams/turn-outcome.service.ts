@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { foldTurn, type ApprovalRequested, type HubEvent, type Recorded, type Usage } from '@hub/domain';
+import { foldTurn, publicFailureMessage, type ApprovalRequested, type HubEvent, type Recorded, type Usage } from '@hub/domain';
 import { SessionStreams } from './session-streams.service';
 
 /** Where a turn stands when a request-response protocol has to answer. */
@@ -18,7 +18,7 @@ function outcomeOf(turnId: string, events: Recorded<HubEvent>[]): TurnOutcome | 
   const base = { text, usage: p.usage, events: mine };
   const end = mine.find((e) => e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled');
   if (end?.type === 'TurnCompleted') return { kind: 'completed', ...base, text: end.data.text };
-  if (end?.type === 'TurnFailed') return { kind: 'failed', code: end.data.code, message: end.data.message, retryable: end.data.retryable, ...base };
+  if (end?.type === 'TurnFailed') return { kind: 'failed', code: end.data.code, message: publicFailureMessage(end.data.code, end.data.message), retryable: end.data.retryable, ...base };
   if (end?.type === 'TurnCancelled') return { kind: 'cancelled', reason: end.data.reason, ...base };
   const pending = p.tools.filter((t) => t.approval?.status === 'pending');
   if (pending.length) {

@@ -1,4 +1,5 @@
 import type { EventOf } from '../events/events';
+import { publicFailureMessage } from '../turn/public-failure';
 import type { DeltaOperation, HarnessMessage, HarnessToolCall, JSONValue } from './harness-state';
 import type { HarnessStep, HarnessView } from './harness-view';
 
@@ -134,19 +135,7 @@ export function turnFailed(view: HarnessView, data: EventOf<'TurnFailed'>['data'
     index === undefined
       ? []
       : [set(messagePath(index, 'status'), 'error'), set(messagePath(index, 'stopReason'), 'failed')];
-  return turnEnded(view, data.turnId, [...messageOps, set(['error'], shownFailure(data.code, data.message))], 'error');
-}
-
-/** Where our infrastructure shows in a message: an address (`127.0.0.1:5432`), an OS code (`ECONNREFUSED`), a URL with credentials. */
-const INFRASTRUCTURE = /\b(?:\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::\d+)?\b|\bE[A-Z]{3,}\b|\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/\S+@/;
-
-/**
- * The failure as watchers see it. The log keeps the worker's whole message; the wire never
- * shows an internal one (a driver's or queue library's text) or one that names an address.
- */
-function shownFailure(code: string, message: string): string {
-  if (code === 'INTERNAL' || code === 'INVALID_EVENT') return 'internal error';
-  return INFRASTRUCTURE.test(message) ? `the turn failed (${code})` : message;
+  return turnEnded(view, data.turnId, [...messageOps, set(['error'], publicFailureMessage(data.code, data.message))], 'error');
 }
 
 export function turnCancelled(view: HarnessView, turnId: string): HarnessStep {

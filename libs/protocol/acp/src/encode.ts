@@ -1,4 +1,4 @@
-import { assertNever, type HubEvent, type Recorded, type Reminder } from '@hub/domain';
+import { assertNever, publicFailureMessage, type HubEvent, type Recorded, type Reminder } from '@hub/domain';
 import { rpcNotification } from './jsonrpc';
 
 // `encode(event, view)`: the ACP projection of the log. A total map over HubEvent: events with
@@ -144,7 +144,7 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
       ];
     }
     case 'TurnFailed':
-      return [{ sessionUpdate: 'log', ...harn({ level: 'error', message: event.data.message, fields: { code: event.data.code, retryable: event.data.retryable, turnId: event.data.turnId } }) }];
+      return [{ sessionUpdate: 'log', ...harn({ level: 'error', message: publicFailureMessage(event.data.code, event.data.message), fields: { code: event.data.code, retryable: event.data.retryable, turnId: event.data.turnId } }) }];
     case 'TurnStarted':
     case 'UserMessageInjected':
     case 'ReminderEmitted':

@@ -1,4 +1,4 @@
-import { assertNever, type HubEvent, type Recorded } from '@hub/domain';
+import { assertNever, publicFailureMessage, type HubEvent, type Recorded } from '@hub/domain';
 import { chatMessages, type LlmRequestMessages } from './llm-request';
 import type { HarnessEvent, HarnessEventType } from './schema';
 
@@ -84,7 +84,7 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
       };
     case 'TurnFailed': {
       const e = event.data;
-      return { view, events: [out('error', { message: e.message, code: e.code, recoverable: e.retryable }), out('turn_complete', { response: '', status: 'failed' })] };
+      return { view, events: [out('error', { message: publicFailureMessage(e.code, e.message), code: e.code, recoverable: e.retryable }), out('turn_complete', { response: '', status: 'failed' })] };
     }
     case 'TurnCancelled':
       return { view, events: [out('error', { message: `turn cancelled (${event.data.reason})`, code: 'CANCELLED', recoverable: true }), out('turn_complete', { response: '', status: 'cancelled' })] };

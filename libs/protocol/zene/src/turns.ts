@@ -1,4 +1,4 @@
-import { SESSION_ID_PATTERN, foldTurn, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
+import { SESSION_ID_PATTERN, foldTurn, publicFailureMessage, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
 import { zeneCodeOf } from './errors';
 import { usageOf, type ZeneResult } from './encode';
 import type { RunRequest } from './schema';
@@ -123,7 +123,7 @@ export function resultOfTurn(events: readonly HubEvent[], turnId: string): ZeneR
     case 'TurnCompleted':
       return { kind: 'ok', text: end.data.text, usage: usageOf(end.data.usage) };
     case 'TurnFailed':
-      return { kind: 'failed', code: zeneCodeOf(end.data.code), message: end.data.message, retryable: end.data.retryable, usage };
+      return { kind: 'failed', code: zeneCodeOf(end.data.code), message: publicFailureMessage(end.data.code, end.data.message), retryable: end.data.retryable, usage };
     case 'TurnCancelled':
       return end.data.reason === 'timeout' ? { kind: 'timeout', usage } : { kind: 'canceled', reason: end.data.reason, usage };
     default:
