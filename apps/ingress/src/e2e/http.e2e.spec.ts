@@ -122,7 +122,7 @@ describe('approvals over HTTP and busy policies', () => {
     await c.waitFor('streaming', (x) => (x.lastAssistant()?.content.length ?? 0) > 20);
     const before = (await stack.events(a.tenantId, 'a-busy')).length;
     c.send([{ type: 'submit', prompt: 'hello', busyPolicy: 'reject' }]);
-    await c.waitFor('a SESSION_BUSY error', (x) => x.errors().some((e) => e.code === 'SESSION_BUSY'));
+    await c.waitFor('a session_busy error', (x) => x.errors().some((e) => e.code === 'session_busy'));
     const afterReject = await stack.events(a.tenantId, 'a-busy');
     expect(afterReject.filter((e) => e.type === 'TurnRequested')).toHaveLength(1);
     expect(afterReject.length).toBeGreaterThanOrEqual(before);
