@@ -81,7 +81,7 @@ describe('GET /v1/sessions/ID/export', () => {
       const missing = await get(`/v1/sessions/nope/${route}`, b.apiKey);
       expect([stolen.status, missing.status]).toEqual([404, 404]);
       expect(stolen.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      const code = (r: Response) => r.json().then((j: { code: string }) => j.code);
+      const code = async (r: Response) => ((await r.json()) as { code: string }).code;
       expect([await code(stolen), await code(missing)]).toEqual(['SESSION_NOT_FOUND', 'SESSION_NOT_FOUND']);
     }
   });
