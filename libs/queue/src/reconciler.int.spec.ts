@@ -42,7 +42,7 @@ const reconciler = () =>
   });
 
 const meta = (commandId: string): CommandMetadata => ({
-  commandId, tenantId, now: new Date().toISOString(), correlationId: 'c', actor: { type: 'user', id: 'u' }, protocol: 'transport',
+  commandId, tenantId, now: new Date().toISOString(), correlationId: 'c', actor: { type: 'api_key', id: 'u' }, protocol: 'transport',
 });
 
 async function startTurn(sessionId: string): Promise<string> {
