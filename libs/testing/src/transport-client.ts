@@ -16,12 +16,15 @@ export class TransportTestClient {
   state: HarnessState | null = null;
   cursor = 0;
   closeCode: number | null = null;
+  /** When the first frame arrived (ms since the epoch): what a resuming client waited. */
+  firstFrameAt: number | null = null;
   private waiters: (() => void)[] = [];
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (raw) => {
       const frame = JSON.parse(raw.toString()) as TransportFrame;
       this.frames.push(frame);
+      this.firstFrameAt ??= Date.now();
       if (frame.type === 'state') this.state = frame.state;
       if (frame.type === 'delta') this.state = applyOps(this.state ?? { status: 'idle', messages: [] }, frame.operations);
       if (frame.type !== 'error') this.cursor = frame.cursor;
@@ -49,6 +52,15 @@ export class TransportTestClient {
       });
       ws.once('error', reject);
     });
+  }
+
+  /** Reconnects to `from`'s session after its cursor and goes on from its state (a client resuming). */
+  static async resume(url: string, apiKey: string, session: string, from: TransportTestClient): Promise<TransportTestClient> {
+    const c = await TransportTestClient.connect(url, apiKey, { session, after: from.cursor });
+    // No frame arrives before the open handshake completes and this continuation runs.
+    c.state = from.state;
+    c.cursor = from.cursor;
+    return c;
   }
 
   send(commands: unknown[]): void {
