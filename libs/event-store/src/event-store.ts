@@ -46,12 +46,19 @@ export class EventStore {
     const serialised = serialiseEvents(events, this.maxEventBytes, randomUUID);
     if (serialised.length === 0) return this.appendNothing<E>(tenantId, streamId, options);
     const client = await this.pool.connect();
+    // A checked-out client has no pool listener: Postgres going away between two statements of
+    // the transaction would be an uncaught 'error' event that kills the process (the fault
+    // suite's Postgres stop did). The next statement fails instead, and the append with it.
+    const onLost = (): void => undefined;
+    client.on('error', onLost);
     try {
       const result = await appendInTransaction<E>(client, { tenantId, streamId, events: serialised, options });
+      client.off('error', onLost);
       client.release();
       return result;
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
+      client.off('error', onLost);
       // After an unexpected failure the session may still hold the allocator's advisory lock
       // (e.g. cancelled mid-function): drop the connection rather than return it to the pool.
       client.release(isDomainError(e) ? undefined : toError(e));
