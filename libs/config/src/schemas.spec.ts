@@ -19,6 +19,8 @@ describe('defaults', () => {
       HUB_ACP_PERMISSION_TIMEOUT_MS: 120_000,
       HUB_WS_MAX_SOCKETS: 10_000,
       HUB_KEY_RECHECK_MS: 2_000,
+      HUB_HTTP_HEADERS_TIMEOUT_MS: 15_000,
+      HUB_HTTP_REQUEST_TIMEOUT_MS: 60_000,
     });
   });
 
