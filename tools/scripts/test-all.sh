@@ -9,4 +9,11 @@ npx nx run-many -t lint --output-style=static
 echo "== typecheck" >&2
 npx nx run-many -t typecheck --output-style=static
 echo "== test" >&2
-npx jest -c jest.config.js --maxWorkers=2 "$@"
+# Each e2e stack leaves its processes' logs here; on a failure their error lines are printed, so
+# a CI failure can be diagnosed from its output alone.
+export HUB_TEST_LOG_DIR="${HUB_TEST_LOG_DIR:-$(mktemp -d -t hub-test-logs.XXXXXX)}"
+if ! npx jest -c jest.config.js --maxWorkers=2 "$@"; then
+  echo "== error lines the hub processes logged during the run ($HUB_TEST_LOG_DIR)" >&2
+  grep -H -E '"level":(50|60)|"level":"error"' "$HUB_TEST_LOG_DIR"/*.log 2>/dev/null | cut -c1-600 | tail -n 80 >&2 || true
+  exit 1
+fi

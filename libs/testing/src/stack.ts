@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { EventStore, createPool } from '@hub/event-store';
 import { sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
 import { createTestDatabase } from './postgres';
@@ -82,6 +84,19 @@ export class HubStack {
     if (res.code !== 0) throw new Error(`hub key revoke failed (${res.code}): ${res.stdout} ${res.stderr}`);
   }
 
+  /**
+   * Writes what the stack's processes logged to `HUB_TEST_LOG_DIR` (when set), one file per
+   * stack, so a failure in a long run (CI) can be read afterwards: test-all.sh prints their
+   * error lines when the suite fails. A stack's logs are otherwise gone with its processes.
+   */
+  private keepLogs(): void {
+    const dir = process.env.HUB_TEST_LOG_DIR;
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true });
+    const parts = [['ingress', this.ingress] as const, ...this.workers.map((w, i) => [`worker ${i + 1}`, w] as const)].filter(([, p]) => p);
+    writeFileSync(join(dir, `${this.opts.label}-${this.queuePrefix}.log`), parts.map(([name, p]) => `== ${name}\n${p.stderr}`).join('\n'));
+  }
+
   async events(tenantId: string, sessionId: string): Promise<Recorded<HubEvent>[]> {
     const { events } = await new EventStore(this.pool).readStream<HubEvent>(tenantId, sessionStreamId(sessionId));
     return events as Recorded<HubEvent>[];
@@ -94,6 +109,7 @@ export class HubStack {
 
   async stop(): Promise<void> {
     await Promise.all([...this.workers, this.ingress].filter(Boolean).map((p) => p.kill('SIGKILL')));
+    this.keepLogs();
     await this.pool?.end();
     for (const c of this.cleanups) await c().catch((e: unknown) => process.stderr.write(`cleanup failed: ${String(e)}\n`));
   }
