@@ -22,6 +22,13 @@ export interface RunnerOptions {
   standbyPollMs?: number;
   /** Safety poll in case a NOTIFY is lost. Default 1000 ms. */
   pollIntervalMs?: number;
+  /**
+   * How long a wake waits before its batch starts, so the commits of that moment share one
+   * transaction instead of a batch each. Default 10 ms: on a busy 2-core host a batch per commit
+   * (times three projections) cost a third of the turn throughput (tools/bench/turns.ts 28.9 ->
+   * 18.6 turns/s; 25.1 with this window, lag p99 still about 100 ms).
+   */
+  coalesceMs?: number;
   log?: (message: string, error?: unknown) => void;
   onBatch?: (info: BatchInfo) => void;
   /** Test hook: runs inside each batch's transaction just before COMMIT. */
@@ -37,6 +44,7 @@ class Loop {
   private running = false;
   private dirty = false;
   private retry: NodeJS.Timeout | undefined;
+  private pending: NodeJS.Timeout | undefined;
   private backoffMs = 0;
   done: Promise<void> = Promise.resolve();
   private readonly reader: BatchReader;
@@ -63,11 +71,20 @@ class Loop {
     this.active = false;
     this.cache = undefined;
     clearTimeout(this.retry);
+    clearTimeout(this.pending);
+    this.pending = undefined;
   }
 
+  /** Something was committed: a batch starts after `coalesceMs` (others arriving meanwhile join it). */
   wake(): void {
     this.dirty = true;
-    if (!this.running && this.active) this.done = this.run();
+    if (this.running || !this.active || this.pending) return;
+    const coalesce = this.o.coalesceMs ?? 10;
+    if (coalesce <= 0) return void (this.done = this.run());
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      if (!this.running && this.active) this.done = this.run();
+    }, coalesce);
   }
 
   private async run(): Promise<void> {
@@ -81,6 +98,8 @@ class Loop {
         if (more) this.dirty = true;
         else if (unsettled) this.later();
         else this.backoffMs = 0;
+        // Commits that arrived during this batch wait their coalescing window, like any wake.
+        if (!more && this.dirty) break;
       }
     } catch (e) {
       this.o.log(`projections: ${this.def.name} batch failed, retrying`, e);
@@ -90,6 +109,10 @@ class Loop {
       this.later();
     } finally {
       this.running = false;
+      if (this.dirty && this.active) {
+        this.dirty = false;
+        this.wake();
+      }
     }
   }
 
