@@ -1,11 +1,9 @@
 import type { Logger } from '@nestjs/common';
-import { isDomainError, type DomainErrorCode } from '@hub/domain';
+import { isDomainError, namesInfrastructure, type DomainErrorCode } from '@hub/domain';
 
 /** Domain failures whose messages may quote a provider, a driver or a queue library. */
 const OPAQUE_CODES: ReadonlySet<DomainErrorCode> = new Set(['INTERNAL', 'INVALID_EVENT', 'PROVIDER_AUTH', 'PROVIDER_RATE_LIMIT', 'PROVIDER_DOWN']);
 
-/** Text that names where our infrastructure lives: `127.0.0.1:5432`, `ECONNREFUSED`, a connection URL. */
-const INFRASTRUCTURE = /\b(?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[[0-9a-fA-F:]+\])(?::\d+)?\b|\bE[A-Z]{3,}\b|\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/\S+@/;
 
 /**
  * Whether an error's message was written for a client: a domain error of a client-facing code,
@@ -13,11 +11,11 @@ const INFRASTRUCTURE = /\b(?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[[0-9a-fA-F:]+\]
  * anything quoting an address is not.
  */
 export function isClientFacing(e: unknown): e is Error {
-  if (isDomainError(e)) return !OPAQUE_CODES.has(e.code) && !INFRASTRUCTURE.test(e.message);
+  if (isDomainError(e)) return !OPAQUE_CODES.has(e.code) && !namesInfrastructure(e.message);
   if (!(e instanceof Error) || e instanceof AggregateError) return false;
   const fields = e as Error & { code?: unknown; errno?: unknown; syscall?: unknown };
   if (fields.code !== undefined || fields.errno !== undefined || fields.syscall !== undefined) return false;
-  return !e.name.startsWith('Prisma') && !INFRASTRUCTURE.test(e.message);
+  return !e.name.startsWith('Prisma') && !namesInfrastructure(e.message);
 }
 
 /**

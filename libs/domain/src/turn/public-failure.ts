@@ -1,5 +1,12 @@
-/** Where our infrastructure shows in a message: an address (`127.0.0.1:5432`), an OS code (`ECONNREFUSED`), a URL with credentials. */
 const INFRASTRUCTURE = /\b(?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[[0-9a-fA-F:]+\])(?::\d+)?\b|\bE[A-Z]{3,}\b|\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/\S+@/;
+
+/**
+ * Whether `message` shows where our infrastructure lives: an address (`127.0.0.1:5432`), an OS
+ * error code (`ECONNREFUSED`), a URL with credentials. Such text is for the log, never a client.
+ */
+export function namesInfrastructure(message: string): boolean {
+  return INFRASTRUCTURE.test(message);
+}
 
 /** Codes whose recorded message is a driver's, a queue library's or a provider's text, never ours. */
 const OPAQUE = new Set(['INTERNAL', 'INVALID_EVENT']);
@@ -12,5 +19,5 @@ const OPAQUE = new Set(['INTERNAL', 'INVALID_EVENT']);
  */
 export function publicFailureMessage(code: string, message: string): string {
   if (OPAQUE.has(code)) return 'internal error';
-  return INFRASTRUCTURE.test(message) ? `the turn failed (${code})` : message;
+  return namesInfrastructure(message) ? `the turn failed (${code})` : message;
 }
