@@ -1,7 +1,7 @@
 # The hub image: one image, four roles (migrate, ingress, worker, the CLI) chosen by the
-# subcommand given to bin/hub. TypeScript runs through @swc-node/register, so there is no
-# separate build stage.
-FROM node:20-bookworm-slim
+# subcommand given to bin/hub. It runs the production build (`npm run build`: the apps and libs
+# compiled by swc under dist/), so no process compiles TypeScript when it starts.
+FROM node:24-bookworm-slim
 
 # openssl: Prisma's schema engine (migrate deploy) links against it.
 RUN apt-get update \
@@ -21,7 +21,8 @@ COPY --chown=node:node tools/scripts ./tools/scripts
 RUN npm install --no-audit --no-fund
 
 COPY --chown=node:node . .
+RUN npm run build
 
-ENV NODE_ENV=production
+ENV NODE_ENV=production HUB_RUN_FROM=dist
 ENTRYPOINT ["/app/bin/hub"]
 CMD ["--help"]

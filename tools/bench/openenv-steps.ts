@@ -60,7 +60,7 @@ async function episode(stack: HubStack, apiKey: string, env: string, latencies: 
 async function main(): Promise<void> {
   const kinds = values.harness.split(',').filter((k) => k in HARNESSES);
   const allow = kinds.filter((k) => k !== 'builtin').map((k) => testAllowEntry((HARNESSES[k]().command as string[]).slice(0, 4)));
-  const env = allow.length ? { HUB_HARNESS_COMMANDS: allow.join(';') } : {};
+  const env: Record<string, string> = allow.length ? { HUB_HARNESS_COMMANDS: allow.join(';') } : {};
   const stack = await HubStack.start({ label: 'benchopenenv', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '0', HUB_WORKER_CONCURRENCY: '16', ...env }, ingressEnv: env });
   try {
     const { apiKey } = await stack.createTenant('bench');

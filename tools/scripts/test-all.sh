@@ -4,6 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/scripts/ensure-services.sh
 [[ -d node_modules/.bin ]] || npm install --no-audit --no-fund
+# The console's assets (apps/console/dist), rebuilt only when its sources changed: ingress serves
+# them under /console and the browser specs drive them.
+echo "== console build" >&2
+node apps/console/scripts/build.mjs --if-stale
 echo "== lint" >&2
 npx nx run-many -t lint --output-style=static
 echo "== typecheck" >&2
@@ -17,3 +21,10 @@ if ! npx jest -c jest.config.js --maxWorkers=2 "$@"; then
   grep -H -E '"level":(50|60)|"level":"error"' "$HUB_TEST_LOG_DIR"/*.log 2>/dev/null | cut -c1-600 | tail -n 80 >&2 || true
   exit 1
 fi
+# No API key in any line any hub process logged during the whole suite (issue 17): the keys the
+# tests made are full `hub_<12>_<43>` strings (API_KEY_TEXT in libs/domain/src/api-key-format.ts); a prefix alone (`key` in the access log) is fine.
+if grep -l -E 'hub_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43}' "$HUB_TEST_LOG_DIR"/*.log 2>/dev/null; then
+  echo "== an API key appears in the hub processes' logs above (files listed)" >&2
+  exit 1
+fi
+echo "== logs: $(ls "$HUB_TEST_LOG_DIR"/*.log 2>/dev/null | wc -l) stack logs, no API key in any line" >&2

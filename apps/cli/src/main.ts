@@ -1,11 +1,17 @@
 import { parseArgs } from 'node:util';
-import { CliConfig, ConfigError, parseConfig } from '@hub/config';
+import { CliConfig, ConfigError, parseConfig, queuePrefix } from '@hub/config';
 import { MigrationError } from '@hub/event-store';
 import { acp } from './commands/acp';
+import { auditHeads, auditVerify, exportSession } from './commands/audit';
 import { chat } from './commands/chat';
 import { host } from './commands/host';
 import { runMigrate, withKeys } from './commands/admin';
+import { expiresOption, keyCreate, keyRevoke, roleOption, tenantCreate } from './commands/keys';
 import { projectionsRebuild, projectionsStatus } from './commands/projections';
+import { replay } from './commands/replay';
+import { retentionRun } from './commands/retention';
+import { tenantLimits } from './commands/limits';
+import { status } from './commands/status';
 import { up } from './commands/up';
 
 const USAGE = `usage: hub <command>
@@ -15,9 +21,16 @@ const USAGE = `usage: hub <command>
   ingress | worker                 run one part (deployments); configured by environment
   migrate                          apply pending migrations (prisma/migrations)
   tenant create NAME               create a tenant; prints {"tenantId","apiKey","keyPrefix"} once
+                                   (that first key has the admin role)
   tenant list                      list tenants
-  key create TENANT_ID [--name N]  another API key for a tenant (printed once)
-  key list TENANT_ID               a tenant's keys: prefix, name, created, revoked (no secrets)
+  tenant limits TENANT_ID [--turns-per-minute N] [--concurrent-turns N] [--tokens-per-day N]
+               [--sessions N] [--open-sockets N] [--event-bytes-per-day N] [--retention-days N]
+                                   print the tenant's limits; with flags set those (none: lift)
+  key create TENANT_ID [--name N] [--role R] [--expires 30d|ISO-TIME]
+                                   another API key (printed once); R: admin, operator (default),
+                                   approver, viewer, client
+  key list TENANT_ID               a tenant's keys: prefix, name, role, created, expires, last
+                                   used, revoked (no secrets)
   key revoke PREFIX                revoke a key by its visible prefix (hub_xxxxxxxxxxxx)
   chat --session ID PROMPT         send a prompt over the transport WebSocket, print the answer
        [--approve | --deny]        (HUB_URL, HUB_API_KEY); exit 0 answered, 1 turn failed,
@@ -25,11 +38,30 @@ const USAGE = `usage: hub <command>
   host --protocol v1 [--bridge-compat] [--single-request]
                                    the Zene host protocol on stdin/stdout (HUB_URL, HUB_API_KEY)
   acp                              the hub as an ACP agent on stdin/stdout (HUB_URL, HUB_API_KEY)
+  status [--json] [--stuck-after 300]
+                                   workers alive per queue, queue depths, running and stuck turns,
+                                   pending approvals, projection lag; exit 1 when a turn is stuck
+                                   or no worker is connected
+  audit verify [--tenant T] [--session S] | --file EXPORT.ndjson
+                                   re-hash the log's chains (or an export, offline); each broken
+                                   stream's first broken link as a JSON line; exit 1 when broken
+  audit heads [--tenant T]         each stream's version and head hash: keep it elsewhere as the anchor
+  export SESSION --tenant T        a session's events with their hashes as NDJSON on stdout
+  replay SESSION --tenant T | --all [--tenant T] [--wait 10] [--skip-lagging]
+                                   fold the log again into the session's snapshot and read-model
+                                   rows and compare with what is stored, field by field; exit 1
+                                   when anything differs
+  retention run --archive DIR [--tenant T] [--older-than DAYS] [--dry-run]
+                                   archive (export with hashes) then erase every session idle
+                                   longer than its tenant's retentionDays (or DAYS); a JSON line
+                                   per session; exit 1 when one had to be left for the next run
   projections status               each read model's checkpoint, lag in events and time (JSON lines)
   projections rebuild NAME         empty a read model and replay the log into it, with progress
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
+/** Writes to stdout, waiting for a drain when the pipe is full (exports of any size, flat memory). */
+const writeOut = (chunk: string) => new Promise<void>((resolve) => (process.stdout.write(chunk) ? resolve() : process.stdout.once('drain', resolve)));
 const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
 async function main(argv: string[]): Promise<number> {
@@ -41,36 +73,98 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       port: { type: 'string' }, workers: { type: 'string' }, name: { type: 'string' }, session: { type: 'string' },
+      role: { type: 'string' }, expires: { type: 'string' }, json: { type: 'boolean' }, 'stuck-after': { type: 'string' },
+      tenant: { type: 'string' }, file: { type: 'string' }, all: { type: 'boolean' }, wait: { type: 'string' }, 'skip-lagging': { type: 'boolean' },
       approve: { type: 'boolean' }, deny: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      archive: { type: 'string' }, 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' },
+      'turns-per-minute': { type: 'string' }, 'concurrent-turns': { type: 'string' }, 'tokens-per-day': { type: 'string' }, sessions: { type: 'string' }, 'open-sockets': { type: 'string' }, 'event-bytes-per-day': { type: 'string' }, 'retention-days': { type: 'string' },
     },
   });
   const [cmd, sub, arg] = positionals;
   if (!cmd || values.help || cmd === 'help') return void process.stdout.write(USAGE), 0;
   const config = parseConfig(CliConfig);
-  switch (`${cmd}${sub && ['tenant', 'key', 'projections'].includes(cmd) ? ` ${sub}` : ''}`) {
+  switch (`${cmd}${sub && ['tenant', 'key', 'projections', 'audit', 'retention'].includes(cmd) ? ` ${sub}` : ''}`) {
     case 'up':
-      return up({ port: Number(values.port ?? config.PORT), workers: Number(values.workers ?? 1), databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }, say);
+      return up({ port: Number(values.port ?? config.PORT), workers: Number(values.workers ?? 1), databaseUrl: config.DATABASE_URL, ownerDatabaseUrl: config.HUB_OWNER_DATABASE_URL, redisUrl: config.REDIS_URL }, say);
     case 'migrate':
-      await runMigrate(config.DATABASE_URL, say);
+      // Without an owner URL, DATABASE_URL owns the tables and migrates them (one role).
+      await runMigrate(config.HUB_OWNER_DATABASE_URL ? { owner: config.HUB_OWNER_DATABASE_URL, app: config.DATABASE_URL } : { owner: config.DATABASE_URL }, say);
       return 0;
     case 'tenant create':
       if (!arg) throw new UsageError('tenant create needs a NAME');
-      return withKeys(config.DATABASE_URL, async (k) => (out(await k.createTenant(arg).then(({ tenantId, apiKey, keyPrefix }) => ({ tenantId, apiKey, keyPrefix }))), 0));
+      return out(await tenantCreate(config.DATABASE_URL, arg)), 0;
     case 'tenant list':
       return withKeys(config.DATABASE_URL, async (k) => ((await k.listTenants()).forEach((t) => out(t)), 0));
+    case 'tenant limits':
+      if (!arg) throw new UsageError('tenant limits needs a TENANT_ID');
+      return (
+        out(
+          await tenantLimits(config.DATABASE_URL, arg, {
+            'turns-per-minute': values['turns-per-minute'],
+            'concurrent-turns': values['concurrent-turns'],
+            'tokens-per-day': values['tokens-per-day'],
+            sessions: values.sessions,
+            'open-sockets': values['open-sockets'],
+            'event-bytes-per-day': values['event-bytes-per-day'],
+            'retention-days': values['retention-days'],
+          }),
+        ),
+        0
+      );
     case 'key create':
       if (!arg) throw new UsageError('key create needs a TENANT_ID');
-      return withKeys(config.DATABASE_URL, async (k) => (out(await k.createKey(arg, values.name ?? 'cli')), 0));
+      return out(await keyCreate(config.DATABASE_URL, arg, values.name ?? 'cli', roleOption(values.role), expiresOption(values.expires))), 0;
     case 'key list':
       if (!arg) throw new UsageError('key list needs a TENANT_ID');
       return withKeys(config.DATABASE_URL, async (k) => ((await k.listKeys(arg)).forEach((key) => out(key)), 0));
     case 'key revoke':
       if (!arg) throw new UsageError('key revoke needs a PREFIX');
-      return withKeys(config.DATABASE_URL, async (k) => {
-        const revoked = await k.revoke(arg);
+      {
+        const revoked = await keyRevoke(config.DATABASE_URL, arg);
         out({ prefix: arg, revoked });
         return revoked ? 0 : 1;
-      });
+      }
+    case 'status':
+      if (values['stuck-after'] !== undefined && !(Number(values['stuck-after']) > 0)) throw new UsageError('--stuck-after needs a number of seconds');
+      return status(
+        {
+          databaseUrl: config.DATABASE_URL,
+          queue: { redisUrl: config.REDIS_URL, prefix: queuePrefix(config) },
+          stuckAfterMs: Number(values['stuck-after'] ?? 300) * 1000,
+          json: values.json ?? false,
+        },
+        (line) => process.stdout.write(`${line}\n`),
+      );
+    case 'audit verify':
+      return auditVerify({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: values.session, file: values.file }, (l) => process.stdout.write(`${l}\n`), say);
+    case 'audit heads':
+      return auditHeads({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant }, (l) => process.stdout.write(`${l}\n`));
+    case 'replay':
+      if (!values.all && (!sub || !values.tenant)) throw new UsageError('replay needs a SESSION and --tenant T, or --all [--tenant T]');
+      if (values.wait !== undefined && !(Number(values.wait) >= 0)) throw new UsageError('--wait needs a number of seconds');
+      return replay(
+        { databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: sub, all: values.all ?? false, waitMs: values.wait === undefined ? undefined : Number(values.wait) * 1000, skipLagging: values['skip-lagging'] ?? false },
+        (l) => process.stdout.write(`${l}\n`),
+        say,
+      );
+    case 'export':
+      if (!sub || !values.tenant) throw new UsageError('export needs a SESSION and --tenant T');
+      return exportSession({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: sub }, writeOut, say);
+    case 'retention run':
+      if (!values.archive && !values['dry-run']) throw new UsageError('retention run needs --archive DIR (where each session is exported before it is erased), or --dry-run');
+      if (values['older-than'] !== undefined && !(Number.isInteger(Number(values['older-than'])) && Number(values['older-than']) > 0)) throw new UsageError('--older-than needs a whole number of days');
+      return retentionRun(
+        {
+          databaseUrl: config.DATABASE_URL,
+          queue: { redisUrl: config.REDIS_URL, prefix: queuePrefix(config) },
+          archiveDir: values.archive ?? '',
+          tenantId: values.tenant,
+          olderThanDays: values['older-than'] === undefined ? undefined : Number(values['older-than']),
+          dryRun: values['dry-run'] ?? false,
+        },
+        (l) => process.stdout.write(`${l}\n`),
+        say,
+      );
     case 'projections status':
       return projectionsStatus(config.DATABASE_URL, out);
     case 'projections rebuild':

@@ -1,9 +1,13 @@
+import { AdminController } from './admin/admin.controller';
+import { MetricsController } from './observability/metrics.controller';
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AcpGateway } from './acp/acp.gateway';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { BodyErrorGuard } from './http/body-errors';
 import { CommandService } from './commands/command.service';
+import { SessionDecisions } from './commands/session-decisions';
+import { ConsoleModule } from './console/console.module';
 import { HealthController } from './health/health.controller';
 import { CorrelationMiddleware } from './http/correlation.middleware';
 import { ProblemFilter } from './http/problem';
@@ -13,6 +17,11 @@ import { OpenHarnessController } from './openharness';
 import { ApprovalsController } from './read-models/approvals.controller';
 import { readModelProviders } from './read-models/providers';
 import { SessionListController } from './read-models/sessions-list.controller';
+import { SessionAccess } from './auth/session-access';
+import { limitProviders } from './limits/limit-providers';
+import { TenantLimitsService } from './limits/tenant-limits';
+import { TenantSockets } from './limits/tenant-sockets';
+import { LineageController } from './sessions/lineage.controller';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionStreams } from './streams/session-streams.service';
 import { TurnOutcomes } from './streams/turn-outcome.service';
@@ -24,13 +33,19 @@ export class IngressModule implements NestModule {
   static forRoot(settings: IngressSettings): DynamicModule {
     return {
       module: IngressModule,
-      controllers: [HealthController, SessionListController, ApprovalsController, SessionsController, ZeneController, OpenHarnessController, OpenEnvController],
+      imports: [ConsoleModule],
+      controllers: [HealthController, MetricsController, AdminController, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController],
       providers: [
         ...hubProviders(settings),
+        ...limitProviders(settings),
         ...readModelProviders(settings),
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: BodyErrorGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
+        SessionAccess,
+        TenantLimitsService,
+        SessionDecisions,
+        TenantSockets,
         CommandService,
         SessionStreams,
         TurnOutcomes,

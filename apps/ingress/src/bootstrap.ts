@@ -3,11 +3,18 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
 import type { Server } from 'node:http';
 import { NestPinoLogger, createLogger } from '@hub/telemetry';
-import { ApiKeyService, KeyLiveness } from '@hub/auth';
+import { KeyLiveness } from '@hub/auth';
+import { HubQueues } from '@hub/queue';
 import { IngressModule } from './app.module';
+import { KeyChanges } from './auth/key-changes';
+import { PG_POOL } from './hub.providers';
+import { serveOpenApi } from './http/openapi';
+import { accessLog } from './observability/access-log';
+import { registerIngressGauges } from './observability/ingress-gauges';
 import { deferBodyErrors } from './http/body-errors';
 import { AuthenticatedWsAdapter } from './transport/authenticated-ws.adapter';
 import { OpenSockets } from './transport/open-sockets';
+import { TenantSockets } from './limits/tenant-sockets';
 import type { IngressSettings } from './settings';
 
 /** Builds and starts one ingress process (also used by e2e tests, on port 0). */
@@ -19,9 +26,15 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
     // Let start-up failures (an unreachable database, say) reach main's one-line message.
     abortOnError: false,
   });
+  app.use(accessLog());
   app.use(deferBodyErrors(json({ limit: settings.maxBodyBytes, type: ['application/json', 'application/*+json'] })));
   const sockets = new OpenSockets(app.get(KeyLiveness), settings.wsMaxSockets, settings.keyRecheckMs);
-  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(ApiKeyService), settings.maxFrameBytes, sockets));
+  const keys = app.get(KeyChanges);
+  // A revoked key's sockets close as soon as the revocation commits, not at the next sweep.
+  keys.onChange(() => void sockets.sweep());
+  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, keys.verified, settings.maxFrameBytes, sockets, app.get(TenantSockets)));
+  registerIngressGauges(sockets, app.get(PG_POOL), app.get(HubQueues));
+  serveOpenApi(app);
   app.enableShutdownHooks();
   limitSlowClients(app.getHttpServer() as Server, settings);
   await app.listen(settings.port, settings.host);

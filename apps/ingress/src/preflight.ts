@@ -3,6 +3,8 @@ import { assertRedisReachable } from '@hub/queue';
 
 /** Dependencies answer before anything else connects, so a bad URL is one clear line. */
 export async function preflight(databaseUrl: string, redisUrl: string): Promise<void> {
-  await assertPostgresReachable(databaseUrl);
+  const rowSecurity = await assertPostgresReachable(databaseUrl);
   await assertRedisReachable(redisUrl);
+  // One line, not a refusal: a role that bypasses row-level security works, without that guard.
+  if (rowSecurity) process.stderr.write(`${JSON.stringify({ level: 'warn', msg: rowSecurity })}\n`);
 }

@@ -16,6 +16,10 @@ export interface IngressSettings extends ServiceSettings {
   wsMaxSockets: number;
   /** How often open sockets re-check their key (`HUB_KEY_RECHECK_MS`). */
   keyRecheckMs: number;
+  /** How long a socket's place in its tenant's open-socket count lasts unrenewed (`HUB_SOCKET_LEASE_MS`). */
+  socketLeaseMs: number;
+  /** `HUB_OPERATOR_KEY`: the deployment operator's key for the tenant admin routes; unset, they answer 404. */
+  operatorKey?: string;
 }
 
 export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
@@ -33,5 +37,7 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     acpPermissionTimeoutMs: c.HUB_ACP_PERMISSION_TIMEOUT_MS,
     wsMaxSockets: c.HUB_WS_MAX_SOCKETS,
     keyRecheckMs: c.HUB_KEY_RECHECK_MS,
+    socketLeaseMs: c.HUB_SOCKET_LEASE_MS,
+    operatorKey: c.HUB_OPERATOR_KEY,
   };
 }

@@ -4,27 +4,27 @@ import {
   ExternalTurnRunner,
   HarnessProcesses,
   McpPool,
+  ProviderChoice,
+  RecordedTools,
   TurnRunner,
   RunningTurns,
   buildMcpRegistry,
   createBuiltinRegistry,
-  createProvider,
   defaultAdapterFactory,
   externalHarnessOf,
   mcpServersOf,
-  recordTurnReward,
-  rubricOfTurn,
+  turnEndedScoring,
   type ExternalRunTurnInput,
   type RunTurnOutcome,
   type TurnLog,
 } from '@hub/agent';
-import { sessionStreamId, type CommandMetadata, type HubEvent, type Recorded, type SessionView, type TurnRequested } from '@hub/domain';
-import { EventStore, createPool, SecretStore, SnapshotStore } from '@hub/event-store';
+import { redriveOf, sessionStreamId, type CommandMetadata, type HubEvent, type Recorded, type SessionView } from '@hub/domain';
+import { EventStore, asSystem, createPool, SecretStore, SnapshotStore } from '@hub/event-store';
 import type { Pool } from 'pg';
-import { ProjectionThread } from '@hub/projections';
-import { CancelBus, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap } from '@hub/queue';
+import { HUB_PROJECTIONS, ProjectionThread, projectionStatus } from '@hub/projections';
+import { CancelBus, DailyEventBytes, DailyTokens, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap } from '@hub/queue';
 import { CommandHandler, SessionViews, type CommandLog } from '@hub/sessions';
-import { ATTR, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
+import { ATTR, observeGauge, currentSpanIds, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, runWithTenant, withContext, withSpan } from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
 import { isRetryable } from './retryability';
 import type { WorkerSettings } from './settings';
@@ -49,6 +49,10 @@ export class HubWorker {
   private readonly harnesses: HarnessProcesses;
   private readonly external: ExternalTurnRunner;
   private readonly harnessStops: HarnessStopBus;
+  /** Each tenant's model tokens in its current day, for its `tokensPerDay` limit (checked at ingress). */
+  private readonly tokens: DailyTokens;
+  /** Each tenant's event bytes in its current day, for its `eventBytesPerDay` limit (checked at ingress). */
+  private readonly eventBytes: DailyEventBytes;
   /** The read models' projections (on a thread of their own): every worker runs them, one is active per projection. */
   private readonly projections: ProjectionThread;
   private readonly log = new Logger('worker');
@@ -56,15 +60,18 @@ export class HubWorker {
   private reconciler: TurnReconciler | null = null;
 
   constructor(private readonly settings: WorkerSettings) {
-    this.pool = createPool(settings.databaseUrl, { max: settings.concurrency * 2 + 4 });
+    this.pool = createPool(settings.databaseUrl, { max: (settings.concurrency + settings.burstSlots) * 2 + 4 });
     // Tenant-set environment values are recorded as references; they are opened for the tenant only here.
     const secrets = new SecretStore(this.pool);
     const openEnv = (tenantId: string, env: Readonly<Record<string, string>>) => secrets.open(tenantId, env);
     this.mcp = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist, httpAllowlist: settings.mcpHttpAllowlist, openEnv });
-    this.store = new EventStore(this.pool);
-    this.queues = new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix });
+    // Every append counts towards its tenant's event bytes per day; a lost count never fails one.
+    this.eventBytes = new DailyEventBytes(settings.redisUrl, settings.queuePrefix, { onError: (e) => this.log.warn(`event bytes not counted: ${e.message}`) });
+    this.store = new EventStore(this.pool, { onAppended: (tenantId, bytes) => this.eventBytes.count(tenantId, bytes) });
+    this.queues = new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix, fair: settings.fairScheduling, traced: settings.telemetry.exporter !== 'none' });
     this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
     this.harnessStops = new HarnessStopBus(settings.redisUrl, settings.queuePrefix);
+    this.tokens = new DailyTokens(settings.redisUrl, settings.queuePrefix);
     this.harnesses = new HarnessProcesses(defaultAdapterFactory({ baseEnv: settings.harnessBaseEnv }));
     this.probe = new DequeueProbe({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix }, this.id);
     this.projections = new ProjectionThread({
@@ -83,12 +90,21 @@ export class HubWorker {
     const scheduler = this.scheduler();
     const worker = { type: 'worker' as const, id: this.id };
     const flush = settings.flush;
+    const providers = new ProviderChoice(settings.model);
     this.commands = new CommandHandler(log, scheduler, this.views);
     this.runner = new TurnRunner({
       log,
       scheduler,
       running: this.running,
-      provider: createProvider(settings.model),
+      provider: providers.configured,
+      providerFor: (context) => providers.for(context),
+      // A re-drive with recorded tools reads its source session once per job, in its own tenant.
+      recordedFor: async (context, tenantId) => {
+        const redrive = redriveOf(context);
+        if (!redrive) return null;
+        const { events } = await this.store.readStream<HubEvent>(tenantId, sessionStreamId(redrive.sourceSessionId));
+        return RecordedTools.fromEvents(events as HubEvent[]);
+      },
       tools: createBuiltinRegistry(),
       // A turn whose context names MCP servers gets their tools beside the built-ins, over
       // connections of its tenant only (a stateful server's session is never shared).
@@ -97,6 +113,8 @@ export class HubWorker {
         return servers.length ? buildMcpRegistry(servers, this.mcp, undefined, tenantId) : createBuiltinRegistry();
       },
       worker,
+      // Counting never fails a turn: a lost count under-counts the day, it does not stop work.
+      onUsage: (tenantId, usage) => this.tokens.add(tenantId, usage.totalTokens).catch((e: unknown) => this.log.warn(`token count of ${tenantId} not kept: ${(e as Error).message}`)),
       maxSteps: settings.maxSteps,
       approvalTtlMs: settings.approvalTtlMs,
       flush,
@@ -155,37 +173,12 @@ export class HubWorker {
         await this.cancels.publish(tenantId, turnId);
       },
       // An OpenEnv turn is scored once it has ended, here, after (never inside) the agent loop.
-      turnEnded: async (tenantId: string, sessionId: string, turnId: string, tail: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null) => {
-        const metadata = { ...trace(), actor: { type: 'system' as const, id: 'rubric' }, protocol: 'openenv' as const };
-        try {
-          const events = await this.sessionForRubric(tenantId, sessionId, turnId, tail, request);
-          if (events) await recordTurnReward(this.store, { tenantId, streamId: sessionStreamId(sessionId), sessionId, metadata }, events, turnId);
-        } catch (e) {
-          // The turn's outcome stands; the reward can still be recorded by a later `/step` of it.
-          this.log.warn(`scoring turn ${turnId} of ${sessionId} failed: ${(e as Error).message}`);
-        }
-      },
+      turnEnded: turnEndedScoring(this.store, trace, (message) => this.log.warn(message)),
     };
-  }
-
-  /**
-   * What a rubric scores an ended turn over: the whole session (a rubric counts an episode's
-   * tool calls). Only the tail after a snapshot was read: a turn asked without a rubric needs
-   * nothing more (null), one with a rubric has the whole session read once, here.
-   */
-  private async sessionForRubric(tenantId: string, sessionId: string, turnId: string, tail: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null): Promise<readonly Recorded<HubEvent>[] | null> {
-    if (tail[0]?.streamPosition === 1) return tail;
-    const known = request ?? tail.find((e) => e.type === 'TurnRequested' && e.data.turnId === turnId)?.data;
-    if (known && rubricOfTurn([{ type: 'TurnRequested', data: known as TurnRequested['data'] }], turnId) === null) return null;
-    return (await this.store.readStream<HubEvent>(tenantId, sessionStreamId(sessionId))).events;
   }
 
   private processors(): ProcessorMap {
     return {
-      command: (p) =>
-        traced(p.meta, 'command', { [ATTR.TENANT_ID]: p.meta.tenantId, [ATTR.SESSION_ID]: p.command.sessionId }, () =>
-          this.commands.handle(p.command, p.meta),
-        ),
       runTurn: (p, job) =>
         traced(p.trace, 'runTurn', { [ATTR.TENANT_ID]: p.tenantId, [ATTR.SESSION_ID]: p.sessionId, [ATTR.TURN_ID]: p.turnId }, () =>
           this.runTurn({ ...p, trace: p.trace, causationId: String(job.id), finalAttempt: isFinalAttempt(job) }),
@@ -204,9 +197,15 @@ export class HubWorker {
 
   async start(): Promise<void> {
     await this.cancels.listen((tenantId, turnId) => this.running.cancel(tenantId, turnId));
-    await this.harnessStops.listen((tenantId, sessionId) => void this.harnesses.stop(tenantId, sessionId));
-    this.workers = startWorkers({ redisUrl: this.settings.redisUrl, prefix: this.settings.queuePrefix }, this.processors(), {
+    // A reset or an erased session: its harness process stops, and what this process kept of an
+    // erased session's views goes (its id may start again from nothing).
+    await this.harnessStops.listen((tenantId, sessionId) => {
+      void this.harnesses.stop(tenantId, sessionId);
+      this.views.forget(tenantId, sessionStreamId(sessionId));
+    });
+    this.workers = startWorkers({ redisUrl: this.settings.redisUrl, prefix: this.settings.queuePrefix, fair: this.settings.fairScheduling, traced: this.settings.telemetry.exporter !== 'none' }, this.processors(), {
       concurrency: this.settings.concurrency,
+      burstSlots: this.settings.burstSlots,
       lockDurationMs: this.settings.lockMs,
       isRetryable,
     });
@@ -214,12 +213,30 @@ export class HubWorker {
     await this.probe.start();
     this.startReconciler();
     await this.projections.start();
+    this.registerGauges();
+  }
+
+  /** Gauges read at each scrape of the health port's /metrics: queue depth and projection lag. */
+  private registerGauges(): void {
+    const names = HUB_PROJECTIONS.map((p) => p.name);
+    observeGauge('hub.queue.jobs', 'Jobs in each queue, by state', async () =>
+      (await this.queues.counts()).flatMap(({ queue, counts }) => Object.entries(counts).map(([state, value]) => ({ value, attributes: { queue, state } }))),
+    );
+    observeGauge(
+      'hub.projection.lag.seconds',
+      'Age of the oldest event a read model has not applied yet',
+      async () => (await projectionStatus(this.pool, names)).map((s) => ({ value: s.lagMs / 1000, attributes: { projection: s.name } })),
+      's',
+    );
+    observeGauge('hub.projection.lag_events', 'Events a read model has not applied yet', async () =>
+      (await projectionStatus(this.pool, names)).map((s) => ({ value: s.lagEvents, attributes: { projection: s.name } })),
+    );
   }
 
   private startReconciler(): void {
     const { redisUrl, queuePrefix, lockMs, reconcileIntervalMs } = this.settings;
     this.reconciler = new TurnReconciler({
-      log: { query: (sql, params) => this.pool.query(sql, params), readStream: (t, s) => this.store.readStream<HubEvent>(t, s) },
+      log: { query: (sql, params) => asSystem(this.pool, 'reconciler').query(sql, params), readStream: (t, s) => this.store.readStream<HubEvent>(t, s) },
       queues: this.queues,
       connection: { redisUrl, prefix: queuePrefix },
       quietMs: lockMs,
@@ -251,6 +268,8 @@ export class HubWorker {
     await this.probe.stop();
     await this.mcp.close();
     await this.harnessStops.close();
+    await this.tokens.close();
+    await this.eventBytes.close();
     await this.cancels.close();
     await this.queues.close();
     await this.pool.end();
@@ -282,9 +301,14 @@ async function check(f: () => Promise<unknown>): Promise<{ ok: boolean; error?: 
   }
 }
 
-/** Continues the trace and correlation that came through the queue, inside a span for the job. */
+/**
+ * Continues the trace and correlation that came through the queue, inside a span for the job:
+ * under BullMQ's consumer span when BullMQ's telemetry is on (it carried the context itself),
+ * else under the traceparent the payload carries.
+ */
 function traced<T>(t: { correlationId: string; traceparent?: string; tracestate?: string }, job: string, attrs: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  return withContext(contextFromTraceparent(t.traceparent, t.tracestate), () =>
-    runWithCorrelation(t.correlationId, () => withSpan(`job ${job}`, { ...attrs, [ATTR.JOB]: job }, fn)),
-  );
+  const inSpan = () => withSpan(`job ${job}`, { ...attrs, [ATTR.JOB]: job }, fn);
+  const tenant = attrs[ATTR.TENANT_ID];
+  const run = () => runWithCorrelation(t.correlationId, () => (tenant === undefined ? inSpan() : runWithTenant(tenant, inSpan)));
+  return currentSpanIds() !== undefined ? run() : withContext(contextFromTraceparent(t.traceparent, t.tracestate), run);
 }

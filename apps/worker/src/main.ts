@@ -1,5 +1,5 @@
 // Telemetry first: it must be running before the libraries it traces are loaded.
-import { NestPinoLogger, createLogger, installProcessGuards, startTelemetry } from '@hub/telemetry';
+import { NestPinoLogger, createLogger, installProcessGuards, serveMetrics, startTelemetry } from '@hub/telemetry';
 import { runUntilSignal, settingsOrExit } from '@hub/config';
 import { createServer } from 'node:http';
 import { loadWorkerSettings } from './settings';
@@ -20,6 +20,7 @@ runUntilSignal('worker', async () => {
   const worker = app.get(HubWorker);
   const health = settings.healthPort
     ? createServer((req, res) => {
+        if ((req.url ?? '').split('?')[0] === '/metrics') return serveMetrics(req, res);
         void worker.health().then((h) => {
           res.writeHead(h.ok ? 200 : 503, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ status: h.ok ? 'ok' : 'degraded', worker: worker.id, checks: h.checks }));

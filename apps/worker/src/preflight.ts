@@ -3,9 +3,10 @@ import { assertRedisReachable, redisDurabilityWarning } from '@hub/queue';
 
 /** Dependencies answer before anything else connects, so a bad URL is one clear line. */
 export async function preflight(databaseUrl: string, redisUrl: string): Promise<void> {
-  await assertPostgresReachable(databaseUrl);
+  const rowSecurity = await assertPostgresReachable(databaseUrl);
   await assertRedisReachable(redisUrl);
-  // One line, not a refusal: the dev stack's Redis runs without AOF, and the reconciler covers it.
+  // One line each, not a refusal: the dev stack's Redis runs without AOF, and the reconciler
+  // covers it; a database role that bypasses row-level security works, without that guard.
   const warning = await redisDurabilityWarning(redisUrl);
-  if (warning) process.stderr.write(`${JSON.stringify({ level: 'warn', msg: warning })}\n`);
+  for (const line of [rowSecurity, warning]) if (line) process.stderr.write(`${JSON.stringify({ level: 'warn', msg: line })}\n`);
 }

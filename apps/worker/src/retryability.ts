@@ -19,6 +19,7 @@ const RETRYABLE: Record<DomainErrorCode, boolean> = {
   INVALID_EVENT: false,
   UNAUTHENTICATED: false,
   FORBIDDEN: false,
+  RATE_LIMITED: false,
   CURSOR_OUT_OF_RANGE: false,
   PROVIDER_AUTH: false,
   PROVIDER_RATE_LIMIT: true,

@@ -3,6 +3,8 @@ import { WorkerConfig, childProcessBaseEnv, parseConfig, serviceSettings, type S
 /** What the worker reads from its environment, parsed once at boot (the shared part: `serviceSettings`). */
 export interface WorkerSettings extends ServiceSettings {
   concurrency: number;
+  /** Turn slots a tenant below its share may borrow beyond `concurrency` (`HUB_WORKER_BURST_SLOTS`). */
+  burstSlots: number;
   lockMs: number;
   /** How often the reconciler looks for turns Redis lost (`HUB_RECONCILE_INTERVAL_MS`). */
   reconcileIntervalMs: number;
@@ -12,8 +14,6 @@ export interface WorkerSettings extends ServiceSettings {
   approvalTtlMs: number;
   /** Streamed text: one delta per `maxDelayMs` window, or per `maxChars` (`HUB_TEXT_FLUSH_MS`). */
   flush: { maxChars: number; maxDelayMs: number };
-  /** Events after a session's snapshot before the next is written (`HUB_SNAPSHOT_EVERY`). */
-  snapshotEvery: number;
   /** What a wrapped harness process starts from (PATH, HOME, ...): never the hub's own settings. */
   harnessBaseEnv: Record<string, string>;
 }
@@ -23,6 +23,7 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
   return {
     ...serviceSettings(c),
     concurrency: c.HUB_WORKER_CONCURRENCY,
+    burstSlots: c.HUB_WORKER_BURST_SLOTS === -1 ? Math.ceil(c.HUB_WORKER_CONCURRENCY / 2) : c.HUB_WORKER_BURST_SLOTS,
     lockMs: c.HUB_WORKER_LOCK_MS,
     reconcileIntervalMs: c.HUB_RECONCILE_INTERVAL_MS,
     healthPort: c.HUB_WORKER_HEALTH_PORT,
@@ -31,7 +32,6 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
     approvalTtlMs: c.HUB_APPROVAL_TTL_MS,
     // The size cap only bounds one event's size; the window is what users tune.
     flush: { maxChars: TEXT_FLUSH_MAX_CHARS, maxDelayMs: c.HUB_TEXT_FLUSH_MS },
-    snapshotEvery: c.HUB_SNAPSHOT_EVERY,
     harnessBaseEnv: childProcessBaseEnv(env),
   };
 }

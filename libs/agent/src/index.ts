@@ -18,6 +18,7 @@ export { ECHO_MAX, LONG_ANSWER_MAX_WORDS, planOfflineReply, type OfflinePlan } f
 export { DEFAULT_WRITE_CONTENT } from './providers/offline-intents';
 export { AiSdkProvider, toAiMessages, toAiTools, toProviderError } from './providers/ai-sdk';
 export { createProvider, OPENAI_DEFAULT_BASE_URL, type ProviderConfig } from './providers/factory';
+export { ProviderChoice } from './providers/provider-choice';
 
 export { ToolInputError, type Tool, type ToolContext } from './tools/types';
 export { ToolRegistry } from './tools/registry';

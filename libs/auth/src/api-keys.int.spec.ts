@@ -1,4 +1,5 @@
-import { createPrismaClient, PrismaClient } from '@hub/event-store';
+import { Client } from 'pg';
+import { createPrismaClient, PrismaClient, systemScope } from '@hub/event-store';
 import { createTestDatabase } from '@hub/testing';
 import { ApiKeyService, bearerToken } from './api-keys';
 
@@ -8,7 +9,7 @@ let keys: ApiKeyService;
 
 beforeAll(async () => {
   db = await createTestDatabase({ prefix: 'auth' });
-  prisma = createPrismaClient(db.url);
+  prisma = createPrismaClient(db.url, systemScope('api-keys'));
   keys = new ApiKeyService(prisma);
 });
 afterAll(async () => {
@@ -17,6 +18,30 @@ afterAll(async () => {
 });
 
 describe('ApiKeyService on Postgres', () => {
+  it('tells hub_keys when a key is revoked or deleted, not when it is merely used', async () => {
+    const listener = new Client({ connectionString: db.ownerUrl });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => void (n.channel === 'hub_keys' && heard.push(n.payload ?? '')));
+    await listener.query('LISTEN hub_keys');
+    try {
+      const t = await keys.createTenant('noisy');
+      const id = (await prisma.apiKey.findUnique({ where: { prefix: t.keyPrefix } }))?.id as string;
+      await keys.verify(t.apiKey); // records its use (last_used_at)
+      await new Promise((r) => setTimeout(r, 200));
+      expect(heard).toEqual([]);
+      await keys.revoke(t.keyPrefix);
+      const other = await keys.createKey(t.tenantId, 'second');
+      const otherId = (await prisma.apiKey.findUnique({ where: { prefix: other.keyPrefix } }))?.id as string;
+      // The apps may not delete keys; an operator (the owner) may, and is heard all the same.
+      await listener.query('DELETE FROM api_keys WHERE id = $1', [otherId]);
+      for (const deadline = Date.now() + 5_000; heard.length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      expect(heard).toEqual([id, otherId]);
+    } finally {
+      await listener.end();
+    }
+  });
+
   it('creates a tenant whose key resolves to it, storing only a hash and the visible prefix', async () => {
     const t = await keys.createTenant('acme');
     expect(t.apiKey.startsWith(`${t.keyPrefix}_`)).toBe(true);
@@ -52,8 +77,8 @@ describe('ApiKeyService on Postgres', () => {
     await keys.revoke(second.keyPrefix);
     const listed = await keys.listKeys(t.tenantId);
     expect(listed).toEqual([
-      { prefix: t.keyPrefix, name: 'default', createdAt: expect.any(Date), revokedAt: null },
-      { prefix: second.keyPrefix, name: 'ci', createdAt: expect.any(Date), revokedAt: expect.any(Date) },
+      { prefix: t.keyPrefix, name: 'default', role: 'admin', createdAt: expect.any(Date), expiresAt: null, lastUsedAt: null, revokedAt: null },
+      { prefix: second.keyPrefix, name: 'ci', role: 'operator', createdAt: expect.any(Date), expiresAt: null, lastUsedAt: null, revokedAt: expect.any(Date) },
     ]);
     expect(JSON.stringify(listed)).not.toContain(second.apiKey.slice(second.keyPrefix.length + 1));
   });

@@ -1,3 +1,6 @@
 export * from './principal';
 export * from './api-keys';
 export * from './key-liveness';
+export * from './roles';
+export * from './grants';
+export * from './verified-keys';

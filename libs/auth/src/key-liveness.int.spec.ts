@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, PrismaClient } from '@hub/event-store';
+import { createPrismaClient, PrismaClient, systemScope } from '@hub/event-store';
 import { createTestDatabase } from '@hub/testing';
 import { ApiKeyService } from './api-keys';
 import { KeyLiveness } from './key-liveness';
@@ -9,7 +9,7 @@ let prisma: PrismaClient;
 
 beforeAll(async () => {
   db = await createTestDatabase({ prefix: 'key_liveness' });
-  prisma = createPrismaClient(db.url);
+  prisma = createPrismaClient(db.url, systemScope('api-keys'));
 });
 afterAll(async () => {
   await prisma.$disconnect();

@@ -1,7 +1,10 @@
 /** The part of the Prisma client liveness checks use. */
 export interface KeyLivenessDb {
   apiKey: {
-    findMany(args: { where: { id: { in: string[] }; revokedAt: null }; select: { id: true } }): Promise<{ id: string }[]>;
+    findMany(args: {
+      where: { id: { in: string[] }; revokedAt: null; OR: [{ expiresAt: null }, { expiresAt: { gt: Date } }] };
+      select: { id: true };
+    }): Promise<{ id: string }[]>;
   };
 }
 
@@ -16,18 +19,18 @@ export const LIVE_KEY_BATCH = 1000;
 export class KeyLiveness {
   constructor(private readonly db: KeyLivenessDb) {}
 
-  /** Which of `keyIds` are not revoked, in one query per {@link LIVE_KEY_BATCH} distinct ids. */
-  async liveKeyIds(keyIds: Iterable<string>): Promise<Set<string>> {
+  /** Which of `keyIds` are neither revoked nor expired, in one query per {@link LIVE_KEY_BATCH} distinct ids. */
+  async liveKeyIds(keyIds: Iterable<string>, now: Date = new Date()): Promise<Set<string>> {
     const live = new Set<string>();
     const unique = [...new Set(keyIds)];
     for (let i = 0; i < unique.length; i += LIVE_KEY_BATCH) {
-      const rows = await this.db.apiKey.findMany({ where: { id: { in: unique.slice(i, i + LIVE_KEY_BATCH) }, revokedAt: null }, select: { id: true } });
+      const rows = await this.db.apiKey.findMany({ where: { id: { in: unique.slice(i, i + LIVE_KEY_BATCH) }, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }, select: { id: true } });
       for (const row of rows) live.add(row.id);
     }
     return live;
   }
 
-  /** One indexed read: whether a principal's key still works now. */
+  /** One indexed read: whether a principal's key still works now (not revoked, not expired). */
   async isLive(keyId: string): Promise<boolean> {
     return (await this.liveKeyIds([keyId])).has(keyId);
   }

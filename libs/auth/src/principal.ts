@@ -1,4 +1,5 @@
 import type { Actor } from '@hub/domain';
+import type { Role } from './roles';
 
 /**
  * The authenticated caller. The tenant of every command, read and stream comes from here and
@@ -9,8 +10,9 @@ export interface Principal {
   keyId: string;
   keyPrefix: string;
   keyName: string;
+  role: Role;
 }
 
 export function actorOf(p: Principal): Actor {
-  return { type: 'api_key', id: p.keyPrefix, name: p.keyName };
+  return { type: 'api_key', id: p.keyPrefix, name: p.keyName, role: p.role };
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
@@ -17,6 +17,8 @@ const Service = z.object({
   environment: z.union([z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), z.array(z.string())]).optional(),
   depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
   healthcheck: z.object({ test: z.union([z.string(), z.array(z.string())]) }).optional(),
+  profiles: z.array(z.string()).optional(),
+  volumes: z.array(z.string()).optional(),
 });
 type Service = z.infer<typeof Service>;
 const ComposeFile = z.object({ services: z.record(z.string(), Service) });
@@ -53,12 +55,23 @@ function majorOf(image: string): number {
 }
 
 describe('docker-compose.yml', () => {
+  it('the observability profile runs a collector, Prometheus and Grafana on files that exist', () => {
+    for (const name of ['otel-collector', 'prometheus', 'grafana']) {
+      expect(service(name).profiles).toEqual(['observability']);
+      for (const mount of service(name).volumes ?? []) {
+        const source = mount.split(':')[0] ?? '';
+        if (source.startsWith('./')) expect(existsSync(join(ROOT, source))).toBe(true);
+      }
+    }
+    expect(environmentOf('ingress').OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector:4318');
+  });
+
   it.each(['postgres', 'redis', 'migrate', 'ingress', 'worker'])('has a %s service', (name) => {
     expect(compose.services[name]).toBeDefined();
   });
 
   it('runs each hub role through bin/hub', () => {
-    expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim$/m);
+    expect(dockerfile).toMatch(/^FROM node:24-bookworm-slim$/m);
     expect(dockerfile).toMatch(/^ENTRYPOINT \["\/app\/bin\/hub"\]$/m);
     expect(service('migrate').command).toEqual(['migrate']);
     expect(service('ingress').command).toEqual(['ingress']);
@@ -88,6 +101,17 @@ describe('docker-compose.yml', () => {
       expect(new URL(environmentOf(name)['REDIS_URL'] ?? '').hostname).toBe('redis');
     }
     expect(environmentOf('worker')['HUB_MODEL_PROVIDER']).toBe('offline');
+  });
+
+  it("migrates as the tables' owner and runs the apps as a login of their own (row-level security)", () => {
+    const migrate = environmentOf('migrate');
+    const owner = new URL(migrate['HUB_OWNER_DATABASE_URL'] ?? '');
+    for (const name of ['migrate', 'ingress', 'worker']) {
+      const app = new URL(environmentOf(name)['DATABASE_URL'] ?? '');
+      expect(app.username).not.toBe(owner.username);
+      expect(`${app.host}${app.pathname}`).toBe(`${owner.host}${owner.pathname}`);
+    }
+    for (const name of ['ingress', 'worker']) expect(environmentOf(name)['HUB_OWNER_DATABASE_URL']).toBeUndefined();
   });
 
   it('publishes the port ingress listens on', () => {

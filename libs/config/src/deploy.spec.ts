@@ -17,6 +17,7 @@ type Container = {
   envFrom?: ({ configMapRef: { name: string } } | { secretRef: { name: string } })[];
   readinessProbe?: { httpGet: { path: string; port: number } };
   livenessProbe?: { httpGet: { path: string; port: number } };
+  resources?: { requests?: { cpu?: string; memory?: string }; limits?: { memory?: string } };
 };
 
 const docs: Doc[] = readdirSync(DIR)
@@ -65,6 +66,25 @@ describe('deploy/kubernetes', () => {
     const port = role === 'ingress' ? settings.PORT : settings.HUB_WORKER_HEALTH_PORT;
     expect(port).toBeGreaterThan(0);
     for (const probe of [c.readinessProbe, c.livenessProbe]) expect(probe?.httpGet).toEqual({ path: '/health', port });
+  });
+
+  it("migrates as the tables' owner; the apps connect as a login of their own and never get the owner's URL", () => {
+    for (const [, c] of workloads) {
+      const env = environmentOf(c);
+      const app = new URL(env['DATABASE_URL'] ?? '');
+      if (c.args?.[0] !== 'migrate') {
+        expect(env['HUB_OWNER_DATABASE_URL']).toBeUndefined();
+        continue;
+      }
+      const owner = new URL(env['HUB_OWNER_DATABASE_URL'] ?? '');
+      expect(app.username).not.toBe(owner.username);
+      expect(`${app.host}${app.pathname}`).toBe(`${owner.host}${owner.pathname}`);
+    }
+  });
+
+  it.each(workloads)('%s requests CPU and memory and caps its memory', (_, c) => {
+    expect(c.resources?.requests).toEqual({ cpu: expect.stringMatching(/^\d+m?$/), memory: expect.stringMatching(/^\d+(Mi|Gi)$/) });
+    expect(c.resources?.limits?.memory).toMatch(/^\d+(Mi|Gi)$/);
   });
 
   it('names the ingress Service hub, and the apps start with the service links it makes', () => {

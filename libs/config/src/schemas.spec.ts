@@ -8,6 +8,8 @@ describe('defaults', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       HUB_QUEUE_PREFIX: 'hub',
       HUB_REDIS_CLUSTER: false,
+      HUB_SNAPSHOT_EVERY: 500,
+      HUB_FAIR_SCHEDULING: true,
       LOG_LEVEL: 'info',
       OTEL_TRACES_EXPORTER: 'none',
       OTEL_SERVICE_NAME: 'hub-ingress',
@@ -19,6 +21,7 @@ describe('defaults', () => {
       HUB_ACP_PERMISSION_TIMEOUT_MS: 120_000,
       HUB_WS_MAX_SOCKETS: 10_000,
       HUB_KEY_RECHECK_MS: 2_000,
+      HUB_SOCKET_LEASE_MS: 30_000,
       HUB_HTTP_HEADERS_TIMEOUT_MS: 15_000,
       HUB_HTTP_REQUEST_TIMEOUT_MS: 60_000,
     });
@@ -29,6 +32,7 @@ describe('defaults', () => {
     expect(config).toMatchObject({
       OTEL_SERVICE_NAME: 'hub-worker',
       HUB_WORKER_CONCURRENCY: 8,
+      HUB_WORKER_BURST_SLOTS: -1,
       HUB_WORKER_LOCK_MS: 30_000,
       HUB_WORKER_HEALTH_PORT: 0,
       HUB_MODEL_PROVIDER: 'offline',

@@ -33,6 +33,12 @@ function sharedShape(serviceName: string) {
     }),
     HUB_REDIS_CLUSTER: envBool({ default: false }),
     /**
+     * Serve tenants round-robin on the queues (start-time fair queueing over BullMQ priorities),
+     * so one tenant's backlog does not hold another's turns behind it. Off: arrival order.
+     * Ingress and workers of one deployment should agree.
+     */
+    HUB_FAIR_SCHEDULING: envBool({ default: true }),
+    /**
      * Commands a tenant may run as a stdio MCP server, `;`-separated; each entry is a command
      * line prefix (`node /opt/mcp/server.js`). Unset: no stdio MCP servers at all (a tenant's
      * config would otherwise run any program on our hosts). Streamable HTTP servers need no entry.
@@ -49,6 +55,12 @@ function sharedShape(serviceName: string) {
      * `;`-separated command-line prefixes like HUB_MCP_STDIO_COMMANDS. Unset: only the built-in agent.
      */
     HUB_HARNESS_COMMANDS: envOptionalString('`;`-separated command prefixes, each optionally ending in env:NAME,NAME=VALUE (or unset: wrapped harnesses off)').superRefine(checkCommandRules),
+    /**
+     * A session snapshot is written once this many events follow the last one (reads stay
+     * snapshot + tail); by whichever process appended them: ingress deciding commands, a worker
+     * running turns.
+     */
+    HUB_SNAPSHOT_EVERY: envInt({ min: 10, max: 1_000_000, default: 500 }),
     LOG_LEVEL: envEnum(LOG_LEVELS, { default: 'info' }),
     OTEL_TRACES_EXPORTER: envEnum(TRACE_EXPORTERS, { default: 'none' }),
     OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalUrl(['http', 'https']),
@@ -80,6 +92,18 @@ export const IngressConfig = z.object({
   HUB_WS_MAX_SOCKETS: envInt({ min: 1, max: 1_000_000, default: 10_000 }),
   /** How often open sockets re-check their API key (one batched query); a revoked key's sockets close within about this long. */
   HUB_KEY_RECHECK_MS: envInt({ min: 100, max: 600_000, default: 2_000 }),
+  /**
+   * How long a WebSocket's place in its tenant's `openSockets` count lasts unless its ingress
+   * renews it (every third of this): the sockets of an ingress killed with -9 stop counting within it.
+   */
+  HUB_SOCKET_LEASE_MS: envInt({ min: 300, max: 3_600_000, default: 30_000 }),
+  /**
+   * The deployment operator's key for `POST/GET /v1/admin/tenants` (at least 32 characters;
+   * compared in constant time). Unset: tenants are created only with `bin/hub tenant create`.
+   */
+  HUB_OPERATOR_KEY: envOptionalString('a secret of at least 32 characters (or unset: no tenant admin over HTTP)').refine((v) => v === undefined || v.length >= 32, {
+    message: 'expected a secret of at least 32 characters',
+  }),
 });
 export type IngressConfig = z.output<typeof IngressConfig>;
 
@@ -87,6 +111,13 @@ export type IngressConfig = z.output<typeof IngressConfig>;
 export const WorkerConfig = z.object({
   ...sharedShape('hub-worker'),
   HUB_WORKER_CONCURRENCY: envInt({ min: 1, max: 1024, default: 8 }),
+  /**
+   * Turn slots beyond HUB_WORKER_CONCURRENCY that a tenant below its share of the worker may
+   * borrow while another tenant's turns fill it (they are paid back as those end): a turn is
+   * never preempted, so without them a newcomer waits for a busy tenant's turn to end.
+   * -1 (default): half of HUB_WORKER_CONCURRENCY, rounded up; 0: off.
+   */
+  HUB_WORKER_BURST_SLOTS: envInt({ min: -1, max: 1024, default: -1 }),
   /** BullMQ lock duration: a stalled turn is taken over by another worker after this long. */
   HUB_WORKER_LOCK_MS: envInt({ min: 1000, max: INT32_MAX, default: 30_000 }),
   /**
@@ -112,14 +143,19 @@ export const WorkerConfig = z.object({
    * `TextDelta` per window, or sooner when a window's text reaches its size cap).
    */
   HUB_TEXT_FLUSH_MS: envInt({ min: 1, max: 10_000, default: 50 }),
-  /** A session snapshot is written once this many events follow the last one (reads stay snapshot + tail). */
-  HUB_SNAPSHOT_EVERY: envInt({ min: 10, max: 1_000_000, default: 500 }),
 });
 export type WorkerConfig = z.output<typeof WorkerConfig>;
 
 /** The `hub` command: stdio bridges, admin, replay, migrate. */
 export const CliConfig = z.object({
   ...sharedShape('hub-cli'),
+  /**
+   * The role that owns the tables, for `hub migrate` and `hub up` only (unset: DATABASE_URL
+   * migrates). Set, DATABASE_URL is the apps' own login role, kept apart from the owner so
+   * row-level security holds them: `hub migrate` also makes sure that role exists and is in
+   * `hub_app`. The apps themselves never read it.
+   */
+  HUB_OWNER_DATABASE_URL: envOptionalUrl(['postgresql', 'postgres']),
   HUB_URL: envUrl(['http', 'https'], { default: 'http://127.0.0.1:8080' }),
   HUB_API_KEY: envOptionalString('an API key (or unset)'),
   /** The port `hub up` serves on when `--port` is not given (as ingress reads it). */
@@ -127,9 +163,13 @@ export const CliConfig = z.object({
 });
 export type CliConfig = z.output<typeof CliConfig>;
 
+/** Read by `bin/hub` itself, before any app starts: `HUB_RUN_FROM=dist` runs the production build. */
+export const LAUNCHER_SETTINGS: readonly string[] = ['HUB_RUN_FROM'];
+
 /** Every variable some hub schema reads; `parseConfig` accepts these `HUB_*` names anywhere. */
 export const KNOWN_SETTINGS: readonly string[] = [
   ...new Set([IngressConfig, WorkerConfig, CliConfig].flatMap((schema) => Object.keys(schema.shape))),
+  ...LAUNCHER_SETTINGS,
 ];
 
 /** `HUB_MCP_STDIO_COMMANDS` as command rules (argv prefix and the environment each may get). */

@@ -25,6 +25,8 @@ describe('serviceSettings', () => {
       databaseUrl: 'postgresql://db.internal:5432/hub',
       redisUrl: 'redis://cache.internal:6379',
       queuePrefix: '{prod}',
+      snapshotEvery: 500,
+      fairScheduling: true,
       mcpStdioAllowlist: [
         { prefix: ['node', '/opt/mcp/a.js'], fixedEnv: { NODE_ENV: 'production' }, tenantEnv: ['REGION'] },
         { prefix: ['uvx', 'tool'], fixedEnv: {}, tenantEnv: [] },

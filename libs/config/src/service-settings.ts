@@ -19,6 +19,8 @@ export interface ServiceSettings {
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
+  /** `HUB_FAIR_SCHEDULING`: tenants served round-robin on the queues. */
+  fairScheduling: boolean;
   /** Command prefixes a tenant's stdio MCP server may run (`HUB_MCP_STDIO_COMMANDS`); empty: none. */
   mcpStdioAllowlist: CommandRule[];
   /** URL prefixes a tenant's HTTP MCP server may live under (`HUB_MCP_HTTP_URLS`); empty: none. */
@@ -26,6 +28,8 @@ export interface ServiceSettings {
   /** Command prefixes a wrapped harness may run (`HUB_HARNESS_COMMANDS`); empty: none. */
   harnessAllowlist: CommandRule[];
   telemetry: { serviceName: string; exporter: (typeof TRACE_EXPORTERS)[number]; otlpEndpoint?: string };
+  /** Events after a session's snapshot before the next is written (`HUB_SNAPSHOT_EVERY`). */
+  snapshotEvery: number;
   /** `LOG_LEVEL`: the least severe line the process writes. */
   logLevel: (typeof LOG_LEVELS)[number];
 }
@@ -38,10 +42,12 @@ export function serviceSettings(c: SharedConfig): ServiceSettings {
     databaseUrl: c.DATABASE_URL,
     redisUrl: c.REDIS_URL,
     queuePrefix: queuePrefix(c),
+    fairScheduling: c.HUB_FAIR_SCHEDULING,
     mcpStdioAllowlist: mcpStdioAllowlist(c),
     mcpHttpAllowlist: mcpHttpAllowlist(c),
     harnessAllowlist: harnessAllowlist(c),
     telemetry: { serviceName: c.OTEL_SERVICE_NAME, exporter: c.OTEL_TRACES_EXPORTER, otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT },
+    snapshotEvery: c.HUB_SNAPSHOT_EVERY,
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -16,6 +16,8 @@ export const DOMAIN_ERROR_CODES = [
   'INVALID_EVENT',
   'UNAUTHENTICATED',
   'FORBIDDEN',
+  /** A tenant limit (e.g. turns per minute) is used up; `details.retryAfterMs` says for how long. */
+  'RATE_LIMITED',
   'CURSOR_OUT_OF_RANGE',
   'PROVIDER_AUTH',
   'PROVIDER_RATE_LIMIT',

@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './metadata';
 export * from './events/events';
+export * from './events/admin-events';
 export * from './events/recorded';
 export * from './commands/commands';
 export * from './turn/turn-progress';
@@ -8,3 +9,4 @@ export * from './turn/plan';
 export * from './session';
 export * from './harness-state';
 export * from './turn/public-failure';
+export * from './api-key-format';

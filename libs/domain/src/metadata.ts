@@ -5,6 +5,8 @@ export const Actor = z.object({
   type: z.enum(['api_key', 'worker', 'system']),
   id: z.string(),
   name: z.string().optional(),
+  /** The API key's role when the actor is a key (admin, operator, approver, viewer, client). */
+  role: z.string().optional(),
 });
 export type Actor = z.infer<typeof Actor>;
 

@@ -25,7 +25,7 @@ describe('append: stream order equals global order', () => {
 
   /** Pairs of neighbouring events of one stream whose global order is the reverse of their stream order. */
   async function inversions(tenantId: string): Promise<{ n: number; inversions: number }> {
-    const { rows } = await db.pool.query(
+    const { rows } = await db.ownerPool.query(
       `SELECT count(*)::int AS n, count(*) FILTER (WHERE global_position < prev)::int AS inversions
          FROM (SELECT global_position,
                       lag(global_position) OVER (PARTITION BY stream_id ORDER BY stream_position) AS prev

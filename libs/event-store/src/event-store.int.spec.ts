@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError } from '@hub/domain';
 import { appendWithRetry } from './append-retry';
 import { EventStore } from './event-store';
+import { beginAs, tenantScope } from './scope';
 import { createScratchDatabase, type ScratchDatabase } from './testing/scratch-database';
 import type { NewEvent } from './types';
 
@@ -33,7 +34,7 @@ describe('EventStore', () => {
   afterAll(() => db.drop());
 
   async function count(where = 'true'): Promise<number> {
-    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM events WHERE ${where}`);
+    const { rows } = await db.ownerPool.query(`SELECT count(*)::int AS n FROM events WHERE ${where}`);
     return rows[0].n;
   }
 
@@ -56,7 +57,7 @@ describe('EventStore', () => {
   it('keeps data exactly as written, key order included', async () => {
     const data = { z: 1, a: { y: [1, 'two', null, true], b: 'ünïcødé ✓' }, m: 2 };
     await store.append(tenant, 's-order', [{ type: 'T', data, metadata: meta }], { expectedVersion: 'any' });
-    const { rows } = await db.pool.query(`SELECT data::text AS t FROM events WHERE stream_id = 's-order'`);
+    const { rows } = await db.ownerPool.query(`SELECT data::text AS t FROM events WHERE stream_id = 's-order'`);
     expect(rows[0].t).toBe(JSON.stringify(data));
     const [read] = (await store.readStream(tenant, 's-order')).events;
     expect(JSON.stringify(read.data)).toBe(JSON.stringify(data));
@@ -242,7 +243,7 @@ describe('EventStore', () => {
     await Promise.all(
       Array.from({ length: 60 }, (_, i) => store.append(t, `order-${i % 7}`, [ev(i), ev(i)], { expectedVersion: 'any' })),
     );
-    const { rows } = await db.pool.query(
+    const { rows } = await db.ownerPool.query(
       `SELECT count(*)::int AS n, count(*) FILTER (WHERE transaction_id < prev)::int AS inversions
          FROM (SELECT transaction_id, lag(transaction_id) OVER (ORDER BY global_position) AS prev FROM events WHERE tenant_id = $1) x`,
       [t],
@@ -254,7 +255,7 @@ describe('EventStore', () => {
   it('refuses to allocate positions once the transaction has an xid', async () => {
     const client = await db.pool.connect();
     try {
-      await client.query('BEGIN');
+      await beginAs(client, tenantScope(tenant));
       await client.query(`INSERT INTO streams (tenant_id, stream_id, version) VALUES ($1, 'x', 0)`, [tenant]);
       await expect(client.query('SELECT hub_allocate_positions(1)')).rejects.toThrow(/must be the first write/);
     } finally {

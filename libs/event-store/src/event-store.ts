@@ -2,9 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { isDomainError, type Recorded } from '@hub/domain';
 import type { Pool } from 'pg';
 import { appendInTransaction, checkExpectedVersion } from './append';
-import { DEFAULT_MAX_EVENT_BYTES, serialiseEvents } from './event-validation';
+import { appendInOneStatement } from './append-function';
+import { readChainPage, type ChainRow } from './audit';
+import { ATTR, hubMetrics, withSpan, withoutChildSpans } from '@hub/telemetry';
+import { DEFAULT_MAX_EVENT_BYTES, serialiseEvents, type SerialisedEvent } from './event-validation';
 import { checkIds } from './ids';
 import { EVENT_COLUMNS, SETTLED, toRecorded, type EventRow } from './rows';
+import { asTenant } from './scope';
 import { readHead } from './subscriber-queries';
 import type {
   AppendOptions,
@@ -17,18 +21,34 @@ import type {
   StoredEvent,
 } from './types';
 
+/** Every command decision and runner step reads a stream: a named statement, planned once per connection. */
+const READ_STREAM = {
+  name: 'hub_read_stream',
+  text: `SELECT s.version, e.* FROM
+           (SELECT COALESCE((SELECT version FROM streams WHERE tenant_id = $1 AND stream_id = $2), 0) AS version) s
+         LEFT JOIN LATERAL (
+           SELECT ${EVENT_COLUMNS} FROM events
+            WHERE tenant_id = $1 AND stream_id = $2 AND stream_position > $3
+            ORDER BY stream_position LIMIT $4
+         ) e ON true`,
+};
+
 /**
  * The append-only log on Postgres. Every method takes the tenant and touches only that
- * tenant's rows. Uses `pg` directly (not Prisma): see README, "Why pg and not Prisma here".
+ * tenant's rows, and runs as that tenant (row-level security: a query that forgot its filter
+ * would still see nothing else). Uses `pg` directly (not Prisma): see README, "Why pg and not
+ * Prisma here".
  */
 export class EventStore {
   private readonly maxEventBytes: number;
+  private readonly onAppended: EventStoreOptions['onAppended'];
 
   constructor(
     private readonly pool: Pool,
     options: EventStoreOptions = {},
   ) {
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.onAppended = options.onAppended;
   }
 
   /**
@@ -45,6 +65,29 @@ export class EventStore {
     checkIds(tenantId, streamId);
     const serialised = serialiseEvents(events, this.maxEventBytes, randomUUID);
     if (serialised.length === 0) return this.appendNothing<E>(tenantId, streamId, options);
+    return withSpan('append', { [ATTR.TENANT_ID]: tenantId, 'hub.stream_id': streamId, 'hub.event_count': serialised.length, [ATTR.EVENT_TYPE]: serialised[0]?.type }, async (span) => {
+      const t0 = performance.now();
+      const result = await withoutChildSpans(() => this.appendSerialised<E>(tenantId, streamId, serialised, options));
+      const last = result.events[result.events.length - 1];
+      span.setAttributes({ [ATTR.STREAM_VERSION]: result.nextExpectedVersion, [ATTR.GLOBAL_POSITION]: last?.globalPosition, 'hub.duplicate': result.duplicate });
+      const m = hubMetrics();
+      m.appendDuration.record((performance.now() - t0) / 1000);
+      if (!result.duplicate) {
+        m.eventsAppended.add(result.events.length);
+        this.reportBytes(tenantId, serialised);
+      }
+      return result;
+    });
+  }
+
+  private async appendSerialised<E extends StoredEvent>(
+    tenantId: string,
+    streamId: string,
+    serialised: SerialisedEvent[],
+    options: AppendOptions,
+  ): Promise<AppendResult<E>> {
+    // Nothing else in its transaction: one statement, one round trip (ADR 0026).
+    if (!options.withinTransaction && !options.onBeforeCommit) return appendInOneStatement<E>(this.pool, { tenantId, streamId, events: serialised, options });
     const client = await this.pool.connect();
     // A checked-out client has no pool listener: Postgres going away between two statements of
     // the transaction would be an uncaught 'error' event that kills the process (the fault
@@ -66,6 +109,23 @@ export class EventStore {
     }
   }
 
+  private reportBytes(tenantId: string, serialised: SerialisedEvent[]): void {
+    if (!this.onAppended) return;
+    try {
+      this.onAppended(tenantId, serialised.reduce((n, e) => n + e.bytes, 0));
+    } catch {
+      // The events are committed; a counter's failure is the counter's to report.
+    }
+  }
+
+  /**
+   * A page of a stream as the hash chain sees it: stored `data`/`metadata` texts, `hash` and
+   * `prevHash` (the audit export; see audit.ts).
+   */
+  readChain(tenantId: string, streamId: string, afterPosition: number, limit: number): Promise<ChainRow[]> {
+    return readChainPage(this.pool, tenantId, streamId, afterPosition, limit);
+  }
+
   /** An empty append writes nothing but still answers the version check. */
   private async appendNothing<E extends StoredEvent>(
     tenantId: string,
@@ -80,7 +140,7 @@ export class EventStore {
   /** The stream's version: the stream position of its last event, 0 when it has none. */
   async streamVersion(tenantId: string, streamId: string): Promise<number> {
     checkIds(tenantId, streamId);
-    const { rows } = await this.pool.query<{ version: number }>(
+    const { rows } = await asTenant(this.pool, tenantId).query<{ version: number }>(
       'SELECT version FROM streams WHERE tenant_id = $1 AND stream_id = $2',
       [tenantId, streamId],
     );
@@ -97,16 +157,12 @@ export class EventStore {
     options: ReadStreamOptions = {},
   ): Promise<ReadStreamResult<E>> {
     checkIds(tenantId, streamId);
-    const { rows } = await this.pool.query<Partial<EventRow> & { version: number }>(
-      `SELECT s.version, e.* FROM
-         (SELECT COALESCE((SELECT version FROM streams WHERE tenant_id = $1 AND stream_id = $2), 0) AS version) s
-       LEFT JOIN LATERAL (
-         SELECT ${EVENT_COLUMNS} FROM events
-          WHERE tenant_id = $1 AND stream_id = $2 AND stream_position > $3
-          ORDER BY stream_position LIMIT $4
-       ) e ON true`,
-      [tenantId, streamId, options.fromVersion ?? 0, options.maxCount ?? null],
-    );
+    const { rows } = await asTenant(this.pool, tenantId).query<Partial<EventRow> & { version: number }>(READ_STREAM, [
+      tenantId,
+      streamId,
+      options.fromVersion ?? 0,
+      options.maxCount ?? null,
+    ]);
     const version = rows[0]?.version ?? 0;
     const events = rows.filter((r) => r.global_position !== null).map((r) => toRecorded<E>(r as EventRow));
     return { version, events };
@@ -118,7 +174,7 @@ export class EventStore {
    */
   async readAll<E extends StoredEvent = StoredEvent>(tenantId: string, options: ReadAllOptions): Promise<Recorded<E>[]> {
     checkIds(tenantId);
-    const { rows } = await this.pool.query<EventRow>(
+    const { rows } = await asTenant(this.pool, tenantId).query<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events
         WHERE tenant_id = $1 AND global_position > $2 AND ${SETTLED}
         ORDER BY global_position LIMIT $3`,
@@ -139,7 +195,7 @@ export class EventStore {
   /** The tenant's streams whose id starts with `prefix`, most recently changed first. */
   async listStreams(tenantId: string, options: { prefix?: string; limit?: number } = {}): Promise<StreamInfo[]> {
     checkIds(tenantId);
-    const { rows } = await this.pool.query<{ stream_id: string; version: number; created_at: Date; updated_at: Date }>(
+    const { rows } = await asTenant(this.pool, tenantId).query<{ stream_id: string; version: number; created_at: Date; updated_at: Date }>(
       `SELECT stream_id, version, created_at, updated_at FROM streams
         WHERE tenant_id = $1 AND starts_with(stream_id, $2)
         ORDER BY updated_at DESC, stream_id LIMIT $3`,

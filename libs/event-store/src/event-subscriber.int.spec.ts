@@ -38,7 +38,7 @@ describe('EventSubscriber', () => {
   });
 
   async function positionsInTable(tenantId: string, streamId?: string): Promise<number[]> {
-    const { rows } = await db.pool.query<{ p: string }>(
+    const { rows } = await db.ownerPool.query<{ p: string }>(
       `SELECT global_position::text AS p FROM events WHERE tenant_id = $1 AND ($2::text IS NULL OR stream_id = $2)
         ORDER BY global_position`,
       [tenantId, streamId ?? null],
@@ -122,7 +122,7 @@ describe('EventSubscriber', () => {
     const c = collect(tenant);
     await store.append(tenant, 'x', [ev('one')], { expectedVersion: 'any' });
     await until('first event', () => c.seen.length === 1);
-    const killed = await db.pool.query(
+    const killed = await db.ownerPool.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
         WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
     );

@@ -19,7 +19,7 @@ function codeOf(fn: () => unknown): string {
 describe('serialiseEvents', () => {
   it('serialises once, keeps key order, drops undefined properties and assigns missing ids', () => {
     const [s] = serialiseEvents(one({ b: 1, a: undefined, c: [1, { d: null }] }), 1000, newId);
-    expect(s).toEqual({ eventId: newId(), type: 'T', data: '{"b":1,"c":[1,{"d":null}]}', metadata: '{"correlationId":"c"}' });
+    expect(s).toEqual({ eventId: newId(), type: 'T', data: '{"b":1,"c":[1,{"d":null}]}', metadata: '{"correlationId":"c"}', bytes: 26 + 21 });
   });
 
   it.each([

@@ -15,6 +15,8 @@ export interface SerialisedEvent {
   type: string;
   data: string;
   metadata: string;
+  /** UTF-8 bytes of `data` + `metadata`: what the log stores for it (the `json` columns keep the text). */
+  bytes: number;
 }
 
 /**
@@ -43,7 +45,7 @@ export function serialiseEvents(events: NewEvent[], maxBytes: number, newId: () 
         maxBytes,
       });
     }
-    return { eventId: e.eventId ?? newId(), type, data, metadata };
+    return { eventId: e.eventId ?? newId(), type, data, metadata, bytes: size };
   });
 }
 

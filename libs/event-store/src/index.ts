@@ -8,8 +8,8 @@ export { EVENTS_CHANNEL } from './append';
 export { DEFAULT_MAX_EVENT_BYTES } from './event-validation';
 export { migrate, MigrationError } from './migrate';
 export type { MigrateOptions, MigrateResult } from './migrate';
-export { createPool, createPrismaClient, PrismaClient } from './prisma-client';
-export type { PoolOptions, Prisma } from './prisma-client';
+export { createPool, createPrismaClient, PrismaClient, setPrismaTenant } from './prisma-client';
+export type { PoolOptions, Prisma, RawExecutor } from './prisma-client';
 export type {
   AppendOptions,
   AppendResult,
@@ -24,3 +24,8 @@ export type {
 export { assertPostgresReachable } from './preflight';
 export { SnapshotStore, type Snapshot } from './snapshots';
 export { SECRET_REF_PREFIX, SecretStore, UnknownSecretError } from './secret-store';
+export { chainHeads, exportLine, readChainPage, verifyChains, verifyExportLines, type ChainRow, type VerifyReport } from './audit';
+export { eventHash, type BrokenLink } from './hash-chain';
+export { eraseStreams, type ErasedStream } from './erasure';
+export { SCOPE_SETTING, TENANT_SETTING, asSystem, asTenant, beginAs, scopeStatement, scoped, systemScope, tenantScope, type DbScope, type ScopedDb, type SystemWork } from './scope';
+export { APP_ROLE, DEV_APP_LOGIN, devAppUrl, ensureAppLogin, rowSecurityProblem } from './app-role';

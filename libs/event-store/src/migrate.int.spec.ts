@@ -103,7 +103,7 @@ describe('migrate bookkeeping', () => {
   it('creates _prisma_migrations with the columns Prisma expects, in its order', async () => {
     const db = await createScratchDatabase('migrate_prisma', true);
     try {
-      const client = new Client({ connectionString: db.url });
+      const client = new Client({ connectionString: db.ownerUrl });
       await client.connect();
       const { rows } = await client.query(
         `SELECT column_name, data_type, is_nullable FROM information_schema.columns
@@ -113,7 +113,7 @@ describe('migrate bookkeeping', () => {
       expect(rows.map((r: { column_name: string }) => r.column_name)).toEqual([
         'id', 'checksum', 'finished_at', 'migration_name', 'logs', 'rolled_back_at', 'started_at', 'applied_steps_count',
       ]);
-      expect((await migrate(db.url, { migrationsDir: MIGRATIONS_DIR })).applied).toEqual([]);
+      expect((await migrate(db.ownerUrl, { migrationsDir: MIGRATIONS_DIR })).applied).toEqual([]);
     } finally {
       await db.drop();
     }

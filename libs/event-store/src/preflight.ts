@@ -1,10 +1,15 @@
+import { rowSecurityProblem } from './app-role';
 import { createPool } from './prisma-client';
 
-/** Fails with a one-line reason when Postgres does not answer `SELECT 1`. */
-export async function assertPostgresReachable(databaseUrl: string): Promise<void> {
+/**
+ * Fails with a one-line reason when Postgres does not answer. Otherwise returns why row-level
+ * security does not hold for the role `databaseUrl` connects as (a superuser or BYPASSRLS role
+ * sees every tenant), a line for the process to log at boot, or null.
+ */
+export async function assertPostgresReachable(databaseUrl: string): Promise<string | null> {
   const pool = createPool(databaseUrl, { max: 1 });
   try {
-    await pool.query('SELECT 1').catch((e: unknown) => {
+    return await rowSecurityProblem(pool).catch((e: unknown) => {
       throw new Error(`cannot reach Postgres at ${new URL(databaseUrl).host}: ${(e as Error).message}`);
     });
   } finally {

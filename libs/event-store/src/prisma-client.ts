@@ -1,18 +1,51 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
+import { Pool, type QueryConfig, type QueryResult } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
 import { dependencyState } from '@hub/telemetry';
+import { TENANT_SETTING, queryScoped, tenantScope, type DbScope } from './scope';
 
 export { PrismaClient };
 export type { Prisma } from './generated/prisma/client';
 
 /**
- * A Prisma client on the `pg` driver adapter. Pass a `Pool` to share connections with the
- * {@link EventStore}; pass a connection string to give Prisma its own pool.
+ * The pool under a Prisma client: each statement Prisma sends outside a transaction (its adapter
+ * calls `pool.query(config)`) goes with the scope's setting, in the same round trip (scope.ts).
+ * A transaction's statements go through a client of its own and carry no scope until the
+ * transaction sets one ({@link setPrismaTenant}).
  */
-export function createPrismaClient(connection: string | Pool): PrismaClient {
-  const adapter = typeof connection === 'string' ? new PrismaPg({ connectionString: connection }) : new PrismaPg(connection);
-  return new PrismaClient({ adapter });
+function scopedPool(connectionString: string, scope: DbScope): Pool {
+  const pool = new Pool({ connectionString });
+  // Prisma's adapter uses the config form only; anything else is refused rather than sent unscoped.
+  const query = (config: QueryConfig, values?: unknown): Promise<QueryResult> => {
+    if (typeof config !== 'object' || values !== undefined || 'submit' in config) return Promise.reject(new Error('a scoped pool takes a query config only'));
+    return queryScoped(pool, scope, config);
+  };
+  pool.query = query as unknown as Pool['query'];
+  return pool;
+}
+
+/**
+ * A Prisma client on the `pg` driver adapter with a pool of its own, whose statements run under
+ * `scope` (row-level security). Prisma holds tenants and API keys, which are found before their
+ * tenant is known: its clients are system work (`api-keys`), and work for one tenant opens a
+ * transaction that says so ({@link setPrismaTenant}).
+ */
+export function createPrismaClient(connectionString: string, scope: DbScope): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg(scopedPool(connectionString, scope), { disposeExternalPool: true }) });
+}
+
+/** A Prisma transaction client, as far as {@link setPrismaTenant} needs it. */
+export interface RawExecutor {
+  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>;
+}
+
+/**
+ * Makes the rest of a Prisma transaction act for `tenantId` only (its first statement, inside
+ * `prisma.$transaction(async (tx) => …)`): one tenant's work on a client made for system work.
+ */
+export async function setPrismaTenant(tx: RawExecutor, tenantId: string): Promise<void> {
+  const { tenantId: id } = tenantScope(tenantId) as { tenantId: string };
+  await tx.$executeRaw`SELECT set_config(${TENANT_SETTING}, ${id}, true)`;
 }
 
 /** Options of {@link createPool}. */

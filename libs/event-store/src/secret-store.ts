@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import { asTenant } from './scope';
 
 /** How a value kept by {@link SecretStore} is written wherever the value would have been. */
 export const SECRET_REF_PREFIX = 'hub-secret:';
@@ -37,7 +38,7 @@ export class SecretStore {
     }
     await this.open(tenantId, Object.fromEntries(Object.entries(out).filter(([n]) => !fresh.some((f) => f.name === n))));
     if (fresh.length > 0) {
-      await this.pool.query('INSERT INTO tenant_secrets (id, tenant_id, value) SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[])', [
+      await asTenant(this.pool, tenantId).query('INSERT INTO tenant_secrets (id, tenant_id, value) SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[])', [
         fresh.map((f) => f.id),
         fresh.map(() => tenantId),
         fresh.map((f) => f.value),
@@ -57,7 +58,7 @@ export class SecretStore {
       return m ? [{ name, id: m[1] }] : [];
     });
     if (refs.length === 0) return { ...env };
-    const { rows } = await this.pool.query<{ id: string; value: string }>('SELECT id, value FROM tenant_secrets WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [
+    const { rows } = await asTenant(this.pool, tenantId).query<{ id: string; value: string }>('SELECT id, value FROM tenant_secrets WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [
       tenantId,
       refs.map((r) => r.id),
     ]);

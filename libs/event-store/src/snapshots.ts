@@ -1,5 +1,17 @@
 import type { Pool } from 'pg';
 import { checkIds } from './ids';
+import { asTenant } from './scope';
+
+/** A snapshot read (whole, or its decision part): every command decision and turn job reads one. Named statements. */
+const READ_SNAPSHOT = {
+  // `::text`: the JSON as written, parsed by the fold's own decoder (not pg's).
+  all: { name: 'hub_read_snapshot', text: 'SELECT version, state::text AS state FROM session_snapshots WHERE tenant_id = $1 AND stream_id = $2 AND fold_version = $3' },
+  decision: {
+    name: 'hub_read_snapshot_decision',
+    text: `SELECT version, json_build_object('session', state->'session', 'open', state->'open', 'history', '[]'::json, 'fileEvents', '[]'::json, 'startCount', state->'startCount')::text AS state
+             FROM session_snapshots WHERE tenant_id = $1 AND stream_id = $2 AND fold_version = $3`,
+  },
+};
 
 /** A stream's stored snapshot: the fold's state (JSON text, as the fold encoded it) at `version`. */
 export interface Snapshot {
@@ -23,12 +35,7 @@ export class SnapshotStore {
    */
   async read(tenantId: string, streamId: string, foldVersion: number, part: 'all' | 'decision' = 'all'): Promise<Snapshot | null> {
     checkIds(tenantId, streamId);
-    // `::text`: the JSON as written, parsed by the fold's own decoder (not pg's).
-    const state = part === 'all' ? 'state::text' : `json_build_object('session', state->'session', 'open', state->'open', 'history', '[]'::json, 'fileEvents', '[]'::json, 'startCount', state->'startCount')::text`;
-    const { rows } = await this.pool.query<{ version: number; state: string }>(
-      `SELECT version, ${state} AS state FROM session_snapshots WHERE tenant_id = $1 AND stream_id = $2 AND fold_version = $3`,
-      [tenantId, streamId, foldVersion],
-    );
+    const { rows } = await asTenant(this.pool, tenantId).query<{ version: number; state: string }>(READ_SNAPSHOT[part], [tenantId, streamId, foldVersion]);
     return rows[0] ?? null;
   }
 
@@ -39,7 +46,7 @@ export class SnapshotStore {
    */
   async write(tenantId: string, streamId: string, snapshot: Snapshot & { foldVersion: number }): Promise<void> {
     checkIds(tenantId, streamId);
-    await this.pool.query(
+    await asTenant(this.pool, tenantId).query(
       `INSERT INTO session_snapshots (tenant_id, stream_id, version, fold_version, state, updated_at)
        VALUES ($1, $2, $3, $4, $5::json, now())
        ON CONFLICT (tenant_id, stream_id) DO UPDATE

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { asSystem, asTenant } from './scope';
 import { EVENT_COLUMNS, SETTLED, toPosition, toRecorded, type EventRow } from './rows';
 import type { StoredEvent } from './types';
 import type { Recorded } from '@hub/domain';
@@ -14,7 +15,9 @@ export interface TailPage {
 
 // One snapshot for all three answers. The settled head is a backward scan of the primary key
 // that stops at the first settled row, so its cost is the number of still-unsettled events.
-const TAIL_QUERY = `
+const TAIL_QUERY = {
+  name: 'hub_read_tail',
+  text: `
 WITH snap AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
 heads AS (
   SELECT COALESCE((SELECT global_position FROM events, snap WHERE transaction_id < snap.xmin
@@ -26,10 +29,15 @@ SELECT heads.settled_head, heads.visible_head, e.*
     SELECT ${EVENT_COLUMNS} FROM events, snap
      WHERE tenant_id = ANY($1::uuid[]) AND global_position > $2 AND transaction_id < snap.xmin
      ORDER BY global_position LIMIT $3
-  ) e ON true`;
+  ) e ON true`,
+};
 
+/**
+ * System work (`subscriber`): one read for every subscribed tenant, and the heads of the whole
+ * log. Each subscription is handed only its own tenant's events (event-subscriber.ts).
+ */
 export async function readTail(pool: Pool, tenants: string[], after: number, limit: number): Promise<TailPage> {
-  const { rows } = await pool.query<Partial<EventRow> & { settled_head: string; visible_head: string }>(TAIL_QUERY, [
+  const { rows } = await asSystem(pool, 'subscriber').query<Partial<EventRow> & { settled_head: string; visible_head: string }>(TAIL_QUERY, [
     tenants,
     after,
     limit,
@@ -54,10 +62,13 @@ export async function readRange(
   limit: number,
 ): Promise<Recorded<StoredEvent>[]> {
   const byStream = filter.streamId !== undefined;
-  const { rows } = await pool.query<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM events
-      WHERE tenant_id = $1 AND ${byStream ? 'stream_id = $5 AND' : ''} global_position > $2 AND global_position <= $3
-      ORDER BY global_position LIMIT $4`,
+  const { rows } = await asTenant(pool, filter.tenantId).query<EventRow>(
+    {
+      name: byStream ? 'hub_read_range_stream' : 'hub_read_range',
+      text: `SELECT ${EVENT_COLUMNS} FROM events
+              WHERE tenant_id = $1 AND ${byStream ? 'stream_id = $5 AND' : ''} global_position > $2 AND global_position <= $3
+              ORDER BY global_position LIMIT $4`,
+    },
     byStream ? [filter.tenantId, after, upTo, limit, filter.streamId] : [filter.tenantId, after, upTo, limit],
   );
   return rows.map((r) => toRecorded(r));
@@ -65,9 +76,8 @@ export async function readRange(
 
 /** The tenant's highest settled global position, 0 if none. */
 export async function readHead(pool: Pool, tenantId: string): Promise<number> {
-  const { rows } = await pool.query<{ global_position: string }>(
-    `SELECT global_position FROM events WHERE tenant_id = $1 AND ${SETTLED}
-      ORDER BY global_position DESC LIMIT 1`,
+  const { rows } = await asTenant(pool, tenantId).query<{ global_position: string }>(
+    { name: 'hub_read_head', text: `SELECT global_position FROM events WHERE tenant_id = $1 AND ${SETTLED} ORDER BY global_position DESC LIMIT 1` },
     [tenantId],
   );
   return rows[0] ? toPosition(rows[0].global_position) : 0;

@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import type { EventMetadata, Recorded } from '@hub/domain';
 
 /** The shape the store needs of an event; it does not know the hub's event union. */
@@ -30,6 +31,12 @@ export interface AppendOptions {
    * For tests and diagnostics (holding a writer open); it must not touch the database.
    */
   onBeforeCommit?: () => Promise<void>;
+  /**
+   * More writes in the append's transaction, after its events (the allocator must be the
+   * transaction's first write): an erasure's deletes commit with its tombstone, or neither does.
+   * Throwing rolls the whole append back.
+   */
+  withinTransaction?: (client: PoolClient) => Promise<void>;
 }
 
 export interface AppendResult<E extends StoredEvent = StoredEvent> {
@@ -61,4 +68,11 @@ export interface ReadAllOptions {
 export interface EventStoreOptions {
   /** Largest accepted `data` + `metadata`, as UTF-8 JSON bytes, per event. Default 256 KiB. */
   maxEventBytes?: number;
+  /**
+   * Told of every committed append that stored events (not a repeat of an idempotent one): the
+   * tenant and the bytes of `data` + `metadata` it stored, for the tenant's `eventBytesPerDay`.
+   * Called after the commit and never awaited; a throw is ignored (a lost count must not undo an
+   * append that happened).
+   */
+  onAppended?: (tenantId: string, bytes: number) => void;
 }

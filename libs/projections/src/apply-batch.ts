@@ -1,13 +1,29 @@
-import { HubEvent } from '@hub/domain';
+import { HubEvent, SessionErased } from '@hub/domain';
+import { asSystem, scopeStatement, systemScope } from '@hub/event-store';
 import type { Pool } from 'pg';
 import type { ProjectedEvent, ProjectionDef, Row } from './projection';
-import { advanceCheckpointSql, isMoved, loadGroups, upsertSql, type CheckpointAdvance } from './store';
+import { advanceCheckpointSql, eraseSessionSql, isMoved, loadGroups, upsertSql, type CheckpointAdvance } from './store';
 
-/** Every event type of the canonical union; anything else is skipped and counted. */
-export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(HubEvent.options.map((o) => o.shape.type.value));
+/** The tombstone of an erased session (on the tenant's admin stream): its rows go from every session-keyed read model. */
+const ERASED = 'SessionErased';
+
+/** Every event type of the canonical union, and the erasure tombstone; anything else is skipped and counted. */
+export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set([...HubEvent.options.map((o) => o.shape.type.value), ERASED]);
+
+/** Whether a read model's rows are keyed by session (so an erasure removes them). */
+export function keyedBySession(def: ProjectionDef): boolean {
+  return def.table.group[0]?.column === 'tenant_id' && def.table.group[1]?.column === 'session_id';
+}
+
+/** The event types whose data a projection's reader must fetch: its own, and the tombstone when keyed by session. */
+export function readsOf(def: ProjectionDef): string[] {
+  return keyedBySession(def) ? [...def.reads, ERASED] : [...def.reads];
+}
 
 /** What folding one batch produced, before it is written. */
 export interface FoldedBatch<R extends Row> {
+  /** Sessions erased in this batch (tenant, session), in order: their rows are deleted before `changed` is written. */
+  erased: [string, string][];
   changed: R[];
   /** Every touched group's rows after the batch, by group key. */
   after: Map<string, R[]>;
@@ -34,9 +50,20 @@ export function foldBatch<R extends Row>(
     groups.set(k, [...(groups.get(k) ?? []), row]);
   }
   const original = new Set<R>(loaded);
+  const erased: [string, string][] = [];
   let skipped = 0;
   let lastSkippedType: string | null = null;
   for (const e of events) {
+    if (e.type === ERASED) {
+      if (!keyedBySession(def as unknown as ProjectionDef)) continue;
+      const parsed = SessionErased.shape.data.safeParse(e.data);
+      if (!parsed.success) continue;
+      // Everything folded so far of that session goes; what follows in the batch starts afresh.
+      const prefix = keyOf([e.tenantId, parsed.data.sessionId]);
+      for (const k of [...groups.keys()]) if (k === prefix || k.startsWith(prefix + SEP)) groups.delete(k);
+      erased.push([e.tenantId, parsed.data.sessionId]);
+      continue;
+    }
     if (!KNOWN_EVENT_TYPES.has(e.type)) {
       skipped++;
       lastSkippedType = e.type;
@@ -56,14 +83,14 @@ export function foldBatch<R extends Row>(
   }
   const changed = [...groups.values()].flat().filter((r) => !original.has(r));
   const last = events[events.length - 1];
-  return { changed, after: groups, advance: { position: last.globalPosition, skipped, lastSkippedType, lastEventAt: last.createdAt } };
+  return { erased, changed, after: groups, advance: { position: last.globalPosition, skipped, lastSkippedType, lastEventAt: last.createdAt } };
 }
 
 /** The distinct groups a batch touches, in table.group order. */
 export function groupsOf(def: ProjectionDef, events: readonly ProjectedEvent[]): string[][] {
   const seen = new Map<string, string[]>();
   for (const e of events) {
-    if (!KNOWN_EVENT_TYPES.has(e.type)) continue;
+    if (!KNOWN_EVENT_TYPES.has(e.type) || e.type === ERASED) continue;
     const g = def.groupOf(e);
     if (g) seen.set(g.join(SEP), g);
   }
@@ -76,6 +103,9 @@ export function groupsOf(def: ProjectionDef, events: readonly ProjectedEvent[]):
  * applies them again from the durable log. The event store's appends stay synchronous.
  */
 const NO_FLUSH_WAIT = 'SET LOCAL synchronous_commit = off';
+
+/** A batch writes rows of every tenant it saw: system work, said in the write's own first statement. */
+const AS_PROJECTIONS = scopeStatement(systemScope('projections'));
 
 /**
  * The rows of each group as this process last wrote them. Valid while this process is the
@@ -111,10 +141,11 @@ export class GroupCache<R extends Row = Row> {
 }
 
 async function loadWithCache<R extends Row>(pool: Pool, def: ProjectionDef<R>, groups: string[][], cache: GroupCache<R> | undefined): Promise<R[]> {
-  if (!cache) return groups.length > 0 ? loadGroups(pool, def, groups) : [];
+  const db = asSystem(pool, 'projections');
+  if (!cache) return groups.length > 0 ? loadGroups(db, def, groups) : [];
   const cached = groups.map((g) => cache.get(g.join(SEP)));
   const missing = groups.filter((_, i) => cached[i] === undefined);
-  const fromDb = missing.length > 0 && !cache.complete ? await loadGroups(pool, def, missing) : [];
+  const fromDb = missing.length > 0 && !cache.complete ? await loadGroups(db, def, missing) : [];
   return [...cached.flatMap((rows) => rows ?? []), ...fromDb];
 }
 
@@ -148,7 +179,11 @@ async function write<R extends Row>(pool: Pool, def: ProjectionDef<R>, expected:
   const groups = groupsOf(def as ProjectionDef, events);
   const loaded = await loadWithCache(pool, def, groups, opts.cache);
   const folded = foldBatch(def, events, loaded, opts.onSkip);
-  const sql = [NO_FLUSH_WAIT, advanceCheckpointSql(def.name, expected, folded.advance), upsertSql(def.table, folded.changed)].filter(Boolean).join(';\n');
+  const sql = [AS_PROJECTIONS, NO_FLUSH_WAIT, advanceCheckpointSql(def.name, expected, folded.advance), ...folded.erased.map(([t, s]) => eraseSessionSql(def.table, t, s)), upsertSql(def.table, folded.changed)]
+    .filter(Boolean)
+    .join(';\n');
+  // An erased session's groups may be cached under keys this batch did not touch: start the cache over.
+  if (folded.erased.length > 0) opts.cache?.invalidate();
   if (!opts.beforeCommit) {
     try {
       await pool.query(sql);

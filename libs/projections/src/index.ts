@@ -24,3 +24,6 @@ export const HUB_PROJECTIONS: readonly ProjectionDef[] = [sessionsProjection, tu
 export function projectionNamed(name: string): ProjectionDef | undefined {
   return HUB_PROJECTIONS.find((p) => p.name === name);
 }
+export { replaySession, sessionsOf, type ReplayDifference } from './replay-check';
+export { compareRuns, summariseTurns, type RunComparison, type TurnComparison, type TurnOutcomeSummary } from './run-compare';
+export { eraseSession, type EraseRequest } from './erase-session';

@@ -1,4 +1,5 @@
 import { DomainError } from '@hub/domain';
+import { asTenant } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { sessionView, turnView, approvalView, type DbRow } from './views';
 import type { ApprovalView, SessionView, TurnView } from './views';
@@ -42,32 +43,34 @@ function page<T>(rows: DbRow[], limit: number, kind: CursorKind, view: (r: DbRow
 
 /**
  * Tenant-scoped reads of the read models with keyset pagination. Every query names the tenant
- * first; another tenant's rows are invisible, not forbidden.
+ * first and runs as that tenant (row-level security); another tenant's rows are invisible, not
+ * forbidden.
  */
 export class ReadModels {
   constructor(private readonly pool: Pool) {}
 
   /** Sessions, most recently active first. */
-  async sessions(tenantId: string, q: { limit: number; cursor?: string; status?: string; openedVia?: string }): Promise<Page<SessionView>> {
+  async sessions(tenantId: string, q: { limit: number; cursor?: string; status?: string; openedVia?: string; openedBy?: string }): Promise<Page<SessionView>> {
     const after = decodeCursor('sessions', q.cursor);
-    const { rows } = await this.pool.query<DbRow>(
+    const { rows } = await asTenant(this.pool, tenantId).query<DbRow>(
       `SELECT * FROM read_sessions WHERE tenant_id = $1 AND ($2::bigint IS NULL OR last_position < $2)
           AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR opened_via = $4)
+          AND ($6::text IS NULL OR opened_by = $6)
         ORDER BY last_position DESC LIMIT $5`,
-      [tenantId, after, q.status ?? null, q.openedVia ?? null, q.limit + 1],
+      [tenantId, after, q.status ?? null, q.openedVia ?? null, q.limit + 1, q.openedBy ?? null],
     );
     return page(rows, q.limit, 'sessions', sessionView, (r) => Number(r.last_position));
   }
 
   async session(tenantId: string, sessionId: string): Promise<SessionView | null> {
-    const { rows } = await this.pool.query<DbRow>('SELECT * FROM read_sessions WHERE tenant_id = $1 AND session_id = $2', [tenantId, sessionId]);
+    const { rows } = await asTenant(this.pool, tenantId).query<DbRow>('SELECT * FROM read_sessions WHERE tenant_id = $1 AND session_id = $2', [tenantId, sessionId]);
     return rows[0] ? sessionView(rows[0]) : null;
   }
 
   /** A session's turns in the order they were requested. */
   async turns(tenantId: string, sessionId: string, q: { limit: number; cursor?: string; status?: string }): Promise<Page<TurnView>> {
     const after = decodeCursor('turns', q.cursor);
-    const { rows } = await this.pool.query<DbRow>(
+    const { rows } = await asTenant(this.pool, tenantId).query<DbRow>(
       `SELECT * FROM read_turns WHERE tenant_id = $1 AND session_id = $2 AND requested_position > $3
           AND ($4::text IS NULL OR status = $4)
         ORDER BY requested_position LIMIT $5`,
@@ -77,13 +80,14 @@ export class ReadModels {
   }
 
   /** The tenant's approvals of one status, across sessions and protocols, newest request first. */
-  async approvals(tenantId: string, q: { status: 'pending' | 'resolved'; limit: number; cursor?: string; sessionId?: string }): Promise<Page<ApprovalView>> {
+  async approvals(tenantId: string, q: { status: 'pending' | 'resolved'; limit: number; cursor?: string; sessionId?: string; openedBy?: string }): Promise<Page<ApprovalView>> {
     const after = decodeCursor('approvals', q.cursor);
-    const { rows } = await this.pool.query<DbRow>(
+    const { rows } = await asTenant(this.pool, tenantId).query<DbRow>(
       `SELECT * FROM read_approvals WHERE tenant_id = $1 AND status = $2 AND ($3::bigint IS NULL OR requested_position < $3)
           AND ($4::text IS NULL OR session_id = $4)
+          AND ($6::text IS NULL OR session_id IN (SELECT session_id FROM read_sessions WHERE tenant_id = $1 AND opened_by = $6))
         ORDER BY requested_position DESC LIMIT $5`,
-      [tenantId, q.status, after, q.sessionId ?? null, q.limit + 1],
+      [tenantId, q.status, after, q.sessionId ?? null, q.limit + 1, q.openedBy ?? null],
     );
     return page(rows, q.limit, 'approvals', approvalView, (r) => Number(r.requested_position));
   }
@@ -93,7 +97,7 @@ export class ReadModels {
    * current at, read in one statement (one snapshot), so no change falls between the two.
    */
   async approvalSnapshot(tenantId: string): Promise<{ position: number; pending: ApprovalView[] }> {
-    const { rows } = await this.pool.query<DbRow & { head: string }>(
+    const { rows } = await asTenant(this.pool, tenantId).query<DbRow & { head: string }>(
       `WITH h AS (SELECT COALESCE(max(updated_position), 0) AS head FROM read_approvals WHERE tenant_id = $1)
        SELECT h.head::text AS head, a.* FROM h LEFT JOIN read_approvals a
            ON a.tenant_id = $1 AND a.status = 'pending' AND a.updated_position <= h.head
@@ -105,7 +109,7 @@ export class ReadModels {
 
   /** Approvals of the tenant changed after `after` (a change position), oldest change first. */
   async approvalChanges(tenantId: string, after: number, limit = 500): Promise<ApprovalView[]> {
-    const { rows } = await this.pool.query<DbRow>(
+    const { rows } = await asTenant(this.pool, tenantId).query<DbRow>(
       'SELECT * FROM read_approvals WHERE tenant_id = $1 AND updated_position > $2 ORDER BY updated_position LIMIT $3',
       [tenantId, after, limit],
     );

@@ -1,5 +1,6 @@
+import { asSystem } from '@hub/event-store';
 import { Client, type Pool } from 'pg';
-import { GroupCache, applyBatch } from './apply-batch';
+import { GroupCache, applyBatch, readsOf } from './apply-batch';
 import { PROJECTION_LOCK_CLASS } from './leadership';
 import type { ProjectionDef } from './projection';
 import { BatchReader, ensureCheckpoint, resetProjection, visibleHead } from './store';
@@ -62,7 +63,7 @@ function progress(o: RebuildOptions, target: number, t0: number): (position: num
 async function replay(pool: Pool, def: ProjectionDef, target: number, batchSize: number, report: (p: number, n: number, final?: boolean) => void): Promise<number> {
   let position = await ensureCheckpoint(pool, def.name);
   let events = 0;
-  const reader = new BatchReader(pool, batchSize, [...def.reads]);
+  const reader = new BatchReader(pool, batchSize, readsOf(def));
   // The table was just emptied and this process holds the lock: the cache starts complete.
   const cache = new GroupCache(true);
   while (position < target) {
@@ -95,6 +96,6 @@ async function watch(pool: Pool, def: ProjectionDef, target: number, report: (p:
 }
 
 async function countUpTo(pool: Pool, position: number): Promise<number> {
-  const { rows } = await pool.query<{ n: string }>('SELECT count(*)::text AS n FROM events WHERE global_position <= $1', [position]);
+  const { rows } = await asSystem(pool, 'projections').query<{ n: string }>('SELECT count(*)::text AS n FROM events WHERE global_position <= $1', [position]);
   return Number(rows[0].n);
 }

@@ -12,6 +12,8 @@ jest.setTimeout(120_000);
 const NAMES = HUB_PROJECTIONS.map((p) => p.name);
 let db: TestDatabase;
 let pool: Pool;
+/** The owner's: for looking at the read models behind the runner's back (row-level security hides them from the apps' role). */
+let owner: Pool;
 let store: EventStore;
 const A = randomUUID();
 const B = randomUUID();
@@ -26,13 +28,14 @@ function runner(options: { batchSize?: number } = {}): ProjectionRunner {
 beforeAll(async () => {
   db = await createTestDatabase({ prefix: 'projections_runner' });
   pool = createPool(db.url, { max: 12 });
+  owner = createPool(db.ownerUrl, { max: 4 });
   store = new EventStore(pool);
 });
 afterEach(async () => {
   await Promise.all(runners.splice(0).map((r) => r.stop()));
 });
 afterAll(async () => {
-  await pool.end();
+  await Promise.all([pool.end(), owner.end()]);
   await db.drop();
 });
 
@@ -42,18 +45,18 @@ describe('projection runner', () => {
     await store.append(A, 'session-s0', [{ type: 'FromTheFuture', data: {}, metadata: { correlationId: 'x' } }], { expectedVersion: 'any' });
     const r = runner();
     await r.start();
-    await waitCaughtUp(pool, NAMES);
+    await waitCaughtUp(owner, NAMES);
     const status = await projectionStatus(pool, NAMES);
     expect(status.map((s) => [s.name, s.skippedUnknown, s.lastSkippedType, s.lagEvents, s.active])).toEqual(
       NAMES.map((n) => [n, 1, 'FromTheFuture', 0, true]).sort(),
     );
-    const sessions = await pool.query('SELECT session_id, turn_count, status FROM read_sessions WHERE tenant_id = $1 ORDER BY session_id', [A]);
+    const sessions = await owner.query('SELECT session_id, turn_count, status FROM read_sessions WHERE tenant_id = $1 ORDER BY session_id', [A]);
     expect(sessions.rows).toEqual([0, 1, 2].map((i) => ({ session_id: `s${i}`, turn_count: 3, status: 'idle' })));
 
     // Live: a new tenant's events arrive through NOTIFY, not a rebuild.
     await seedTenant(store, B, { sessions: 1, turns: 1 });
-    await waitCaughtUp(pool, NAMES, 5000);
-    const pending = await pool.query("SELECT count(*)::int AS n FROM read_approvals WHERE tenant_id = $1 AND status = 'resolved'", [B]);
+    await waitCaughtUp(owner, NAMES, 5000);
+    const pending = await owner.query("SELECT count(*)::int AS n FROM read_approvals WHERE tenant_id = $1 AND status = 'resolved'", [B]);
     expect(pending.rows[0].n).toBe(1);
   });
 
@@ -71,29 +74,29 @@ describe('projection runner', () => {
     while (two.activeProjections().length < NAMES.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(two.activeProjections().sort()).toEqual([...NAMES].sort());
     await seedTenant(store, B, { sessions: 1, turns: 2, prefix: 'after-failover' });
-    await waitCaughtUp(pool, NAMES, 5000);
-    const row = await pool.query('SELECT turn_count FROM read_sessions WHERE tenant_id = $1 AND session_id = $2', [B, 'after-failover0']);
+    await waitCaughtUp(owner, NAMES, 5000);
+    const row = await owner.query('SELECT turn_count FROM read_sessions WHERE tenant_id = $1 AND session_id = $2', [B, 'after-failover0']);
     expect(row.rows).toEqual([{ turn_count: 2 }]);
   });
 
   it('rebuild while a runner is active: the active runner starts over from zero and the rebuild watches it reach the head', async () => {
     const r = runner();
     await r.start();
-    await waitCaughtUp(pool, NAMES);
-    const before = await dumpReadModels(pool);
+    await waitCaughtUp(owner, NAMES);
+    const before = await dumpReadModels(owner);
     const progress: number[] = [];
     const result = await rebuildProjection(pool, HUB_PROJECTIONS[0], { connectionString: db.url, progressMs: 0, onProgress: (p) => progress.push(p.position) });
     expect(result.ranBy).toBe('active runner');
     expect(progress[progress.length - 1]).toBe(result.position);
-    await waitCaughtUp(pool, NAMES);
-    expect(await dumpReadModels(pool)).toEqual(before);
+    await waitCaughtUp(owner, NAMES);
+    expect(await dumpReadModels(owner)).toEqual(before);
   });
 
   it('kill -9 of the runner process mid-batch, then a restart, leaves every read model equal to a rebuild from zero', async () => {
     await seedTenant(store, A, { sessions: 10, turns: 8, prefix: 'k' });
     await seedTenant(store, B, { sessions: 6, turns: 8, prefix: 'k' });
-    await Promise.all(NAMES.map((n) => pool.query('UPDATE projection_checkpoints SET position = 0 WHERE name = $1', [n])));
-    await pool.query('TRUNCATE read_sessions, read_turns, read_approvals');
+    await Promise.all(NAMES.map((n) => owner.query('UPDATE projection_checkpoints SET position = 0 WHERE name = $1', [n])));
+    await owner.query('TRUNCATE read_sessions, read_turns, read_approvals');
 
     const child = spawn(process.execPath, ['-r', '@swc-node/register', resolve(__dirname, 'testing/run-projections.ts'), db.url, '--batch', '40', '--hold-ms', '400'], {
       cwd: REPO_ROOT,
@@ -123,12 +126,12 @@ describe('projection runner', () => {
 
     const restarted = runner({ batchSize: 40 });
     await restarted.start();
-    await waitCaughtUp(pool, NAMES, 60_000);
+    await waitCaughtUp(owner, NAMES, 60_000);
     await restarted.stop();
-    const afterRestart = await dumpReadModels(pool);
+    const afterRestart = await dumpReadModels(owner);
 
     for (const def of HUB_PROJECTIONS) await rebuildProjection(pool, def, { connectionString: db.url });
-    const rebuilt = await dumpReadModels(pool);
+    const rebuilt = await dumpReadModels(owner);
     expect(afterRestart.read_sessions.length).toBeGreaterThanOrEqual(16);
     expect(afterRestart.read_approvals.length).toBeGreaterThan(100);
     expect(afterRestart).toEqual(rebuilt);

@@ -1,3 +1,4 @@
+import { asSystem } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { PROJECTION_LOCK_CLASS } from './leadership';
 
@@ -19,9 +20,9 @@ export interface ProjectionStatus {
   updatedAt: string;
 }
 
-/** Status of the named projections (those without a checkpoint yet stand at 0). */
+/** Status of the named projections (those without a checkpoint yet stand at 0); lag counts every tenant's events. */
 export async function projectionStatus(pool: Pool, names: readonly string[]): Promise<ProjectionStatus[]> {
-  const { rows } = await pool.query<{
+  const { rows } = await asSystem(pool, 'projections').query<{
     name: string; position: string; head: string; lag_events: string; lag_ms: string | null; skipped_unknown: string;
     last_skipped_type: string | null; active: boolean; updated_at: Date | null;
   }>(

@@ -1,5 +1,5 @@
 import type { EventMetadata } from '@hub/domain';
-import { EVENTS_CHANNEL } from '@hub/event-store';
+import { EVENTS_CHANNEL, asSystem, beginAs, systemScope, type ScopedDb } from '@hub/event-store';
 import { escapeLiteral, type Pool, type PoolClient } from 'pg';
 import type { ProjectedEvent, ProjectionDef, Row, TableSpec } from './projection';
 
@@ -10,7 +10,9 @@ export const PROJECTIONS_CHANNEL = 'hub_projections';
 // rows read are a prefix of the log by position (libs/event-store README, "Global order").
 // The visible head comes in the same snapshot: above the batch, something committed is not
 // settled yet (a writer, maybe not an append, is still open) and the runner looks again soon.
-const READ_BATCH = `
+const READ_BATCH = {
+  name: 'hub_projection_batch',
+  text: `
 WITH head AS (SELECT COALESCE(max(global_position), 0)::text AS visible FROM events)
 SELECT head.visible, e.* FROM head LEFT JOIN LATERAL (
   SELECT global_position::text AS p, tenant_id, stream_id, type,
@@ -19,7 +21,8 @@ SELECT head.visible, e.* FROM head LEFT JOIN LATERAL (
          created_at
     FROM events
    WHERE global_position > $1 AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-   ORDER BY global_position LIMIT $2) e ON true`;
+   ORDER BY global_position LIMIT $2) e ON true`,
+};
 
 interface BatchRow {
   visible: string;
@@ -38,9 +41,9 @@ export interface Batch {
   visibleHead: number;
 }
 
-/** The next settled events after `after`, across every tenant, in global order. */
+/** The next settled events after `after`, across every tenant, in global order (system work). */
 export async function readBatch(pool: Pool, after: number, limit: number, reads: readonly string[]): Promise<Batch> {
-  const { rows } = await pool.query<BatchRow>(READ_BATCH, [after, limit, reads]);
+  const { rows } = await asSystem(pool, 'projections').query<BatchRow>(READ_BATCH, [after, limit, reads]);
   const events = rows
     .filter((r) => r.p !== null)
     .map((r) => ({
@@ -57,7 +60,7 @@ export async function readBatch(pool: Pool, after: number, limit: number, reads:
 
 /** The highest committed position (settled or not). */
 export async function visibleHead(pool: Pool): Promise<number> {
-  const { rows } = await pool.query<{ head: string }>('SELECT COALESCE(max(global_position), 0)::text AS head FROM events');
+  const { rows } = await asSystem(pool, 'projections').query<{ head: string }>('SELECT COALESCE(max(global_position), 0)::text AS head FROM events');
   return Number(rows[0].head);
 }
 
@@ -121,20 +124,26 @@ function int(n: number): string {
  * The rows of the given groups, as JSON objects with the table's column names. A lateral
  * lookup per group, so each is an index probe whatever the table's statistics say (right after a
  * rebuild's TRUNCATE they say "empty", and a hash join would scan the whole table per batch).
+ * `db` is the runner's (system work: groups of every tenant) or one tenant's (a replay check).
  */
-export async function loadGroups<R extends Row>(client: Pool | PoolClient, def: ProjectionDef<R>, groups: string[][]): Promise<R[]> {
+export async function loadGroups<R extends Row>(db: ScopedDb, def: ProjectionDef<R>, groups: string[][]): Promise<R[]> {
   if (groups.length === 0) return [];
   const t = def.table;
   const cols = t.group.map((g) => g.column);
   const unnest = t.group.map((g, i) => `$${i + 1}::${g.type}[]`).join(', ');
   const match = cols.map((c) => `t.${c} = k.${c}`).join(' AND ');
   const values = t.group.map((_, i) => groups.map((g) => g[i]));
-  const { rows } = await client.query<{ r: R }>(
+  const { rows } = await db.query<{ r: R }>(
     `SELECT x.r FROM unnest(${unnest}) AS k(${cols.join(', ')})
        CROSS JOIN LATERAL (SELECT row_to_json(t) AS r FROM ${t.table} t WHERE ${match}) x`,
     values,
   );
   return rows.map((x) => x.r);
+}
+
+/** Deletes every row of one session (an erasure's tombstone reached this read model). */
+export function eraseSessionSql(t: TableSpec, tenantId: string, sessionId: string): string {
+  return `DELETE FROM ${t.table} WHERE tenant_id = ${escapeLiteral(tenantId)} AND session_id = ${escapeLiteral(sessionId)}`;
 }
 
 /** Inserts or replaces rows, all in one statement (empty when there are none). */
@@ -155,7 +164,7 @@ export async function resetProjection(pool: Pool, def: ProjectionDef): Promise<v
   await ensureCheckpoint(pool, def.name);
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await beginAs(client, systemScope('projections'));
     await lockCheckpoint(client, def.name);
     await client.query(`TRUNCATE ${def.table.table}`);
     await client.query(

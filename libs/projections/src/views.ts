@@ -14,6 +14,8 @@ export interface SessionView {
   sessionId: string;
   status: string;
   openedVia: string | null;
+  /** The key prefix of the API key that opened it. */
+  openedBy: string | null;
   title: string | null;
   turnCount: number;
   activeTurnId: string | null;
@@ -72,6 +74,7 @@ export function sessionView(r: DbRow): SessionView {
     sessionId: String(r.session_id),
     status: String(r.status),
     openedVia: str(r.opened_via),
+    openedBy: str(r.opened_by),
     title: str(r.title),
     turnCount: Number(r.turn_count),
     activeTurnId: str(r.active_turn_id),

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CommandMetadata, HubCommand } from '@hub/domain';
 
 /**
  * The one job catalog. Every job the hub runs is declared here: its queue, payload schema,
@@ -15,9 +14,6 @@ export const TraceCarrier = z.object({
   tracestate: z.string().optional(),
 });
 export type TraceCarrier = z.infer<typeof TraceCarrier>;
-
-export const CommandJob = z.object({ command: HubCommand, meta: CommandMetadata });
-export type CommandJob = z.infer<typeof CommandJob>;
 
 export const RunTurnJob = z.object({
   tenantId: z.string().uuid(),
@@ -41,18 +37,9 @@ function digest(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
 }
 
+// Commands are not jobs: ingress decides them where they arrive (ADR 0025); what they call for
+// (a turn to run, an approval deadline) is.
 export const JOBS = {
-  /** A decoded command from any protocol, decided against its session's stream. */
-  command: {
-    queue: 'commands',
-    schema: CommandJob,
-    attempts: 5,
-    backoffMs: 100,
-    // The command's content is part of the id: a repeat with the same content is the same job
-    // (its first outcome), while a reused id with other content reaches the handler, which
-    // refuses it instead of answering with the first command's outcome (issue 11, defect 9).
-    jobId: (p: CommandJob) => `cmd-${digest(p.meta.tenantId, p.meta.commandId, JSON.stringify(p.command))}`,
-  },
   /** Advances one turn as far as the log allows (model calls, tools), then returns. */
   runTurn: {
     queue: 'turns',
@@ -61,6 +48,8 @@ export const JOBS = {
     backoffMs: 250,
     // One job per (turn, scheduling key): a resume after an approval gets its own id.
     jobId: (p: RunTurnJob, key: string) => `turn-${digest(p.tenantId, p.sessionId, p.turnId, key)}`,
+    /** Whose share of the queue a job uses (fair scheduling between tenants, fair-share.ts). */
+    tenantOf: (p: RunTurnJob) => p.tenantId,
   },
   /** Denies an approval whose deadline passed while still pending. */
   expireApproval: {
@@ -69,12 +58,19 @@ export const JOBS = {
     attempts: 5,
     backoffMs: 500,
     jobId: (p: ExpireApprovalJob) => `exp-${digest(p.tenantId, p.sessionId, p.approvalId)}`,
+    tenantOf: (p: ExpireApprovalJob) => p.tenantId,
   },
 } as const;
 
 export type JobName = keyof typeof JOBS;
 export type JobPayload<N extends JobName> = z.infer<(typeof JOBS)[N]['schema']>;
 export const QUEUE_NAMES = [...new Set(Object.values(JOBS).map((j) => j.queue))];
+
+/** Whose share of its queue a job uses (fair scheduling between tenants: fair-share.ts, slot-share.ts). */
+export function tenantOfJob(name: JobName, payload: unknown): string {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each entry's tenantOf takes its own payload type
+  return (JOBS[name].tenantOf as (p: any) => string)(payload);
+}
 
 /** Boot check: every job name has exactly one processor. */
 export function assertProcessorsCover(registered: readonly string[]): void {

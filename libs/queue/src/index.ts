@@ -4,3 +4,4 @@ export * from './signal-bus';
 export * from './preflight';
 export * from './reconciler';
 export * from './redis-watch';
+export * from './daily-counter';

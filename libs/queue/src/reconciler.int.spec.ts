@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { sessionStreamId, type CommandMetadata, type HubEvent } from '@hub/domain';
-import { EventStore, createPool } from '@hub/event-store';
+import { EventStore, asSystem, createPool } from '@hub/event-store';
 import { CommandHandler } from '@hub/sessions';
 import { TEST_REDIS_URL, createTestDatabase, uniqueQueuePrefix, type TestDatabase } from '@hub/testing';
 import { HubQueues, connectionOf } from './queues';
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const reconciler = () =>
   new TurnReconciler({
-    log: { query: (sql, params) => pool.query(sql, params), readStream: (t, s) => store.readStream<HubEvent>(t, s) },
+    log: { query: (sql, params) => asSystem(pool, 'reconciler').query(sql, params), readStream: (t, s) => store.readStream<HubEvent>(t, s) },
     queues,
     connection: conn,
     quietMs: 50,
@@ -72,7 +72,7 @@ it('leaves a turn whose start job is queued, and re-schedules it once Redis lost
     const recovered = await r.reconcileOnce();
     const { version } = await store.readStream(tenantId, sessionStreamId('lost-1'));
     expect(recovered).toEqual([{ tenantId, sessionId: 'lost-1', turnId, version }]);
-    expect(await queues.jobState('runTurn', job('lost-1', turnId), `recover:${version}`)).toBe('waiting');
+    expect(await queues.jobState('runTurn', job('lost-1', turnId), `recover:${version}`)).toBe('prioritized'); // fair scheduling gives every job a priority
     // The recovery job is live now: a second scan adds nothing.
     expect(await r.reconcileOnce()).toEqual([]);
   } finally {

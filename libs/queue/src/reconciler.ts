@@ -7,6 +7,7 @@ import type { TraceCarrier } from './catalog';
 
 /** The log as the reconciler reads it: one SQL query for candidates, then the few candidate streams. */
 export interface ReconcilerLog {
+  /** Reads the turns of every tenant: system work (`asSystem(pool, 'reconciler')`). */
   query<R extends object>(sql: string, params: unknown[]): Promise<{ rows: R[] }>;
   readStream(tenantId: string, streamId: string): Promise<{ version: number; events: readonly HubEvent[] }>;
 }

@@ -1,2 +1,3 @@
 export * from './command-handler';
 export { SessionViews, type LoadedView, type StreamReader, type ViewSnapshots } from './session-views';
+export * from './lineage';

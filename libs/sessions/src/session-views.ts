@@ -37,8 +37,9 @@ export class SessionViews {
    * What this process last had of each recently used session (least recently used first), so
    * the next load reads only the events after it, not even the snapshot: the decision part as
    * JSON (small, decoded per use), and the whole view itself, lent to one user at a time.
-   * Always correct: the log is append-only, so a view at version V plus the events after V is
-   * the session, whoever appended them.
+   * Correct because the log is append-only, so a view at version V plus the events after V is
+   * the session, whoever appended them. The one exception, erasure, is broadcast to every worker
+   * (`forget`), and a stream found shorter than what was kept is read again from the store.
    */
   private readonly recent = new Map<string, { decision: Kept<string> | null; whole: Kept<SessionView> | null }>();
 
@@ -54,11 +55,14 @@ export class SessionViews {
     if (part === 'all' && hit?.whole) {
       const { version, sinceSnapshot, value } = hit.whole;
       hit.whole = null;
-      return this.settle(tenantId, streamId, await this.foldTail(tenantId, streamId, version, value, sinceSnapshot, true));
+      const loaded = await this.foldTail(tenantId, streamId, version, value, sinceSnapshot, true);
+      if (!loaded) return this.reloadErased(tenantId, streamId, part);
+      return this.settle(tenantId, streamId, loaded);
     }
     if (part === 'decision' && hit?.decision) {
       const { version, sinceSnapshot, value } = hit.decision;
       const loaded = await this.foldTail(tenantId, streamId, version, decodeSessionView(value), sinceSnapshot, false);
+      if (!loaded) return this.reloadErased(tenantId, streamId, part);
       // A decision never needs the conversation, but a due snapshot does: read it whole then.
       if (loaded.sinceSnapshot >= this.every) return this.loadStored(tenantId, streamId, 'all');
       return this.settle(tenantId, streamId, loaded);
@@ -89,6 +93,11 @@ export class SessionViews {
     }
   }
 
+  private reloadErased(tenantId: string, streamId: string, part: 'all' | 'decision'): Promise<LoadedView> {
+    this.forget(tenantId, streamId);
+    return this.loadStored(tenantId, streamId, part);
+  }
+
   private async loadStored(tenantId: string, streamId: string, part: 'all' | 'decision'): Promise<LoadedView> {
     let snap = this.snapshots ? await this.snapshots.read(tenantId, streamId, SESSION_VIEW_VERSION, part) : null;
     const from = snap?.version ?? 0;
@@ -106,8 +115,15 @@ export class SessionViews {
     return this.settle(tenantId, streamId, { version, view, tail, sinceSnapshot: tail.length, whole });
   }
 
-  private async foldTail(tenantId: string, streamId: string, from: number, view: SessionView, since: number, whole: boolean): Promise<LoadedView> {
+  /** Drops what this process kept of a session (it was erased: its id may start again from nothing). */
+  forget(tenantId: string, streamId: string): void {
+    this.recent.delete(key(tenantId, streamId));
+  }
+
+  private async foldTail(tenantId: string, streamId: string, from: number, view: SessionView, since: number, whole: boolean): Promise<LoadedView | null> {
     const { version, events } = await this.log.readStream(tenantId, streamId, { fromVersion: from });
+    // Shorter than what was kept: the session was erased (and maybe opened again) since.
+    if (version < from) return null;
     const tail = events.filter((e) => e.streamPosition > from);
     return { version: Math.max(version, from), view: foldSessionView(tail, view), tail, sinceSnapshot: since + tail.length, whole };
   }

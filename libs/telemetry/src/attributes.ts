@@ -12,6 +12,8 @@ export const ATTR = {
   /** The wire a command came in on (`transport`, `openharness`, `zene`, `openenv`, `acp`, ...). */
   PROTOCOL: 'hub.protocol',
   COMMAND: 'hub.command',
+  /** A JSON-RPC request's method (ACP). */
+  METHOD: 'hub.method',
   COMMAND_ID: 'hub.command_id',
   EVENT_TYPE: 'hub.event_type',
   GLOBAL_POSITION: 'hub.global_position',

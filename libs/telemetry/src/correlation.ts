@@ -1,5 +1,5 @@
-import type { Context } from '@opentelemetry/api';
-import type { Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { trace, type Context } from '@opentelemetry/api';
+import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { ATTR } from './attributes';
@@ -14,6 +14,18 @@ import { ATTR } from './attributes';
  * metadata, never implicitly.
  */
 const storage = new AsyncLocalStorage<string>();
+
+const tenants = new AsyncLocalStorage<string>();
+
+/** Runs `fn` with `tenantId` as the tenant its log lines name (`tenant_id`). */
+export function runWithTenant<T>(tenantId: string, fn: () => T): T {
+  return tenants.run(tenantId, fn);
+}
+
+/** The tenant of the current async context, if one was set by {@link runWithTenant}. */
+export function currentTenantId(): string | undefined {
+  return tenants.getStore();
+}
 
 /** Runs `fn` with `correlationId` as the current correlation id (for spans, logs, metadata). */
 export function runWithCorrelation<T>(correlationId: string, fn: () => T): T {
@@ -42,9 +54,12 @@ export function correlationIdFrom(headerValue?: string): string {
  * to (invariant 7: the correlation id is on each span).
  */
 export class CorrelationSpanProcessor implements SpanProcessor {
-  onStart(span: Span, _parentContext: Context): void {
-    const correlationId = currentCorrelationId();
-    if (correlationId !== undefined) span.setAttribute(ATTR.CORRELATION_ID, correlationId);
+  onStart(span: Span, parentContext: Context): void {
+    // Outside a correlation context (a library's span that starts before our code has run, such as
+    // Express's middleware spans under the HTTP server span), the parent's id, when it has one.
+    const parent = trace.getSpan(parentContext) as Partial<ReadableSpan> | undefined;
+    const correlationId = currentCorrelationId() ?? parent?.attributes?.[ATTR.CORRELATION_ID];
+    if (typeof correlationId === 'string') span.setAttribute(ATTR.CORRELATION_ID, correlationId);
   }
 
   onEnd(): void {

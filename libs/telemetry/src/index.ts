@@ -1,14 +1,19 @@
 export { ATTR, type AttrName, type SpanAttributes } from './attributes';
-export { correlationIdFrom, currentCorrelationId, runWithCorrelation } from './correlation';
+export { correlationIdFrom, currentCorrelationId, currentTenantId, runWithCorrelation, runWithTenant } from './correlation';
 export { createLogger, REDACTED_PATHS, type CreateLoggerOptions, type LogLevel, type Logger } from './logger';
 export { startTelemetry, type Telemetry, type TelemetryOptions, type TraceExporterKind } from './sdk';
 export {
+  contextFromHeaders,
   contextFromTraceparent,
   currentSpanIds,
   currentTraceparent,
+  failCurrentSpan,
+  failRequestSpans,
   setSpanAttributes,
   withContext,
   withSpan,
+  withoutChildSpans,
+  withRequestTrace,
   type SpanHandle,
   type TraceContext,
   type TraceHeaders,
@@ -17,3 +22,4 @@ export { startInMemoryTelemetry, type InMemoryTelemetry, type RecordedSpan } fro
 export { guarded, installProcessGuards } from './guard';
 export { NestPinoLogger } from './nest-logger';
 export { DependencyState, dependencyState } from './dependency-state';
+export { hubMetrics, observeGauge, serveMetrics, type HubInstruments } from './metrics';

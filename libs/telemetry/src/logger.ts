@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
-import { currentCorrelationId } from './correlation';
+import { currentCorrelationId, currentTenantId } from './correlation';
 import { currentSpanIds } from './spans';
 
 export type { Logger };
@@ -36,13 +36,15 @@ function contextFields(): Record<string, string> {
   }
   const correlationId = currentCorrelationId();
   if (correlationId !== undefined) fields['correlation_id'] = correlationId;
+  const tenantId = currentTenantId();
+  if (tenantId !== undefined) fields['tenant_id'] = tenantId;
   return fields;
 }
 
 /**
  * A JSON logger named `name`, writing to stderr: stdout is reserved for protocol lines in the
- * CLI's stdio modes. Each line carries `trace_id`, `span_id` and `correlation_id` of the context it
- * was logged in, so logs and traces join on them.
+ * CLI's stdio modes. Each line carries `trace_id`, `span_id`, `correlation_id` and `tenant_id` of
+ * the context it was logged in (where known), so logs and traces join on them.
  */
 export function createLogger(name: string, level: LogLevel = 'info', options: CreateLoggerOptions = {}): Logger {
   return pino(

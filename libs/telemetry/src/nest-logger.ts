@@ -46,6 +46,14 @@ export class NestPinoLogger {
     const fields: Record<string, unknown> = { ...(context ? { context } : {}), ...(stack ? { stack } : {}) };
     if (message instanceof Error) this.pino[level]({ ...fields, err: { name: message.name, message: message.message, stack: message.stack } }, message.message);
     else if (typeof message === 'string') this.pino[level](fields, message);
-    else this.pino[level]({ ...fields, data: message }, context ?? 'nest');
+    else if (isFact(message)) {
+      // `{ msg, ...fields }`: one fact with its fields at the top level (the access log).
+      const { msg, ...data } = message;
+      this.pino[level]({ ...fields, ...data }, msg);
+    } else this.pino[level]({ ...fields, data: message }, context ?? 'nest');
   }
+}
+
+function isFact(message: unknown): message is { msg: string } & Record<string, unknown> {
+  return typeof message === 'object' && message !== null && typeof (message as { msg?: unknown }).msg === 'string';
 }

@@ -1,5 +1,5 @@
 import { ExportResultCode } from '@opentelemetry/core';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { startTelemetry } from './sdk';
 import { StderrSpanExporter } from './stderr-exporter';
 import { currentTraceparent, withSpan } from './spans';
@@ -22,7 +22,7 @@ describe('startTelemetry', () => {
     await first.shutdown();
     expect(await withSpan('after-shutdown', {}, () => currentTraceparent())).toEqual({});
     const exporter = new InMemorySpanExporter();
-    const second = startTelemetry({ serviceName: 'again', exporter: 'none', detectResources: false, spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const second = startTelemetry({ serviceName: 'again', exporter: 'none', detectResources: false, spanProcessors: [new SimpleSpanProcessor({ exporter })] });
     await withSpan('second-run', {}, () => undefined);
     // Read before shutdown: shutting the in-memory exporter down empties it.
     expect(exporter.getFinishedSpans().map((s) => [s.name, s.resource.attributes['service.name']])).toEqual([['second-run', 'again']]);
@@ -38,7 +38,7 @@ describe('StderrSpanExporter', () => {
       serviceName: 'console-spec',
       exporter: 'none',
       detectResources: false,
-      spanProcessors: [new SimpleSpanProcessor(memory)],
+      spanProcessors: [new SimpleSpanProcessor({ exporter: memory })],
     });
     await withSpan('printed', { 'hub.turn_id': 't' }, () => undefined);
     const exporter = new StderrSpanExporter((line) => lines.push(line));

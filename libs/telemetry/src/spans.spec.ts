@@ -1,6 +1,7 @@
+import { context, type Context } from '@opentelemetry/api';
 import { ATTR } from './attributes';
 import { currentCorrelationId, runWithCorrelation } from './correlation';
-import { contextFromTraceparent, currentSpanIds, currentTraceparent, setSpanAttributes, withContext, withSpan } from './spans';
+import { contextFromHeaders, contextFromTraceparent, currentSpanIds, currentTraceparent, setSpanAttributes, withContext, withSpan } from './spans';
 import { startInMemoryTelemetry, type InMemoryTelemetry, type RecordedSpan } from './testing';
 
 let telemetry: InMemoryTelemetry;
@@ -47,6 +48,18 @@ describe('correlation id on spans', () => {
   });
 });
 
+describe('correlation id inherited', () => {
+  it("is taken from the parent span by a span that starts outside the correlation context (a library's)", async () => {
+    let captured: Context | undefined;
+    await runWithCorrelation('corr-p', () => withSpan('server', {}, () => void (captured = context.active())));
+    await withContext(captured as Context, () => withSpan('library', {}, () => undefined));
+    await withSpan('orphan', {}, () => undefined);
+    expect(span('library').attributes[ATTR.CORRELATION_ID]).toBe('corr-p');
+    expect(span('library').parentSpanId).toBe(span('server').spanId);
+    expect(span('orphan').attributes).not.toHaveProperty(ATTR.CORRELATION_ID);
+  });
+});
+
 describe('trace context propagation', () => {
   it('produces a traceparent inside a span even with no exporter, and none outside', async () => {
     expect(currentTraceparent()).toEqual({});
@@ -74,6 +87,13 @@ describe('trace context propagation', () => {
     const headers = await withContext(ctx, () => withSpan('child', {}, () => currentTraceparent()));
     expect(headers.tracestate).toBe('vendor=abc');
     expect(headers.traceparent).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-/);
+  });
+
+  it("reads an upgrade request's headers, a repeated header by its first value", async () => {
+    const ctx = contextFromHeaders({ traceparent: ['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'ignored'], tracestate: 'vendor=abc', host: 'x' });
+    const headers = await withContext(ctx, () => withSpan('socket', {}, () => currentTraceparent()));
+    expect(span('socket').parentSpanId).toBe('b7ad6b7169203331');
+    expect(headers.tracestate).toBe('vendor=abc');
   });
 
   it('starts a new trace when the traceparent is missing or malformed', async () => {

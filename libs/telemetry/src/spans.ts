@@ -8,7 +8,7 @@ import {
   type Context,
   type Span,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { W3CTraceContextPropagator, getRPCMetadata, suppressTracing } from '@opentelemetry/core';
 import { definedAttributes, type SpanAttributes } from './attributes';
 
 /** An opaque trace context (OpenTelemetry's `Context`), for {@link withContext}. */
@@ -63,6 +63,52 @@ export function withSpan<T>(name: string, attrs: SpanAttributes, fn: (span: Span
   });
 }
 
+/**
+ * Runs `fn` with no spans below the current one: for a span of ours that already says what its
+ * statements do (the append: stream, event count, positions, duration), where a span per SQL
+ * statement and pool checkout would be most of a turn's spans and a fifth of its time.
+ */
+export function withoutChildSpans<T>(fn: () => Promise<T>): Promise<T> {
+  return context.with(suppressTracing(context.active()), fn);
+}
+
+/**
+ * Marks the current span failed with a domain code (a turn that ended `TurnFailed` returns
+ * normally from its job, so no exception would set the status).
+ */
+export function failCurrentSpan(code: string, message: string): void {
+  const span = trace.getActiveSpan();
+  if (span !== undefined) failSpan(span, code, message);
+}
+
+/**
+ * Marks a failed request (a problem answer, a refused command) ERROR with its domain code: the
+ * current span and, over HTTP, the server span the HTTP instrumentation made, which it would
+ * otherwise leave UNSET for a 4xx. An operator filtering on errors then sees refusals too.
+ */
+export function failRequestSpans(code: string, message: string): void {
+  failCurrentSpan(code, message);
+  const server = getRPCMetadata(context.active())?.span;
+  if (server !== undefined && server !== trace.getActiveSpan()) failSpan(server, code, message);
+}
+
+function failSpan(span: Span, code: string, message: string): void {
+  span.setAttribute('hub.error_code', code);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: `${code}: ${message}` });
+}
+
+/**
+ * Runs `fn` in the trace of the request it serves. When a span is already active (the HTTP
+ * instrumentation's server span, which read `traceparent` itself), it stays the parent; else
+ * (no instrumentation, or a WebSocket upgrade, which it does not trace) the caller's
+ * `traceparent` is, or a new trace begins.
+ */
+export function withRequestTrace<T>(headers: TraceHeaders, fn: () => T): T {
+  const active = trace.getSpanContext(context.active());
+  if (active !== undefined && trace.isSpanContextValid(active)) return fn();
+  return context.with(contextFromTraceparent(headers.traceparent, headers.tracestate), fn);
+}
+
 /** Adds attributes to the current span (no-op when there is none). */
 export function setSpanAttributes(attrs: SpanAttributes): void {
   trace.getActiveSpan()?.setAttributes(definedAttributes(attrs));
@@ -98,6 +144,18 @@ export function contextFromTraceparent(traceparent?: string, tracestate?: string
   const carrier: Record<string, string> = { traceparent };
   if (tracestate !== undefined) carrier['tracestate'] = tracestate;
   return w3c.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+}
+
+/**
+ * {@link contextFromTraceparent} from a request's headers (a repeated header's first value): for
+ * a WebSocket upgrade, which the HTTP instrumentation does not trace, the socket's parent.
+ */
+export function contextFromHeaders(headers: Record<string, string | string[] | undefined>): TraceContext {
+  const first = (name: string) => {
+    const v = headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  return contextFromTraceparent(first('traceparent'), first('tracestate'));
 }
 
 /** Runs `fn` with `ctx` as the active context (see {@link contextFromTraceparent}). */

@@ -1,5 +1,5 @@
 import { ExportResultCode, hrTimeToMicroseconds, hrTimeToTimeStamp, type ExportResult } from '@opentelemetry/core';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 
 /**
  * The `console` exporter: one JSON line per finished span on stderr. OpenTelemetry's own

@@ -1,5 +1,5 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { startTelemetry, type Telemetry } from './sdk';
 
 /** A finished span as tests see it, without OpenTelemetry types. */
@@ -51,7 +51,7 @@ export function startInMemoryTelemetry(serviceName = 'hub-test'): InMemoryTeleme
     serviceName,
     exporter: 'none',
     detectResources: false,
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
   return {
     spans: () => exporter.getFinishedSpans().map(record),

@@ -6,3 +6,4 @@ export * from './stack';
 export * from './transport-client';
 export * from './test-harnesses';
 export * from './openenv-client';
+export * from './attribution';

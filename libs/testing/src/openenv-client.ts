@@ -43,10 +43,10 @@ export class OpenEnvWs {
   }
 
   /** Opens `pathname` (e.g. `/v1/openenv/<env>/ws`) on the hub at `baseUrl` with the API key. */
-  static open(baseUrl: string, pathname: string, apiKey: string): Promise<OpenEnvWs> {
+  static open(baseUrl: string, pathname: string, apiKey: string, headers: Record<string, string> = {}): Promise<OpenEnvWs> {
     const u = new URL(pathname, baseUrl);
     u.protocol = 'ws:';
-    const ws = new WebSocket(u, { headers: { Authorization: `Bearer ${apiKey}` } });
+    const ws = new WebSocket(u, { headers: { ...headers, Authorization: `Bearer ${apiKey}` } });
     const c = new OpenEnvWs(ws);
     return new Promise((resolveOpen, reject) => {
       ws.once('open', () => resolveOpen(c));

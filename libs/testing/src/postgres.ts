@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { createPrismaClient, migrate, type PrismaClient } from '@hub/event-store';
+import { createPrismaClient, devAppUrl, ensureAppLogin, migrate, systemScope, type PrismaClient } from '@hub/event-store';
 import { Client } from 'pg';
 
 const DEFAULT_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -17,8 +17,14 @@ export interface TestDatabaseOptions {
 /** A fresh database of its own for one spec file. */
 export interface TestDatabase {
   name: string;
+  /**
+   * What the apps connect as, exactly as in production: a login role in `hub_app`, under
+   * row-level security (the dev login, made on the test server). Unmigrated: the owner's.
+   */
   url: string;
-  /** A Prisma client on this database, created on first use and closed by `drop()`. */
+  /** The test server's superuser, who ran the migrations: for looking behind the apps' back. */
+  ownerUrl: string;
+  /** A Prisma client on `url` for API-key work (system scope `api-keys`), created on first use and closed by `drop()`. */
   readonly prisma: PrismaClient;
   /** Drops the database, even with connections still open (WITH FORCE). */
   drop(): Promise<void>;
@@ -31,7 +37,8 @@ export function testServerUrl(): string {
 
 /**
  * Creates a uniquely named database on the `DATABASE_URL` server and applies the migrations
- * with the hub's own runner. No Docker: the local (or CI) Postgres service is the path.
+ * with the hub's own runner as the server's superuser (the owner), then makes sure the apps'
+ * login role exists. No Docker: the local (or CI) Postgres service is the path.
  */
 export async function createTestDatabase(options: TestDatabaseOptions): Promise<TestDatabase> {
   if (!/^[a-z][a-z0-9_]{0,40}$/i.test(options.prefix)) {
@@ -39,19 +46,24 @@ export async function createTestDatabase(options: TestDatabaseOptions): Promise<
   }
   const name = `${options.prefix}_${randomBytes(6).toString('hex')}`.toLowerCase();
   await onServer((c) => c.query(`CREATE DATABASE "${name}"`));
-  const url = databaseUrl(name);
+  const ownerUrl = databaseUrl(name);
+  let url = ownerUrl;
   if (options.migrate ?? true) {
-    await migrate(url, { migrationsDir: MIGRATIONS_DIR }).catch(async (e: unknown) => {
-      await dropDatabase(name);
-      throw e;
-    });
+    url = devAppUrl(ownerUrl);
+    await migrate(ownerUrl, { migrationsDir: MIGRATIONS_DIR })
+      .then(() => ensureAppLogin(ownerUrl, url))
+      .catch(async (e: unknown) => {
+        await dropDatabase(name);
+        throw e;
+      });
   }
   let prisma: PrismaClient | undefined;
   return {
     name,
     url,
+    ownerUrl,
     get prisma() {
-      prisma ??= createPrismaClient(url);
+      prisma ??= createPrismaClient(url, systemScope('api-keys'));
       return prisma;
     },
     drop: async () => {

@@ -4,12 +4,12 @@ import Redis from 'ioredis';
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A queue prefix no other test run shares; `cleanup` deletes every key under it. */
-export function uniqueQueuePrefix(label: string): { prefix: string; cleanup(): Promise<void> } {
+export function uniqueQueuePrefix(label: string, redisUrl = TEST_REDIS_URL): { prefix: string; cleanup(): Promise<void> } {
   const prefix = `t-${label.replace(/[^A-Za-z0-9_.-]/g, '')}-${randomBytes(4).toString('hex')}`;
   return {
     prefix,
     async cleanup() {
-      const r = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+      const r = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
       try {
         let cursor = '0';
         do {

@@ -20,7 +20,17 @@ export class TransportTestClient {
   firstFrameAt: number | null = null;
   private waiters: (() => void)[] = [];
 
-  private constructor(readonly ws: WebSocket) {
+  private constructor(
+    readonly ws: WebSocket,
+    resumeFrom?: { state: HarnessState | null; cursor: number },
+  ) {
+    // A resuming client's kept state must be in place before the socket can deliver a frame: the
+    // upgrade response and the first delta can arrive in one read, and ws then emits the frame
+    // before an `await connect()` continuation could set it.
+    if (resumeFrom) {
+      this.state = resumeFrom.state;
+      this.cursor = resumeFrom.cursor;
+    }
     ws.on('message', (raw) => {
       const frame = JSON.parse(raw.toString()) as TransportFrame;
       this.frames.push(frame);
@@ -36,13 +46,19 @@ export class TransportTestClient {
     });
   }
 
-  static connect(url: string, apiKey: string | null, query: Record<string, string | number>, headers: Record<string, string> = {}): Promise<TransportTestClient> {
+  static connect(
+    url: string,
+    apiKey: string | null,
+    query: Record<string, string | number>,
+    headers: Record<string, string> = {},
+    resumeFrom?: { state: HarnessState | null; cursor: number },
+  ): Promise<TransportTestClient> {
     const u = new URL(url);
     u.protocol = 'ws:';
     u.pathname = '/v1/transport';
     for (const [k, v] of Object.entries(query)) u.searchParams.set(k, String(v));
     const ws = new WebSocket(u, { headers: { ...headers, ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) } });
-    const client = new TransportTestClient(ws);
+    const client = new TransportTestClient(ws, resumeFrom);
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(client));
       ws.once('unexpected-response', (_req, res) => {
@@ -55,12 +71,8 @@ export class TransportTestClient {
   }
 
   /** Reconnects to `from`'s session after its cursor and goes on from its state (a client resuming). */
-  static async resume(url: string, apiKey: string, session: string, from: TransportTestClient): Promise<TransportTestClient> {
-    const c = await TransportTestClient.connect(url, apiKey, { session, after: from.cursor });
-    // No frame arrives before the open handshake completes and this continuation runs.
-    c.state = from.state;
-    c.cursor = from.cursor;
-    return c;
+  static resume(url: string, apiKey: string, session: string, from: TransportTestClient): Promise<TransportTestClient> {
+    return TransportTestClient.connect(url, apiKey, { session, after: from.cursor }, {}, { state: from.state, cursor: from.cursor });
   }
 
   send(commands: unknown[]): void {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Pool } from 'pg';
-import { migrate } from '@hub/event-store';
+import { devAppUrl, ensureAppLogin, migrate } from '@hub/event-store';
 import { HubProcess, REPO_ROOT, TransportTestClient } from '@hub/testing';
 import type { OwnPostgres, OwnRedis } from './own-services';
 
@@ -21,6 +21,7 @@ export class FaultHub {
   ingress!: HubProcess;
   url = '';
   readonly workers: HubProcess[] = [];
+  /** The owner's: the ledger reads what is stored, behind the hub's back. */
   readonly pool: Pool;
   apiKey = '';
   tenantId = '';
@@ -31,7 +32,9 @@ export class FaultHub {
   }
 
   static async start(pg: OwnPostgres, redis: OwnRedis, workers: number): Promise<FaultHub> {
+    // As production: migrated by the owner, the processes on a login of their own (row-level security).
     await migrate(pg.url, { migrationsDir: resolve(REPO_ROOT, 'prisma/migrations') });
+    await ensureAppLogin(pg.url, devAppUrl(pg.url));
     const hub = new FaultHub(pg, redis);
     await hub.startIngress();
     for (let i = 0; i < workers; i++) await hub.addWorker();
@@ -43,7 +46,7 @@ export class FaultHub {
   }
 
   env(): Record<string, string> {
-    return { DATABASE_URL: this.pg.url, REDIS_URL: this.redis.url, HUB_QUEUE_PREFIX: 'faults', LOG_LEVEL: 'warn' };
+    return { DATABASE_URL: devAppUrl(this.pg.url), REDIS_URL: this.redis.url, HUB_QUEUE_PREFIX: 'faults', LOG_LEVEL: 'warn' };
   }
 
   async startIngress(): Promise<void> {

@@ -43,3 +43,37 @@ describe('runAcpBridge over the frame limit', () => {
     expect(lines.filter((l) => l.result).map((l) => l.id).sort()).toEqual([1, 3]);
   });
 });
+
+// Issue 16: a tenant at its open-sockets limit is refused at the upgrade (HTTP 429 problem+json
+// with Retry-After). An editor speaks JSON-RPC, not HTTP: each request it sent gets the refusal
+// in ACP's terms, as the hub's own socket would answer a used-up limit.
+describe('runAcpBridge refused at the upgrade for a tenant limit', () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.writeHead(404).end());
+    server.on('upgrade', (_req, socket) => {
+      const body = JSON.stringify({ type: 'urn:hub:error:rate_limited', title: 'RATE_LIMITED', status: 429, detail: 'this tenant may hold 2 WebSockets open and holds 2', code: 'RATE_LIMITED' });
+      // A moment later, as a hub that first checked the key and counted the tenant's sockets.
+      setTimeout(() => socket.end(`HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/problem+json\r\nRetry-After: 5\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`), 200);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  it('answers every request sent so far with RATE_LIMITED and the wait, then exits 1', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let out = '';
+    output.on('data', (d: Buffer) => (out += d.toString()));
+    const done = runAcpBridge({ hubUrl: url, apiKey: 'k', input, output, log: () => undefined });
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} })}\n`);
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'session/cancel', params: {} })}\n`); // a notification: no answer
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'two', method: 'session/list', params: {} })}\n`);
+    expect(await done).toBe(1);
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const refusal = (id: number | string) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: 'this tenant may hold 2 WebSockets open and holds 2', data: { code: 'RATE_LIMITED', retryAfterMs: 5000 } } });
+    expect(lines).toEqual([refusal(1), refusal('two')]);
+  });
+});

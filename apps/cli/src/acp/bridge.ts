@@ -102,7 +102,20 @@ export function runAcpBridge(o: BridgeOptions): Promise<number> {
     });
     ws.on('unexpected-response', (_req, res) => {
       o.log('error', 'the hub refused the connection', { status: res.statusCode });
-      resolve(res.statusCode === 401 ? 3 : 1);
+      if (res.statusCode !== 429) return resolve(res.statusCode === 401 ? 3 : 1);
+      // A used-up tenant limit (open sockets): the editor speaks JSON-RPC, so each request it
+      // sent is refused as the hub's own socket refuses one for a limit, with the wait.
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => {
+        const error = limitRefusal(body, res.headers['retry-after']);
+        for (const line of held.splice(0)) {
+          const id = requestId(line);
+          if (id !== undefined && id !== null) o.output.write(`${JSON.stringify(rpcError(id, error))}\n`);
+        }
+        lines.close();
+        resolve(1);
+      });
     });
     ws.on('error', (e) => {
       o.log('error', 'socket error', { error: e.message });
@@ -115,4 +128,17 @@ export function runAcpBridge(o: BridgeOptions): Promise<number> {
       resolve(code === 1000 || (ended && waiting.size === 0) ? 0 : 1);
     });
   });
+}
+
+/** The JSON-RPC error for an upgrade refused with 429 (problem+json `RATE_LIMITED` and Retry-After). */
+function limitRefusal(problem: string, retryAfter: string | string[] | undefined): { code: number; message: string; data: { code: string; retryAfterMs?: number } } {
+  let detail = 'a tenant limit is used up';
+  try {
+    const p = JSON.parse(problem) as { detail?: unknown };
+    if (typeof p.detail === 'string') detail = p.detail;
+  } catch {
+    // not problem+json: the generic text stands
+  }
+  const seconds = Number(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+  return { code: RPC.INTERNAL_ERROR, message: detail, data: { code: 'RATE_LIMITED', ...(seconds > 0 ? { retryAfterMs: seconds * 1000 } : {}) } };
 }

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { ApiKeyService } from '@hub/auth';
-import { createPrismaClient, migrate } from '@hub/event-store';
+import { createPrismaClient, ensureAppLogin, migrate, systemScope } from '@hub/event-store';
 import { MIGRATIONS_DIR } from '../paths';
 
 /** Creates the database named in `url` when it does not exist yet (dev and first deploys). */
@@ -21,14 +21,35 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-export async function runMigrate(databaseUrl: string, log: (line: string) => void): Promise<void> {
-  await ensureDatabase(databaseUrl);
-  const res = await migrate(databaseUrl, { migrationsDir: MIGRATIONS_DIR, log });
-  log(`migrations: ${res.applied.length} applied, ${res.alreadyApplied.length} already applied`);
+/** Where `hub migrate` connects: the tables' owner, and (when it is another user) the apps' login. */
+export interface MigrateUrls {
+  owner: string;
+  app?: string;
 }
 
+/**
+ * Applies the migrations as the owner. When the apps connect as another user, also makes sure
+ * that login exists and is in `hub_app` (row-level security holds it), so a deployment needs
+ * only the two URLs.
+ */
+export async function runMigrate(urls: MigrateUrls, log: (line: string) => void): Promise<void> {
+  const owner = new URL(urls.owner);
+  const app = urls.app === undefined ? undefined : new URL(urls.app);
+  if (app && `${app.host}${app.pathname}` !== `${owner.host}${owner.pathname}`) {
+    throw new Error(`HUB_OWNER_DATABASE_URL (${owner.host}${owner.pathname}) and DATABASE_URL (${app.host}${app.pathname}) name different databases`);
+  }
+  await ensureDatabase(urls.owner);
+  const res = await migrate(urls.owner, { migrationsDir: MIGRATIONS_DIR, log });
+  log(`migrations: ${res.applied.length} applied, ${res.alreadyApplied.length} already applied`);
+  if (!urls.app || !app || app.username === owner.username) return;
+  await ensureAppLogin(urls.owner, urls.app);
+  log(`the apps connect as ${decodeURIComponent(app.username)}, a login in hub_app (row-level security)`);
+}
+
+/** An ApiKeyService for one command, on a Prisma client of its own. */
 export async function withKeys<T>(databaseUrl: string, f: (keys: ApiKeyService) => Promise<T>): Promise<T> {
-  const prisma = createPrismaClient(databaseUrl);
+  // Tenants and keys: system work (ApiKeyService scopes its one-tenant work itself).
+  const prisma = createPrismaClient(databaseUrl, systemScope('api-keys'));
   try {
     return await f(new ApiKeyService(prisma as never));
   } finally {

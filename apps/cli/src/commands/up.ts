@@ -1,14 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { devAppUrl } from '@hub/event-store';
 import { HUB_BIN, STATE_DIR } from '../paths';
 import { resolvePostgres, resolveRedis, startedChildren, type Say } from '../dev-stack/services';
 import { runMigrate, withKeys } from './admin';
+import { tenantCreate } from './keys';
 
 export interface UpOptions {
   port: number;
   workers: number;
   databaseUrl?: string;
+  /** `HUB_OWNER_DATABASE_URL`: with it, `databaseUrl` is the apps' own login. */
+  ownerDatabaseUrl?: string;
   redisUrl?: string;
 }
 
@@ -16,17 +20,16 @@ const DEMO_FILE = join(STATE_DIR, 'demo.json');
 
 /** The demo tenant's key is kept in .hub/demo.json (a dev stack only), re-created if it stopped working. */
 async function demoTenant(databaseUrl: string, say: Say): Promise<{ tenantId: string; apiKey: string }> {
-  return withKeys(databaseUrl, async (keys) => {
-    if (existsSync(DEMO_FILE)) {
-      const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8')) as { tenantId: string; apiKey: string };
-      if (await keys.verify(saved.apiKey)) return saved;
-    }
-    say('creating the demo tenant');
-    const created = await keys.createTenant('demo');
-    mkdirSync(STATE_DIR, { recursive: true });
-    writeFileSync(DEMO_FILE, JSON.stringify({ tenantId: created.tenantId, apiKey: created.apiKey }), { mode: 0o600 });
-    return created;
-  });
+  if (existsSync(DEMO_FILE)) {
+    const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8')) as { tenantId: string; apiKey: string };
+    if (await withKeys(databaseUrl, (keys) => keys.verify(saved.apiKey))) return saved;
+  }
+  say('creating the demo tenant');
+  // As `hub tenant create` does: its admin events on the tenant's admin stream too.
+  const created = await tenantCreate(databaseUrl, 'demo');
+  mkdirSync(STATE_DIR, { recursive: true });
+  writeFileSync(DEMO_FILE, JSON.stringify({ tenantId: created.tenantId, apiKey: created.apiKey }), { mode: 0o600 });
+  return created;
 }
 
 async function waitForHealth(url: string, children: ChildProcess[], timeoutMs: number): Promise<void> {
@@ -42,14 +45,18 @@ async function waitForHealth(url: string, children: ChildProcess[], timeoutMs: n
 
 /** `hub up`: Postgres + Redis (found or started), migrations, one ingress, N workers, in the foreground. */
 export async function up(opts: UpOptions, say: Say): Promise<number> {
-  const databaseUrl = await resolvePostgres(opts.databaseUrl, say);
+  // Migrations run as the owner; the apps as a login of their own in hub_app, so row-level
+  // security holds in the dev stack as in production (the dev login, unless both are configured).
+  const ownerUrl = await resolvePostgres(opts.ownerDatabaseUrl ?? opts.databaseUrl, say);
+  const databaseUrl = opts.ownerDatabaseUrl && opts.databaseUrl ? opts.databaseUrl : devAppUrl(ownerUrl);
   const redisUrl = await resolveRedis(opts.redisUrl, say);
-  say(`postgres: ${new URL(databaseUrl).host}  redis: ${new URL(redisUrl).host}`);
-  await runMigrate(databaseUrl, say);
+  say(`postgres: ${new URL(ownerUrl).host}  redis: ${new URL(redisUrl).host}`);
+  await runMigrate({ owner: ownerUrl, app: databaseUrl }, say);
   const demo = await demoTenant(databaseUrl, say);
-  // The children parse this environment with their own config schemas.
+  // The children parse this environment with their own config schemas; the owner's URL is not theirs.
   // eslint-disable-next-line no-restricted-properties
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: String(opts.port) };
+  const { HUB_OWNER_DATABASE_URL: _owner, ...inherited } = process.env;
+  const env = { ...inherited, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: String(opts.port) };
   const start = (role: 'ingress' | 'worker') => spawn(HUB_BIN, [role], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const children = [start('ingress'), ...Array.from({ length: opts.workers }, () => start('worker'))];
   let stopping = false;
@@ -107,7 +114,9 @@ function printSummary(port: number, demo: { tenantId: string; apiKey: string }):
       '',
       'Harness Hub is up (offline model).',
       `  HTTP        ${http}   (GET /health)`,
+      `  Console     ${http}/console/   (sign in with the API key below)`,
       `  WebSocket   ws://127.0.0.1:${port}/v1/transport?session=demo`,
+      `  API docs    ${http}/docs   (OpenAPI: /openapi.json; metrics: /metrics)`,
       `  tenant      ${demo.tenantId}`,
       `  API key     ${demo.apiKey}`,
       '',

@@ -4,7 +4,7 @@ import type { McpServerSpec } from '@hub/agent';
 import { DELIVERY_CONTEXT_KEY, sessionStreamId, type HubEvent } from '@hub/domain';
 import { AcpRpcError, checkParams, ContentBlock, promptText, RPC } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
-import type { AcpSession } from './acp-session';
+import { trackTurnStatus, type AcpSession, type InjectedTurnStatus } from './acp-session';
 import { mcpContext } from './acp-mcp';
 import { pendingInjections } from './acp-remind';
 
@@ -47,14 +47,25 @@ async function cancelQueued(c: AcpConnection, sessionId: string, turnId: string,
   }
 }
 
-/** The still-queued turn of an injected message, or the race error that says why not. */
-function queuedTurn(s: AcpSession, messageId: string): string {
+/**
+ * The still-queued turn of an injected message, or the race error that says why not. The
+ * session's live feed may not have delivered the turn yet (its dispatch has returned, so it is in
+ * the log): then the log says.
+ */
+async function queuedTurn(c: AcpConnection, s: AcpSession, sessionId: string, messageId: string): Promise<string> {
   const turnId = s.injected.get(messageId)?.turnId ?? injectTurnId(messageId);
-  const status = s.turnStatus(turnId);
+  const status = s.turnStatus(turnId) ?? (await logTurnStatus(c, sessionId, turnId));
   if (status === 'cancelled') throw race('already_revoked', messageId);
   if (status === null) throw race('unknown_message_id', messageId);
   if (status !== 'queued') throw race('already_delivered', messageId);
   return turnId;
+}
+
+async function logTurnStatus(c: AcpConnection, sessionId: string, turnId: string): Promise<InjectedTurnStatus | null> {
+  const { events } = await c.deps.store.readStream(c.principal.tenantId, sessionStreamId(sessionId));
+  const turns = new Map<string, InjectedTurnStatus>();
+  for (const e of events as HubEvent[]) trackTurnStatus(turns, e);
+  return turns.get(turnId) ?? null;
 }
 
 /** `session/replace_inject`: the queued turn is cancelled and the new text queued under the same messageId (at the back of the queue). */
@@ -63,7 +74,7 @@ async function replace(c: AcpConnection, params: unknown) {
   const s = await c.session(p.sessionId);
   const control = await c.control(p.sessionId);
   if (!control.allowed) throw race('not_owner_or_not_authorized', p.messageId);
-  const old = queuedTurn(s, p.messageId);
+  const old = await queuedTurn(c, s, p.sessionId, p.messageId);
   const text = textOf(p.content);
   const mode = s.injected.get(p.messageId)?.mode ?? 'queue';
   const turnId = `${injectTurnId(p.messageId)}-r${randomUUID().slice(0, 8)}`;
@@ -94,7 +105,7 @@ export async function inject(c: AcpConnection, method: string, params: unknown):
     if (!(await c.mayControl(p.sessionId))) throw race('not_owner_or_not_authorized', p.messageId);
     let turnId: string;
     try {
-      turnId = queuedTurn(s, p.messageId);
+      turnId = await queuedTurn(c, s, p.sessionId, p.messageId);
     } catch (e) {
       // Revoking twice is not a race: it answers `already_revoked`.
       if (e instanceof AcpRpcError && (e.data as { reason?: string } | undefined)?.reason === 'already_revoked') return { messageId: p.messageId, status: 'already_revoked' };

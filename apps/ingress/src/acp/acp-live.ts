@@ -19,7 +19,7 @@ export async function live(c: AcpConnection, method: string, params: unknown): P
       const p = checkParams(AttachParams, method, params);
       const s = await c.session(p.sessionId);
       const fact = (): LiveFact => ({ type: 'AcpClientAttached', data: { clientId: p.clientId, mode: p.mode, takeover: p.takeover, metadata: harnMeta(p._meta), at: now } });
-      const res = answer(await reg.apply(tenant, p.sessionId, (st) => attach(st, p, now), fact, c.correlationId));
+      const res = answer(await reg.apply(tenant, p.sessionId, (st) => attach(st, p, now), fact, c.request));
       c.attached.set(p.sessionId, p.clientId);
       s.askPending();
       return res;
@@ -27,7 +27,7 @@ export async function live(c: AcpConnection, method: string, params: unknown): P
     case 'session/takeover': {
       const p = checkParams(TakeoverParams, method, params);
       const fact = (before: LiveState): LiveFact => ({ type: 'AcpControlTakenOver', data: { clientId: p.clientId, previousControllerId: before.controllerId, at: now } });
-      const res = answer(await reg.apply(tenant, p.sessionId, (st) => takeover(st, p.clientId, now), fact, c.correlationId));
+      const res = answer(await reg.apply(tenant, p.sessionId, (st) => takeover(st, p.clientId, now), fact, c.request));
       c.attached.set(p.sessionId, p.clientId);
       c.sessions.get(p.sessionId)?.askPending();
       return res;
@@ -36,14 +36,14 @@ export async function live(c: AcpConnection, method: string, params: unknown): P
       const p = checkParams(DetachParams, method, params);
       const reason = p.reason ?? 'detach';
       const fact = (): LiveFact => ({ type: 'AcpClientDetached', data: { clientId: p.clientId, reason, at: now } });
-      const res = answer(await reg.apply(tenant, p.sessionId, (st) => detach(st, p.clientId), fact, c.correlationId));
+      const res = answer(await reg.apply(tenant, p.sessionId, (st) => detach(st, p.clientId), fact, c.request));
       if (c.attached.get(p.sessionId) === p.clientId) c.attached.delete(p.sessionId);
       return { ...res, reason };
     }
     case 'session/heartbeat': {
       const p = checkParams(HeartbeatParams, method, params);
       const fact = (): LiveFact => ({ type: 'AcpClientHeartbeat', data: { clientId: p.clientId, metadata: harnMeta(p._meta), at: now } });
-      return answer(await reg.apply(tenant, p.sessionId, (st) => heartbeat(st, p.clientId, p._meta, now), fact, c.correlationId));
+      return answer(await reg.apply(tenant, p.sessionId, (st) => heartbeat(st, p.clientId, p._meta, now), fact, c.request));
     }
     default:
       throw new AcpRpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);

@@ -1,12 +1,23 @@
 import { publicFailureMessage, type ApprovalRequested, type HubEvent, type Recorded } from '@hub/domain';
-import type { StoredEvent } from '@hub/event-store';
-import { emptyLiveState, encode, initialAcpView, LIVE_FACT_TYPES, liveSessionUpdate, permissionRequest, stopReasonOf, type AcpView, type LiveFact, type LiveState } from '@hub/protocol-acp';
+import type { EventStore, StoredEvent } from '@hub/event-store';
+import { AcpRpcError, emptyLiveState, encode, initialAcpView, LIVE_FACT_TYPES, liveSessionUpdate, permissionRequest, RPC, stopReasonOf, type AcpView, type LiveFact, type LiveState } from '@hub/protocol-acp';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
+import { paced } from '../transport/replay-pace';
+import { sessionLogUpTo } from '../transport/session-log-pages';
 
 /** The session's live-session stream (attach, takeover, detach, heartbeat), read and then followed. */
 export interface LiveFacts {
   read(): Promise<readonly Recorded<StoredEvent>[]>;
   follow(after: number, onFacts: (facts: readonly Recorded<StoredEvent>[]) => Promise<void>): { close(): Promise<void> };
+}
+
+/**
+ * A paced history replay (`session/load` with `_meta.replay`, see acp-replay.ts): the history read
+ * from the log page by page and sent at its recorded pace divided by `speed`.
+ */
+export interface PacedReplay {
+  speed: number;
+  store: EventStore;
 }
 
 /** How a prompt's turn ended, as `session/prompt` answers it. */
@@ -38,6 +49,8 @@ export class AcpSession {
   private view: AcpView = initialAcpView();
   private feed?: SessionFeed;
   private liveFeed?: { close(): Promise<void> };
+  /** Aborted at close: a paced replay in progress stops waiting. */
+  private readonly closing = new AbortController();
   /** Who is attached, folded from the live stream: each transition is announced with the state after it. */
   private liveState: LiveState = emptyLiveState();
   private readonly waiters = new Map<string, (end: TurnEnd) => void>();
@@ -49,7 +62,7 @@ export class AcpSession {
   mode = 'default';
   /** Messages injected on this connection (`session/inject`), by messageId. */
   readonly injected = new Map<string, { mode: string; text: string; turnId: string }>();
-  private readonly turns = new Map<string, 'queued' | 'started' | 'cancelled' | 'ended'>();
+  private readonly turns = new Map<string, InjectedTurnStatus>();
 
   constructor(
     readonly sessionId: string,
@@ -60,18 +73,42 @@ export class AcpSession {
   }
 
   /**
-   * Opens the live feed; `replay` sends the whole history as updates first (`session/load`).
+   * Opens the live feed; `replay` sends the whole history as updates first (`session/load`): at
+   * once (`true`), or paced (a `PacedReplay`), which resolves after the last replayed update.
    * `live`: the attachment facts, announced from the same position on as `live_session_client`.
+   * Returns how many history events were read.
    */
-  async open(streams: SessionStreams, replay: boolean, live?: LiveFacts): Promise<number> {
-    this.feed = await streams.open(this.tenantId, this.sessionId, (batch) => this.enqueue(batch));
-    for (const e of this.feed.history) this.apply(e, replay, false);
+  async open(streams: SessionStreams, replay: boolean | PacedReplay, live?: LiveFacts): Promise<number> {
+    const pacing = typeof replay === 'object' ? replay : null;
+    // Live events after the head wait behind the gate (see `chain`) while the history is sent.
+    this.feed = await streams.open(this.tenantId, this.sessionId, (batch) => this.enqueue(batch), { history: !pacing });
+    const count = pacing ? await this.replayPaced(pacing, this.feed.head) : this.feed.history.length;
+    if (!pacing) for (const e of this.feed.history) this.apply(e, replay === true, false);
     if (live) {
       const head = this.feed.head;
       for (const f of await live.read()) if (f.globalPosition <= head) this.applyLive(f, false);
       this.liveFeed = live.follow(head, (facts) => (this.chain = this.chain.then(() => facts.forEach((f) => this.applyLive(f, true)))));
     }
-    return this.feed.history.length;
+    return count;
+  }
+
+  /**
+   * The history up to `head`, read in pages and sent as it is read, each event at its recorded
+   * distance to the one before divided by the speed (one pause capped, see replay-pace.ts). The
+   * events are applied as history (`live: false`): nothing is asked or dispatched because of them.
+   */
+  private async replayPaced(r: PacedReplay, head: number): Promise<number> {
+    let count = 0;
+    try {
+      for await (const e of paced(sessionLogUpTo(r.store, this.tenantId, this.sessionId, { head }), r.speed, this.closing.signal)) {
+        this.apply(e, true, false);
+        count++;
+      }
+    } catch (e) {
+      if (this.closing.signal.aborted) throw new AcpRpcError(RPC.INTERNAL_ERROR, `replay of session ${this.sessionId} stopped: the session was closed on this connection`);
+      throw e;
+    }
+    return count;
   }
 
   private applyLive(f: Recorded<StoredEvent>, emit: boolean): void {
@@ -93,6 +130,7 @@ export class AcpSession {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     await Promise.all([this.feed?.close(), this.liveFeed?.close()]);
   }
 
@@ -140,13 +178,7 @@ export class AcpSession {
   }
 
   private trackTurn(e: Recorded<HubEvent>): void {
-    // A steered message went into the running turn: its own queued turn is delivered.
-    if (e.type === 'UserMessageInjected') return void this.turns.set(e.data.fromTurnId, 'ended');
-    const status = ({ TurnRequested: 'queued', TurnStarted: 'started', TurnCancelled: 'cancelled', TurnCompleted: 'ended', TurnFailed: 'ended' } as const)[e.type as string];
-    if (!status || !('turnId' in e.data)) return;
-    const turnId = (e.data as { turnId: string }).turnId;
-    // A cancelled queued turn is revoked; a cancelled running one was delivered.
-    this.turns.set(turnId, status === 'cancelled' && this.turns.get(turnId) === 'started' ? 'ended' : status);
+    trackTurnStatus(this.turns, e);
   }
 
   private trackApprovals(e: Recorded<HubEvent>, live: boolean): void {
@@ -158,4 +190,17 @@ export class AcpSession {
       if (live) this.peer.withdrawPermission(e.data.approvalId);
     }
   }
+}
+
+export type InjectedTurnStatus = 'queued' | 'started' | 'cancelled' | 'ended';
+
+/** Folds one event into the statuses of a session's turns (what inject, replace and revoke decide on). */
+export function trackTurnStatus(turns: Map<string, InjectedTurnStatus>, e: HubEvent): void {
+  // A steered message went into the running turn: its own queued turn is delivered.
+  if (e.type === 'UserMessageInjected') return void turns.set(e.data.fromTurnId, 'ended');
+  const status = ({ TurnRequested: 'queued', TurnStarted: 'started', TurnCancelled: 'cancelled', TurnCompleted: 'ended', TurnFailed: 'ended' } as const)[e.type as string];
+  if (!status || !('turnId' in e.data)) return;
+  const turnId = (e.data as { turnId: string }).turnId;
+  // A cancelled queued turn is revoked; a cancelled running one was delivered.
+  turns.set(turnId, status === 'cancelled' && turns.get(turnId) === 'started' ? 'ended' : status);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sessionIdOf, sessionStreamId } from '@hub/domain';
+import { actorOf, type Principal } from '@hub/auth';
 import type { EventStore, StreamInfo } from '@hub/event-store';
 import { liveStreamId } from './live-registry';
 
@@ -10,6 +11,12 @@ import { liveStreamId } from './live-registry';
 // resume or attach of an unknown id is ACP's resource-not-found.
 
 export const SESSION_CREATED_FACT = 'AcpSessionCreated';
+
+/** What starts the id of every session `session/new` makes. */
+const CREATED_ID_PREFIX = 'acp-';
+
+/** Whether `session/new` may have made the session (else it has no creation fact to look for). */
+export const mayBeCreatedOverAcp = (sessionId: string): boolean => sessionId.startsWith(CREATED_ID_PREFIX);
 
 /** cwd of sessions the hub knows no cwd for (started over another protocol). */
 export const UNKNOWN_CWD = '/';
@@ -24,11 +31,15 @@ export interface SessionInfo {
   updatedAt: string;
 }
 
-/** Records a new session and its cwd; the id is new, so the stream must not exist yet. */
-export async function createSession(store: EventStore, tenantId: string, cwd: string, correlationId: string): Promise<string> {
-  const sessionId = `acp-${randomUUID()}`;
+/**
+ * Records a new session and its cwd; the id is new, so the stream must not exist yet. The fact
+ * names the key that made it: the session is that key's before its first prompt (a client key's
+ * own session, see SessionAccess).
+ */
+export async function createSession(store: EventStore, principal: Principal, cwd: string, correlationId: string): Promise<string> {
+  const sessionId = `${CREATED_ID_PREFIX}${randomUUID()}`;
   const at = new Date().toISOString();
-  await store.append(tenantId, liveStreamId(sessionId), [{ type: SESSION_CREATED_FACT, data: { cwd, at }, metadata: { correlationId, protocol: 'acp' } }], { expectedVersion: 'no_stream' });
+  await store.append(principal.tenantId, liveStreamId(sessionId), [{ type: SESSION_CREATED_FACT, data: { cwd, at }, metadata: { correlationId, protocol: 'acp', actor: actorOf(principal) } }], { expectedVersion: 'no_stream' });
   return sessionId;
 }
 

@@ -1,16 +1,17 @@
 import type { McpServerSpec } from '@hub/agent';
 import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '@hub/auth';
+import { actorOf, mayDo, type Principal } from '@hub/auth';
 import { isDomainError, SESSION_ID_PATTERN, type HubCommand } from '@hub/domain';
 import { acceptsUpdate, AcpRpcError, detach, isAgentMethod, optInAfter, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type ExtensionOptIn, type Incoming } from '@hub/protocol-acp';
-import { AcpSession, type LiveFacts } from './acp-session';
+import { AcpSession, type LiveFacts, type PacedReplay } from './acp-session';
 import { sessionExists } from './acp-sessions';
 import { AcpHandlers } from './acp.handlers';
 import { PermissionRequests, type PermissionDecision } from './acp-permissions';
 import type { AcpDeps } from './acp.deps';
-import { liveStreamId, type LiveControl } from './live-registry';
+import { liveStreamId, type LiveControl, type LiveRequest } from './live-registry';
 import { publicErrorMessage } from '../transport/public-error';
+import { ATTR, contextFromTraceparent, failRequestSpans, runWithCorrelation, withContext, withSpan, type TraceContext } from '@hub/telemetry';
 
 /**
  * One ACP client on `WS /v1/acp` (or `bin/hub acp` behind it): JSON-RPC frames in, handled one
@@ -34,9 +35,16 @@ export class AcpConnection {
     readonly deps: AcpDeps,
     readonly log: Logger,
     readonly correlationId: string,
+    /** From the upgrade request's `traceparent`: every request on this socket continues that trace. */
+    private readonly traceContext: TraceContext = contextFromTraceparent(undefined),
   ) {
     this.permissions = new PermissionRequests((m) => this.send(m), (d) => void this.resolveApproval(d), deps.permissionTimeoutMs);
     this.handlers = new AcpHandlers(this);
+  }
+
+  /** Who this connection acts for, and its correlation id: what every fact it records names. */
+  get request(): LiveRequest {
+    return { correlationId: this.correlationId, actor: actorOf(this.principal) };
   }
 
   send(msg: unknown): void {
@@ -58,13 +66,18 @@ export class AcpConnection {
     }
   }
 
-  private async onRequest(id: string | number, method: string, params: unknown): Promise<void> {
-    try {
-      const result = await this.route(method, params);
-      this.send(rpcResult(id, result ?? {}));
-    } catch (e) {
-      this.send(rpcError(id, toRpcError(e, this.log, this.correlationId)));
-    }
+  private onRequest(id: string | number, method: string, params: unknown): Promise<void> {
+    // One span per request, in the caller's trace, so a prompt's command and turn hang under it.
+    const attrs = { [ATTR.TENANT_ID]: this.principal.tenantId, [ATTR.PROTOCOL]: 'acp', [ATTR.METHOD]: method };
+    return withContext(this.traceContext, () => runWithCorrelation(this.correlationId, () => withSpan('acp request', attrs, async () => {
+      try {
+        const result = await this.route(method, params);
+        this.send(rpcResult(id, result ?? {}));
+      } catch (e) {
+        failRequestSpans(isDomainError(e) ? e.code : e instanceof AcpRpcError ? `RPC_${e.code}` : 'INTERNAL', e instanceof Error ? e.message : String(e));
+        this.send(rpcError(id, toRpcError(e, this.log, this.correlationId)));
+      }
+    })));
   }
 
   private async route(method: string, params: unknown): Promise<unknown> {
@@ -88,7 +101,7 @@ export class AcpConnection {
 
   /** Records the session's MCP servers in the log (see LiveRegistry). */
   setMcpServers(sessionId: string, servers: readonly McpServerSpec[]): Promise<void> {
-    return this.deps.live.setMcpServers(this.principal.tenantId, sessionId, servers, this.correlationId);
+    return this.deps.live.setMcpServers(this.principal.tenantId, sessionId, servers, this.request);
   }
 
   /** Sends a hub command; a refusal becomes a JSON-RPC error carrying the hub's code. */
@@ -102,18 +115,36 @@ export class AcpConnection {
     if (!outcome.ok) throw new AcpRpcError(outcome.code === 'SESSION_NOT_FOUND' ? RPC.RESOURCE_NOT_FOUND : RPC.INVALID_PARAMS, outcome.message, { code: outcome.code });
   }
 
+  /**
+   * ACP's resource-not-found unless this key may read the session: another key's session is, to
+   * a client key, exactly a session that does not exist (issue 16), the same error and text.
+   */
+  async assertReadable(sessionId: string): Promise<void> {
+    try {
+      await this.deps.access.check(this.principal, sessionId, 'read');
+    } catch (e) {
+      if (isDomainError(e) && e.code === 'SESSION_NOT_FOUND') throw notFound(sessionId);
+      throw e;
+    }
+  }
+
   /** ACP's resource-not-found unless the session exists (see acp-sessions.ts). */
   async assertExists(sessionId: string): Promise<void> {
     if (!SESSION_ID_PATTERN.test(sessionId)) throw new AcpRpcError(RPC.INVALID_PARAMS, 'sessionId: 1-128 of [A-Za-z0-9._:@-]');
     if (!(await sessionExists(this.deps.store, this.principal.tenantId, sessionId))) {
-      throw new AcpRpcError(RPC.RESOURCE_NOT_FOUND, `session ${sessionId} not found`, { uri: sessionId });
+      throw notFound(sessionId);
     }
   }
 
-  /** The session opened on this connection (opening it, without replay, if needed); it must exist. */
-  async session(sessionId: string, replay = false): Promise<AcpSession> {
+  /**
+   * The session opened on this connection (opening it, without replay, if needed); it must exist.
+   * `replay` (when it is opened here): its history as updates first, at once or paced.
+   */
+  async session(sessionId: string, replay: boolean | PacedReplay = false): Promise<AcpSession> {
     const known = this.sessions.get(sessionId);
     if (known) return known;
+    // Opening a session follows it on this connection: only a key that may read it.
+    await this.assertReadable(sessionId);
     await this.assertExists(sessionId);
     const s = new AcpSession(sessionId, this.principal.tenantId, {
       send: (m) => this.send(m),
@@ -122,7 +153,14 @@ export class AcpConnection {
       withdrawPermission: (approvalId) => this.permissions.withdraw(approvalId),
     });
     this.sessions.set(sessionId, s);
-    await s.open(this.deps.streams, replay, this.liveFacts(sessionId));
+    try {
+      await s.open(this.deps.streams, replay, this.liveFacts(sessionId));
+    } catch (e) {
+      // Not left open half-way (e.g. a paced replay stopped by the connection closing).
+      if (this.sessions.get(sessionId) === s) this.sessions.delete(sessionId);
+      await s.close();
+      throw e;
+    }
     s.start();
     return s;
   }
@@ -137,8 +175,12 @@ export class AcpConnection {
     };
   }
 
-  /** Only the live session's controller is asked (spec: permission routing). */
+  /**
+   * Only the live session's controller is asked (spec: permission routing), and only a key whose
+   * role may answer approvals (issue 16): a viewer following a session sees the call, not a prompt.
+   */
   private async askPermission(s: AcpSession, approvalId: string, params: unknown): Promise<void> {
+    if (!mayDo(this.principal.role, 'answer_approval')) return;
     try {
       if (!(await this.mayControl(s.sessionId))) return;
     } catch (e) {
@@ -197,7 +239,7 @@ export class AcpConnection {
     const at = new Date().toISOString();
     const detaching = [...this.attached].map(([sessionId, clientId]) =>
       this.deps.live
-        .apply(this.principal.tenantId, sessionId, (st) => detach(st, clientId), () => ({ type: 'AcpClientDetached', data: { clientId, reason: 'client_exit', at } }), this.correlationId)
+        .apply(this.principal.tenantId, sessionId, (st) => detach(st, clientId), () => ({ type: 'AcpClientDetached', data: { clientId, reason: 'client_exit', at } }), this.request)
         .catch((e: Error) => this.log.warn(`acp: client_exit of ${clientId} on ${sessionId} not recorded: ${e.message}`)),
     );
     this.attached.clear();
@@ -220,7 +262,18 @@ function clientName(info: unknown): string | undefined {
 function toRpcError(e: unknown, log: Logger, correlationId: string) {
   if (e instanceof AcpRpcError) return e.toJSON();
   // A domain error's text may quote a queue library or a driver: only client-facing ones go out.
-  if (isDomainError(e)) return { code: RPC.INTERNAL_ERROR, message: publicErrorMessage(e, log, 'acp: handler', correlationId), data: { code: e.code } };
+  if (isDomainError(e)) return { code: RPC.INTERNAL_ERROR, message: publicErrorMessage(e, log, 'acp: handler', correlationId), data: { code: e.code, ...retryAfterOf(e.details) } };
   log.error(`acp: handler failed: ${(e as Error).stack}`);
   return { code: RPC.INTERNAL_ERROR, message: 'Internal error' };
+}
+
+/** A used-up tenant limit's wait, the one detail of a domain error that goes out (`data.retryAfterMs`). */
+function retryAfterOf(details: Record<string, unknown>): { retryAfterMs?: number } {
+  const wait = details['retryAfterMs'];
+  return typeof wait === 'number' && wait > 0 ? { retryAfterMs: Math.ceil(wait) } : {};
+}
+
+/** What ACP answers for a session this key cannot see: the same as for one that does not exist. */
+function notFound(sessionId: string): AcpRpcError {
+  return new AcpRpcError(RPC.RESOURCE_NOT_FOUND, `session ${sessionId} not found`, { uri: sessionId });
 }

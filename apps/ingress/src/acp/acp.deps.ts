@@ -1,3 +1,4 @@
+import type { SessionAccess } from '../auth/session-access';
 import type { EventStore, EventSubscriber } from '@hub/event-store';
 import type { McpAllowlists } from '@hub/agent';
 import type { CommandService } from '../commands/command.service';
@@ -7,6 +8,8 @@ import type { LiveRegistry } from './live-registry';
 /** What an ACP connection uses from the hub. */
 export interface AcpDeps {
   commands: CommandService;
+  /** Roles and a client key's own sessions, for what reads a session without a command (`session/load`, `session/resume`). */
+  access: SessionAccess;
   streams: SessionStreams;
   store: EventStore;
   /** Follows a session's live-session stream (attachment updates for observers). */

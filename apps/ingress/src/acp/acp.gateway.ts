@@ -1,9 +1,10 @@
+import { SessionAccess } from '../auth/session-access';
 import { Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { RawData, WebSocket } from 'ws';
 import { EventStore, EventSubscriber, SecretStore } from '@hub/event-store';
 import { RPC, rpcError } from '@hub/protocol-acp';
-import { correlationIdFrom, guarded } from '@hub/telemetry';
+import { contextFromHeaders, correlationIdFrom, guarded } from '@hub/telemetry';
 import { CommandService } from '../commands/command.service';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { SessionStreams } from '../streams/session-streams.service';
@@ -23,6 +24,7 @@ export class AcpGateway implements OnGatewayConnection {
   constructor(
     private readonly streams: SessionStreams,
     private readonly commands: CommandService,
+    private readonly access: SessionAccess,
     private readonly store: EventStore,
     private readonly subscriber: EventSubscriber,
     secrets: SecretStore,
@@ -41,13 +43,14 @@ export class AcpGateway implements OnGatewayConnection {
     const deps = {
       streams: this.streams,
       commands: this.commands,
+      access: this.access,
       store: this.store,
       subscriber: this.subscriber,
       permissionTimeoutMs: this.settings.acpPermissionTimeoutMs,
       mcpAllow: { stdio: this.settings.mcpStdioAllowlist, http: this.settings.mcpHttpAllowlist },
       live: this.live,
     };
-    const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId);
+    const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId, contextFromHeaders(req.headers));
     // Frames are handled in arrival order per method call, but a long `session/prompt` must not
     // block the `session/cancel` or permission answer that follows it: each frame runs on its own.
     ws.on('message', guarded('acp frame', (data: RawData, isBinary: boolean) => {

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { mayDo, refusal } from '@hub/auth';
+import { DomainError } from '@hub/domain';
 import { AcpRpcError, extensionOptIn, initializeResult, promptText, RPC, rpcNotification, SESSION_MODES, type AgentMethod, type ParamsOf } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 import { live, LIVE_METHODS } from './acp-live';
 import { inject, INJECT_METHODS } from './acp-inject';
 import { mcpContext, sessionMcpServers } from './acp-mcp';
 import { reminders, REMIND_METHODS } from './acp-remind';
+import { loadReplaySpeed } from './acp-replay';
 import { createSession, listSessions } from './acp-sessions';
 
 /** The extension methods (Harn proposals) this hub serves; advertised at `initialize`. */
@@ -53,37 +56,54 @@ export class AcpHandlers {
   }
 
   private async newSession(p: ParamsOf<'session/new'>) {
+    // A new session is the start of a conversation: the roles that may submit turns may.
+    if (!mayDo(this.c.principal.role, 'submit')) throw new DomainError('FORBIDDEN', refusal(this.c.principal.role, 'submit'));
     const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow);
+    await this.c.deps.commands.admitNewSession(this.c.principal, null);
     // Recorded at once (with its cwd): the session exists, and is listed, before its first prompt.
-    const sessionId = await createSession(this.c.deps.store, this.c.principal.tenantId, p.cwd, this.c.correlationId);
+    const sessionId = await createSession(this.c.deps.store, this.c.principal, p.cwd, this.c.correlationId);
     const s = await this.c.session(sessionId);
     // A new session has no servers until some are recorded: an empty list needs no fact.
     if (mcpServers.length > 0) await this.c.setMcpServers(sessionId, mcpServers);
     return { sessionId, modes: modes(s.mode) };
   }
 
+  /**
+   * The session's history as `session/update`, then the answer. With `_meta.replay` (acp-replay.ts)
+   * the history is paced at its recorded time / speed; nothing is dispatched because of it.
+   */
   private async load(p: ParamsOf<'session/load'>) {
     const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow);
-    await this.c.assertExists(p.sessionId);
+    const speed = loadReplaySpeed(p._meta);
+    if (this.c.sessions.has(p.sessionId)) {
+      // Checked before the open one is closed, so a refused load leaves it as it was; a session
+      // not open here is checked by c.session() as it opens it.
+      await this.c.assertReadable(p.sessionId);
+      await this.c.assertExists(p.sessionId);
+    }
     const open = this.c.sessions.get(p.sessionId);
     if (open) {
       await open.close();
       this.c.sessions.delete(p.sessionId);
     }
-    const s = await this.c.session(p.sessionId, true);
+    const s = await this.c.session(p.sessionId, speed === undefined ? true : { speed, store: this.c.deps.store });
     await this.c.setMcpServers(p.sessionId, mcpServers);
     return { modes: modes(s.mode) };
   }
 
   private async resume(p: ParamsOf<'session/resume'>) {
     const mcpServers = p.mcpServers ? sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow) : null;
+    // c.session() checks that this key may read the session before it opens it here.
     const s = await this.c.session(p.sessionId);
     if (mcpServers) await this.c.setMcpServers(p.sessionId, mcpServers);
     return { modes: modes(s.mode) };
   }
 
   private async list(p: ParamsOf<'session/list'>) {
-    return { sessions: await listSessions(this.c.deps.store, this.c.principal.tenantId, p.cwd ?? null) };
+    const all = await listSessions(this.c.deps.store, this.c.principal.tenantId, p.cwd ?? null);
+    // A client key lists the sessions it opened only (issue 16); other roles read every session.
+    const readable = await Promise.all(all.map((s) => this.c.deps.access.mayRead(this.c.principal, s.sessionId)));
+    return { sessions: all.filter((_, i) => readable[i]) };
   }
 
   private async closeSession(p: ParamsOf<'session/close'>) {
@@ -109,6 +129,8 @@ export class AcpHandlers {
   }
 
   private async cancel(p: ParamsOf<'session/cancel'>) {
+    await this.c.assertReadable(p.sessionId);
+    await this.c.assertExists(p.sessionId);
     await this.c.assertControl(p.sessionId);
     await this.c.dispatch({ type: 'CancelTurn', sessionId: p.sessionId, reason: 'user' }, `acp:cancel:${randomUUID()}`);
     return {};

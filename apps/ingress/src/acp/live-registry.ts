@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { McpServerSpec } from '@hub/agent';
+import type { Actor } from '@hub/domain';
 import { appendWithRetry, type EventStore, type SecretStore, type StoredEvent } from '@hub/event-store';
-import { foldLive, LIVE_FACT_TYPES, mayControl, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
+import { foldLive, LIVE_FACT_TYPES, liveStreamId, mayControl, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
 
 // Who is attached to which live session, kept in the log (not HubEvents: attachment is about
 // connections, not turns) on one non-session stream per session:
@@ -12,8 +13,7 @@ import { foldLive, LIVE_FACT_TYPES, mayControl, type LiveFact, type LiveResult, 
 // The MCP servers are kept there too, so a prompt from any connection, on any ingress, gets them;
 // one read of the stream answers both "may this client control it" and "with which servers".
 
-/** The stream of a session's live-session facts. */
-export const liveStreamId = (sessionId: string) => `acp-live:${sessionId}`;
+export { liveStreamId };
 
 const MCP_SERVERS_FACT = 'AcpSessionMcpServers';
 const McpServersFact = z.object({ servers: z.array(McpServerSpec) });
@@ -32,6 +32,12 @@ function serversOf(events: readonly StoredEvent[]): McpServerSpec[] {
   return last ? McpServersFact.parse(last.data).servers : [];
 }
 
+/** Who asked, and in which request: every fact on a live stream names both (issue 15). */
+export interface LiveRequest {
+  correlationId: string;
+  actor: Actor;
+}
+
 export class LiveRegistry {
   constructor(
     private readonly store: EventStore,
@@ -46,20 +52,20 @@ export class LiveRegistry {
   }
 
   /** Decides one transition on the recorded state and records it; nothing is recorded when it is refused. */
-  apply(tenantId: string, sessionId: string, step: (s: LiveState) => LiveResult, fact: (before: LiveState) => LiveFact, correlationId: string): Promise<LiveResult> {
+  apply(tenantId: string, sessionId: string, step: (s: LiveState) => LiveResult, fact: (before: LiveState) => LiveFact, request: LiveRequest): Promise<LiveResult> {
     return appendWithRetry(async () => {
       const { version, state } = await this.state(tenantId, sessionId);
       const r = step(state);
       if (!r.ok) return r;
-      await this.store.append(tenantId, liveStreamId(sessionId), [{ ...fact(state), metadata: { correlationId, protocol: 'acp' } }], { expectedVersion: version });
+      await this.store.append(tenantId, liveStreamId(sessionId), [{ ...fact(state), metadata: { ...request, protocol: 'acp' } }], { expectedVersion: version });
       return r;
     }, { attempts: 10 });
   }
 
   /** Records the session's MCP servers (ACP `mcpServers`, already checked): every later turn gets them. */
-  async setMcpServers(tenantId: string, sessionId: string, given: readonly McpServerSpec[], correlationId: string): Promise<void> {
+  async setMcpServers(tenantId: string, sessionId: string, given: readonly McpServerSpec[], request: LiveRequest): Promise<void> {
     const servers = await Promise.all(given.map(async (s) => (s.transport === 'stdio' && Object.keys(s.env).length > 0 ? { ...s, env: await this.secrets.seal(tenantId, s.env) } : s)));
-    await this.store.append(tenantId, liveStreamId(sessionId), [{ type: MCP_SERVERS_FACT, data: { servers }, metadata: { correlationId, protocol: 'acp' } }], { expectedVersion: 'any' });
+    await this.store.append(tenantId, liveStreamId(sessionId), [{ type: MCP_SERVERS_FACT, data: { servers }, metadata: { ...request, protocol: 'acp' } }], { expectedVersion: 'any' });
   }
 
   /**

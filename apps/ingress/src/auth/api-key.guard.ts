@@ -1,8 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { ApiKeyService, bearerToken, type Principal } from '@hub/auth';
+import { bearerToken, type Principal } from '@hub/auth';
 import { DomainError } from '@hub/domain';
+import { KeyChanges } from './key-changes';
 import { IS_PUBLIC } from './public.decorator';
 
 type AuthedRequest = Request & { principal?: Principal };
@@ -15,7 +16,7 @@ type AuthedRequest = Request & { principal?: Principal };
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
-    private readonly keys: ApiKeyService,
+    private readonly keys: KeyChanges,
     private readonly reflector: Reflector,
   ) {}
 
@@ -24,7 +25,7 @@ export class ApiKeyGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new DomainError('UNAUTHENTICATED', 'missing API key: send Authorization: Bearer <key>');
-    const principal = await this.keys.verify(token);
+    const principal = await this.keys.verified.verify(token);
     if (!principal) throw new DomainError('UNAUTHENTICATED', 'invalid or revoked API key');
     req.principal = principal;
     return true;

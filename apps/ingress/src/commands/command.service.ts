@@ -1,22 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { z } from 'zod';
-import { DOMAIN_ERROR_CODES, DomainError } from '@hub/domain';
+import { DomainError, isDomainError } from '@hub/domain';
 import type { CommandMetadata, HubCommand, Protocol } from '@hub/domain';
-import { actorOf, KeyLiveness, type Principal } from '@hub/auth';
-import { HubQueues } from '@hub/queue';
-import { currentTraceparent } from '@hub/telemetry';
+import { actorOf, type Principal } from '@hub/auth';
+import type { CommandOutcome } from '@hub/sessions';
+import { ATTR, currentTraceparent, hubMetrics, runWithCorrelation, runWithTenant, withSpan } from '@hub/telemetry';
+import { KeyChanges } from '../auth/key-changes';
+import { SessionAccess } from '../auth/session-access';
+import { TenantLimitsService } from '../limits/tenant-limits';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
+import { SessionDecisions } from './session-decisions';
 
-/** What the worker answers for a command (see apps/worker CommandHandler). */
-export const CommandOutcome = z.discriminatedUnion('ok', [
-  z.object({
-    ok: z.literal(true),
-    events: z.array(z.object({ type: z.string(), globalPosition: z.number() })),
-    duplicate: z.boolean(),
-  }),
-  z.object({ ok: z.literal(false), code: z.enum(DOMAIN_ERROR_CODES), message: z.string() }),
-]);
-export type CommandOutcome = z.infer<typeof CommandOutcome>;
+export type { CommandOutcome } from '@hub/sessions';
 
 export interface DispatchContext {
   protocol: Protocol;
@@ -27,21 +21,40 @@ export interface DispatchContext {
 }
 
 /**
- * The one way a protocol edge hands a command to the hub: onto the command queue, then wait
- * for the worker's decision. The tenant is the principal's, never the request's.
+ * The one way a protocol edge hands a command to the hub: checked (key, role, limits), then
+ * decided here against the session's log (ADR 0025). The tenant is the principal's, never the
+ * request's. A driver or network failure is tried again, with the same idempotency key, until
+ * `HUB_COMMAND_TIMEOUT_MS` has passed.
  */
 @Injectable()
 export class CommandService {
   constructor(
-    private readonly queues: HubQueues,
     @Inject(INGRESS_CONFIG) private readonly config: IngressSettings,
-    private readonly liveness: KeyLiveness,
+    private readonly keys: KeyChanges,
+    private readonly access: SessionAccess,
+    private readonly limits: TenantLimitsService,
+    private readonly decisions: SessionDecisions,
   ) {}
 
+  /**
+   * Opening a session outside a command (ACP `session/new`, OpenEnv `reset`, a fork, a re-drive)
+   * appends too: it is held to the tenant's limits on growth (sessions, event bytes per day)
+   * before anything is written. `sessionId` null: the session's id is not chosen yet (a new one).
+   * `turn`: the session is opened to run turns at once (a re-drive), so the turn limits are
+   * checked too (a refused first turn would leave an empty session behind).
+   */
+  admitNewSession(principal: Principal, sessionId: string | null, opts: { turn?: boolean } = {}): Promise<void> {
+    return this.limits.openSession(principal.tenantId, sessionId, opts);
+  }
+
   async dispatch(command: HubCommand, principal: Principal, ctx: DispatchContext): Promise<CommandOutcome> {
-    // A socket authenticated once, at its upgrade: its key may have been revoked since. One
-    // indexed read per command, so nothing is appended for a revoked key, on any protocol.
-    if (!(await this.liveness.isLive(principal.keyId))) throw new DomainError('UNAUTHENTICATED', 'the API key was revoked');
+    // A socket authenticated once, at its upgrade: its key may have been revoked since. Checked
+    // per command (from what this process verified, forgotten when any key changes), so nothing
+    // is appended for a revoked key, on any protocol.
+    if (!(await this.keys.verified.isLive(principal))) throw new DomainError('UNAUTHENTICATED', 'the API key was revoked');
+    // The key's role, and a client key's own sessions: the same rule on every protocol.
+    await this.access.checkCommand(principal, command);
+    if (command.type === 'SubmitTurn') await this.limits.takeTurn(principal.tenantId, command.sessionId);
     const meta: CommandMetadata = {
       ...ctx.extra,
       commandId: ctx.commandId,
@@ -52,18 +65,41 @@ export class CommandService {
       correlationId: ctx.correlationId,
       ...currentTraceparent(),
     };
-    let raw: unknown;
-    try {
-      raw = await this.queues.enqueueAndWait('command', { command, meta }, this.config.commandTimeoutMs);
-    } catch (e) {
-      // BullMQ rejects the wait both when time runs out and when the job failed for good; only
-      // the first is a timeout (and may still be decided later), the second is the worker's error.
-      const message = e instanceof Error ? e.message : String(e);
-      if (/timed out before finishing/.test(message)) {
-        throw new DomainError('TIMEOUT', `command not decided within ${this.config.commandTimeoutMs} ms`);
-      }
-      throw new DomainError('INTERNAL', `command failed: ${message}`);
-    }
-    return CommandOutcome.parse(raw);
+    const attrs = { [ATTR.TENANT_ID]: meta.tenantId, [ATTR.SESSION_ID]: command.sessionId, [ATTR.COMMAND]: command.type };
+    return runWithCorrelation(meta.correlationId, () => runWithTenant(meta.tenantId, () => withSpan('command', attrs, () => this.decide(command, meta))));
   }
+
+  private async decide(command: HubCommand, meta: CommandMetadata): Promise<CommandOutcome> {
+    const count = (outcome: string) => hubMetrics().commands.add(1, { protocol: meta.protocol, command: command.type, outcome });
+    const deadline = Date.now() + this.config.commandTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const outcome = await withDeadline(this.decisions.decide(command, meta), deadline, this.config.commandTimeoutMs);
+        count('decided');
+        return outcome;
+      } catch (e) {
+        // A domain error is an answer (or the deadline); anything else is the store or the queue
+        // going away, which a repeat with the same idempotency key may get past.
+        const pause = Math.min(100 * 2 ** attempt, 1000);
+        if (isDomainError(e) || Date.now() + pause >= deadline) {
+          count('failed');
+          throw isDomainError(e) ? e : new DomainError('INTERNAL', `command failed: ${(e as Error).message}`);
+        }
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
+  }
+}
+
+/**
+ * `p`, or TIMEOUT at `deadline`. The decision itself goes on: it may still append, as a command
+ * whose answer was lost would, and a repeat with the same id then finds its outcome.
+ */
+function withDeadline<T>(p: Promise<T>, deadline: number, budgetMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DomainError('TIMEOUT', `command not decided within ${budgetMs} ms`)), Math.max(0, deadline - Date.now()));
+  });
+  p.catch(() => undefined); // the loser of the race below is not a rejection nobody handles
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { asTenant, createPool } from '@hub/event-store';
 import { HubStack, TransportTestClient, type WireJson as Json } from '@hub/testing';
 
 // Issue 11: the cross-tenant probe matrix. Tenant A has a session (with a turn) and an OpenEnv
@@ -105,5 +106,34 @@ describe("tenant B probing tenant A's OpenEnv environment and episode", () => {
     ['mcp', (e: string) => http('POST', `/v1/openenv/${e}/mcp`, b.apiKey, { jsonrpc: '2.0', id: 1, method: 'tools/list' })],
   ])('%s: the same 4xx as a missing environment', async (_name, probe) => {
     await sameAsMissing(probe, 'a-env', 'nobody-env');
+  });
+});
+
+// Issue 16, isolation in Postgres: after the traffic above, the rows the hub itself wrote, read
+// through the role the hub's processes connect as with deliberately unfiltered queries.
+describe("in Postgres, through the apps' role", () => {
+  const TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals'];
+  const tenantOf = (table: string, row: Record<string, unknown>) => (table === 'tenants' ? row['id'] : row['tenant_id']);
+
+  it.each(TABLES)("SELECT * FROM %s as tenant B, or with no tenant set, returns no row of A's", async (table) => {
+    const app = createPool(stack.appDatabaseUrl, { max: 1 });
+    try {
+      const asB = (await asTenant(app, b.tenantId).query(`SELECT * FROM ${table}`)).rows.map((r) => tenantOf(table, r));
+      expect(asB.filter((t) => t !== b.tenantId)).toEqual([]);
+      expect((await app.query(`SELECT * FROM ${table}`)).rows).toEqual([]);
+    } finally {
+      await app.end();
+    }
+  });
+
+  it('A did write rows in those tables (the check above is not of empty tables)', async () => {
+    const written = await stack.query<{ t: string }>(
+      `SELECT t FROM (VALUES ('tenants', (SELECT count(*) FROM tenants WHERE id = $1)), ('api_keys', (SELECT count(*) FROM api_keys WHERE tenant_id = $1)),
+         ('streams', (SELECT count(*) FROM streams WHERE tenant_id = $1)), ('events', (SELECT count(*) FROM events WHERE tenant_id = $1)),
+         ('read_sessions', (SELECT count(*) FROM read_sessions WHERE tenant_id = $1)), ('read_turns', (SELECT count(*) FROM read_turns WHERE tenant_id = $1))) v(t, n)
+        WHERE n > 0`,
+      [a.tenantId],
+    );
+    expect(written.map((r) => r.t).sort()).toEqual(['api_keys', 'events', 'read_sessions', 'read_turns', 'streams', 'tenants']);
   });
 });

@@ -73,3 +73,25 @@ it('an oversized frame is one info line of JSON, not an ERROR with a stack (issu
   // Every line ingress wrote is JSON (no coloured Nest text, no bare stack lines).
   for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
 });
+
+it("expected client faults (bad JSON, an unknown command, a bad key, an unknown route) are the client's: no error line, each line JSON", async () => {
+  const before = stack.ingress.stderr.length;
+  const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/v1/transport?session=faulty`, { headers: { Authorization: `Bearer ${apiKey}` } });
+  const frames: string[] = [];
+  ws.on('message', (d) => frames.push(d.toString()));
+  await new Promise((r) => ws.once('open', r));
+  ws.send('{not json');
+  ws.send(JSON.stringify({ type: 'commands', commands: [{ type: 'explode' }] }));
+  const deadline = Date.now() + 5_000;
+  while (frames.filter((f) => f.includes('"error"')).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  ws.close();
+  expect(frames.filter((f) => f.includes('"error"'))).toHaveLength(2);
+  expect((await fetch(`${stack.url}/v1/sessions`, { headers: { authorization: 'Bearer hub_nope' } })).status).toBe(401);
+  expect((await fetch(`${stack.url}/v1/no-such-route`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(404);
+  await new Promise((r) => setTimeout(r, 300));
+  const lines = stack.ingress.stderr.slice(before).split('\n').filter(Boolean);
+  const parsed = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+  // The access log saw them (info), nothing was logged as an error.
+  expect(parsed.filter((l) => l.msg === 'http request').length).toBeGreaterThanOrEqual(2);
+  expect(parsed.filter((l) => l.level >= 50)).toEqual([]);
+});

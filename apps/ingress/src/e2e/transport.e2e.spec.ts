@@ -96,8 +96,8 @@ describe('a prompt over /v1/transport', () => {
     const partial = flaky.state;
     await flaky.close();
     await watcher.waitFor('the turn to end', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
-    const resumed = await connect('s-resume', { after: cursor });
-    resumed.state = partial; // the client keeps its state and applies only what it missed
+    // the client keeps its state and applies only what it missed
+    const resumed = await TransportTestClient.connect(stack.url, tenant.apiKey, { session: 's-resume', after: cursor }, {}, { state: partial, cursor });
     await resumed.waitFor('catch-up', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
     expect(resumed.frames.every((f) => f.type === 'delta')).toBe(true);
     expect(resumed.frames.every((f) => f.type !== 'error' && f.cursor > cursor)).toBe(true);

@@ -1,3 +1,4 @@
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { watchRedis } from '@hub/queue';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
@@ -20,6 +21,7 @@ async function timed(check: () => Promise<unknown>): Promise<{ ok: boolean; ms: 
 }
 
 /** `GET /health`: 200 when Postgres and Redis answer, 503 naming what does not. */
+@ApiTags('operations')
 @Controller('health')
 export class HealthController {
   private readonly redis: Redis;
@@ -32,6 +34,7 @@ export class HealthController {
   }
 
   @Public()
+  @ApiOperation({ summary: 'Liveness and readiness: Postgres and Redis answer; no key', security: [] })
   @Get()
   async health(@Res() res: Response): Promise<void> {
     if (this.redis.status === 'wait' || this.redis.status === 'end') await this.redis.connect().catch(() => undefined);

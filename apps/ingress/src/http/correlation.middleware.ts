@@ -1,10 +1,12 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { contextFromTraceparent, correlationIdFrom, runWithCorrelation, withContext } from '@hub/telemetry';
+import { correlationIdFrom, runWithCorrelation, withRequestTrace } from '@hub/telemetry';
 
 /**
  * Takes `X-Correlation-ID` (else makes one), echoes it, and runs the rest of the request with
- * it — and with the caller's `traceparent`, when sent — as the active context.
+ * it, in the caller's trace: under the HTTP instrumentation's server span when there is one (it
+ * read `traceparent` itself; replacing its context would orphan every span of the request), else
+ * under the caller's `traceparent`.
  */
 @Injectable()
 export class CorrelationMiddleware implements NestMiddleware {
@@ -12,7 +14,6 @@ export class CorrelationMiddleware implements NestMiddleware {
     const correlationId = correlationIdFrom(req.header('x-correlation-id'));
     req.correlationId = correlationId;
     res.setHeader('X-Correlation-ID', correlationId);
-    const parent = contextFromTraceparent(req.header('traceparent'), req.header('tracestate'));
-    withContext(parent, () => runWithCorrelation(correlationId, next));
+    withRequestTrace({ traceparent: req.header('traceparent'), tracestate: req.header('tracestate') }, () => runWithCorrelation(correlationId, next));
   }
 }

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DomainError, type DomainErrorCode } from '@hub/domain';
+import { failRequestSpans } from '@hub/telemetry';
 import { InvalidInputException } from './body-errors';
 
 /** HTTP status of each domain error code (exhaustive: a new code must be placed here). */
@@ -17,6 +18,7 @@ export const HTTP_STATUS: Record<DomainErrorCode, number> = {
   INVALID_EVENT: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
+  RATE_LIMITED: 429,
   CURSOR_OUT_OF_RANGE: 400,
   PROVIDER_AUTH: 502,
   PROVIDER_RATE_LIMIT: 503,
@@ -34,12 +36,15 @@ export interface Problem {
   correlationId?: string;
   /** The refused field, for input the edge check refused (`$.params.text`). */
   path?: string;
+  /** A fork refused at a cursor inside a turn: the nearest cursors it may be taken at. */
+  nearestValidCursors?: number[];
 }
 
 export function problemOf(e: unknown): Problem {
   if (e instanceof DomainError) {
     const status = HTTP_STATUS[e.code as DomainErrorCode];
-    return { type: `urn:hub:error:${e.code.toLowerCase()}`, title: e.code, status, detail: e.message, code: e.code };
+    const nearest = e.details['nearestValidCursors'];
+    return { type: `urn:hub:error:${e.code.toLowerCase()}`, title: e.code, status, detail: e.message, code: e.code, ...(Array.isArray(nearest) ? { nearestValidCursors: nearest as number[] } : {}) };
   }
   if (e instanceof InvalidInputException) {
     return { type: 'urn:hub:error:invalid_input', title: 'INVALID_INPUT', status: 400, detail: e.message, code: 'INVALID_INPUT', path: e.path };
@@ -52,6 +57,15 @@ export function problemOf(e: unknown): Problem {
   return { type: 'urn:hub:error:internal', title: 'INTERNAL', status: 500, detail: 'internal error', code: 'INTERNAL' };
 }
 
+/**
+ * Marks the request's spans failed with the code its answer carries, whatever shape that answer
+ * takes (problem+json, OpenHarness, Zene, OpenEnv): every exception filter calls it.
+ */
+export function traceFailure(e: unknown, code?: string): void {
+  const p = problemOf(e);
+  failRequestSpans(code ?? p.code, e instanceof Error ? e.message : p.detail);
+}
+
 /** Every HTTP error leaves as application/problem+json (RFC 9457). */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
@@ -61,8 +75,11 @@ export class ProblemFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     const req = host.switchToHttp().getRequest<Request & { correlationId?: string }>();
     const problem = { ...problemOf(e), correlationId: req.correlationId };
+    traceFailure(e);
     if (problem.status >= 500) this.log.error(`${req.method} ${req.path}: ${(e as Error)?.stack ?? String(e)}`);
     if (res.headersSent) return;
+    const retryAfterMs = e instanceof DomainError ? e.details['retryAfterMs'] : undefined;
+    if (typeof retryAfterMs === 'number') res.setHeader('Retry-After', String(Math.ceil(retryAfterMs / 1000)));
     res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Actor } from '@hub/domain';
+import { ADMIN_STREAM_ID, type Actor, type EnvironmentConfigured as AdminEnvironmentConfigured } from '@hub/domain';
 import type { EventStore } from '@hub/event-store';
 import { EnvironmentConfig } from '@hub/protocol-openenv';
 import { recordEpisodeReset } from './episode-log';
@@ -27,7 +27,13 @@ export class EnvironmentRegistry {
 
   async put(tenantId: string, name: string, config: EnvironmentConfig, actor: Actor, correlationId: string): Promise<void> {
     const event = { type: 'OpenEnvEnvironmentConfigured', data: { name, config } };
-    await this.store.append(tenantId, envStream(name), [{ ...event, metadata: { correlationId, actor, protocol: 'openenv' } }], { expectedVersion: 'any' });
+    const metadata = { correlationId, actor, protocol: 'openenv' as const };
+    const res = await this.store.append(tenantId, envStream(name), [{ ...event, metadata }], { expectedVersion: 'any' });
+    // Then on the tenant's admin stream (issue 15). Not one transaction with the above: should
+    // this one fail, the request fails and a retry records both; the configuration's own event
+    // names who made it in any case.
+    const recorded: AdminEnvironmentConfigured = { type: 'EnvironmentConfigured', data: { env: name, stream: envStream(name), version: res.events[0]?.streamPosition ?? 0 } };
+    await this.store.append(tenantId, ADMIN_STREAM_ID, [{ ...recorded, metadata }], { expectedVersion: 'any' });
   }
 
   async get(tenantId: string, name: string): Promise<EnvironmentConfig | null> {
@@ -37,13 +43,28 @@ export class EnvironmentRegistry {
   }
 
   /** A fresh episode: a new session, so a fresh conversation and a fresh working directory. */
-  async startEpisode(tenantId: string, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<Episode> {
+  async startEpisode(tenantId: string, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string, actor: Actor): Promise<Episode> {
     const episode: Episode = { env, episodeId: req.episodeId ?? randomUUID(), sessionId: `oe.${env}.${randomUUID()}`, seed: req.seed ?? null };
-    await this.store.append(tenantId, episodesStream(env), [{ type: 'OpenEnvEpisodeStarted', data: episode, metadata: { correlationId, protocol: 'openenv' } }], {
+    await this.store.append(tenantId, episodesStream(env), [{ type: 'OpenEnvEpisodeStarted', data: episode, metadata: { correlationId, actor, protocol: 'openenv' } }], {
       expectedVersion: 'any',
     });
-    await recordEpisodeReset(this.store, tenantId, episode, undefined, correlationId);
+    await recordEpisodeReset(this.store, tenantId, episode, actor, correlationId);
     return episode;
+  }
+
+  /**
+   * Makes a fork of an episode's session (`POST /v1/sessions/ID/fork`) an episode of the same
+   * environment, its newest, as a reset would: its trajectory, state, steps and `/harness` then
+   * serve the branch, which goes on from the parent's conversation, workspace and rewards. One
+   * registration per child, however often the fork is repeated.
+   */
+  async registerFork(tenantId: string, env: string, sessionId: string, seed: number | null, metadata: { correlationId: string; actor: Actor }): Promise<Episode> {
+    const episode: Episode = { env, episodeId: randomUUID(), sessionId, seed };
+    const res = await this.store.append(tenantId, episodesStream(env), [{ type: 'OpenEnvEpisodeStarted', data: episode, metadata: { ...metadata, protocol: 'openenv' } }], {
+      expectedVersion: 'any',
+      idempotencyKey: `openenv-fork:${sessionId}`,
+    });
+    return EpisodeStarted.parse({ type: res.events[0]?.type, data: res.events[0]?.data }).data;
   }
 
   /** The named episode (its latest reset), or the environment's current one. */

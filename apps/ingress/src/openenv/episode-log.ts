@@ -11,8 +11,8 @@ import type { Episode } from './environment-registry';
  * Opens the episode's session: `SessionOpened` then `EpisodeReset`, as the stream's first events
  * (`no_stream`), so the worker's decider finds an open session and a replay sees the reset.
  */
-export async function recordEpisodeReset(store: EventStore, tenantId: string, episode: Episode, actor: Actor | undefined, correlationId: string): Promise<void> {
-  const metadata = { correlationId, protocol: 'openenv' as const, ...(actor ? { actor } : {}) };
+export async function recordEpisodeReset(store: EventStore, tenantId: string, episode: Episode, actor: Actor, correlationId: string): Promise<void> {
+  const metadata = { correlationId, actor, protocol: 'openenv' as const };
   const reset: EpisodeReset = { type: 'EpisodeReset', data: { env: episode.env, episodeId: episode.episodeId, seed: episode.seed } };
   const opened: HubEvent = { type: 'SessionOpened', data: { sessionId: episode.sessionId, openedVia: 'openenv' } };
   await store.append(tenantId, sessionStreamId(episode.sessionId), [{ ...opened, metadata }, { ...reset, metadata }], { expectedVersion: 'no_stream' });

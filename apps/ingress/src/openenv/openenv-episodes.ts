@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '@hub/auth';
-import { HARNESS_CONTEXT_KEY, MCP_CONTEXT_KEY, recordTurnReward, rubricOfTurn, type ExternalHarnessSpec } from '@hub/agent';
-import { isDomainError, sessionStreamId, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
+import { actorOf, mayDo, refusal, type Principal } from '@hub/auth';
+import { HARNESS_CONTEXT_KEY, MCP_CONTEXT_KEY, RUBRIC_ACTOR, recordTurnReward, rubricOfTurn, type ExternalHarnessSpec } from '@hub/agent';
+import { DomainError, isDomainError, sessionStreamId, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import {
   encodeHarnessEventList,
@@ -15,6 +15,7 @@ import {
 } from '@hub/protocol-openenv';
 import { HarnessStopBus } from '@hub/queue';
 import { CommandService } from '../commands/command.service';
+import { SessionAccess } from '../auth/session-access';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { TurnOutcomes, type TurnOutcome } from '../streams/turn-outcome.service';
 import { EnvironmentRegistry, type Episode } from './environment-registry';
@@ -52,9 +53,18 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     private readonly outcomes: TurnOutcomes,
     private readonly store: EventStore,
     @Inject(INGRESS_CONFIG) settings: IngressSettings,
+    private readonly access: SessionAccess,
   ) {
     this.registry = new EnvironmentRegistry(store);
     this.harnessStops = new HarnessStopBus(settings.redisUrl, settings.queuePrefix);
+  }
+
+  /**
+   * Tells every worker a session is gone (erased): its wrapped-harness process stops and its
+   * cached views are dropped (the same broadcast a reset sends).
+   */
+  releaseSession(tenantId: string, sessionId: string): Promise<void> {
+    return this.harnessStops.publish(tenantId, sessionId);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -68,8 +78,10 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
   }
 
   async reset(principal: Principal, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<{ episode: Episode; result: StepResult }> {
+    // A reset opens a session: the roles that may submit turns may; its first event names the key.
+    if (!mayDo(principal.role, 'submit')) throw new DomainError('FORBIDDEN', refusal(principal.role, 'submit'));
     const config = await this.environment(principal.tenantId, env);
-    const episode = await this.startEpisode(principal.tenantId, env, config, req, correlationId);
+    const episode = await this.startEpisode(principal, env, config, req, correlationId);
     return { episode, result: encodeResetResult(episode.episodeId) };
   }
 
@@ -77,9 +89,12 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
    * A fresh episode of `env` (`/reset`, or a `/harness` socket opened without an episode): the
    * previous episode's wrapped-harness process is stopped (RFC 005: reset stops the harness).
    */
-  async startEpisode(tenantId: string, env: string, config: EnvironmentConfig, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<Episode> {
+  async startEpisode(principal: Principal, env: string, config: EnvironmentConfig, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<Episode> {
+    const { tenantId } = principal;
+    // An episode is a new session: held to the tenant's sessions and event bytes before it is written.
+    await this.commands.admitNewSession(principal, null);
     const previous = config.harness.kind === 'builtin' ? null : await this.registry.episode(tenantId, env);
-    const episode = await this.registry.startEpisode(tenantId, env, req, correlationId);
+    const episode = await this.registry.startEpisode(tenantId, env, req, correlationId, actorOf(principal));
     if (previous) await this.harnessStops.publish(tenantId, previous.sessionId);
     return episode;
   }
@@ -104,18 +119,26 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     return this.observe(principal.tenantId, { config, episode, turnId, correlationId }, outcome, after, stepCount + 1);
   }
 
-  async state(tenantId: string, env: string, episode?: Episode | null): Promise<EpisodeState> {
+  /**
+   * The state of `episode`, else of the environment's current episode; to a client key another
+   * key's episode is no episode at all (issue 16: it sees only the sessions it opened).
+   */
+  async state(principal: Principal, env: string, episode?: Episode | null): Promise<EpisodeState> {
+    const { tenantId } = principal;
     await this.environment(tenantId, env);
     const current = episode ?? (await this.registry.episode(tenantId, env));
-    if (!current) return { episode_id: null, step_count: 0 };
+    if (!current || !(await this.access.mayRead(principal, current.sessionId))) return { episode_id: null, step_count: 0 };
     const events = await this.sessionEvents(tenantId, current.sessionId);
     return { episode_id: current.episodeId, step_count: turnsOf(events).length, session_id: current.sessionId, env, seed: current.seed };
   }
 
   /** Every RFC 005 event of an episode, across all its turns. */
-  async trajectory(tenantId: string, env: string, episodeId?: string | null): Promise<{ episode_id: string; session_id: string; events: ReturnType<typeof encodeHarnessEventList>; rewards: ReturnType<typeof rewardsOf> }> {
+  async trajectory(principal: Principal, env: string, episodeId?: string | null): Promise<{ episode_id: string; session_id: string; events: ReturnType<typeof encodeHarnessEventList>; rewards: ReturnType<typeof rewardsOf> }> {
+    const { tenantId } = principal;
     await this.environment(tenantId, env);
-    const episode = await this.registry.episode(tenantId, env, episodeId);
+    const found = await this.registry.episode(tenantId, env, episodeId);
+    // Another key's episode, to a client key, answers exactly as one that does not exist.
+    const episode = found && (await this.access.mayRead(principal, found.sessionId)) ? found : null;
     if (!episode) throw new OpenEnvRefusal('no_episode', episodeId ? `no episode ${episodeId}` : 'no episode: call reset first');
     const events = await this.sessionEvents(tenantId, episode.sessionId);
     return { episode_id: episode.episodeId, session_id: episode.sessionId, events: encodeHarnessEventList(events, new ModelRequests(events).messagesOf), rewards: rewardsOf(events) };
@@ -167,7 +190,7 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     const response = outcome.kind === 'failed' ? '' : outcome.text;
     // The worker scores the turn as it ends; if this step gets there first it records the same
     // reward (same rubric, same log, one idempotency key). A turn not over yet has none (null).
-    const metadata = { correlationId, protocol: 'openenv' as const };
+    const metadata = { correlationId, actor: RUBRIC_ACTOR, protocol: 'openenv' as const };
     const at = { tenantId, streamId: sessionStreamId(episode.sessionId), sessionId: episode.sessionId, metadata };
     const reward = await recordTurnReward(this.store, at, all, turnId, rubricOfTurn(all, turnId) ?? config.rubric);
     const markerHit = outcome.kind === 'completed' && config.done_marker !== null && response.includes(config.done_marker);

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { isDomainError } from '@hub/domain';
 import { httpDetail } from '@hub/protocol-openenv';
 import { InvalidInputException } from '../http/body-errors';
+import { traceFailure } from '../http/problem';
 import { OpenEnvRefusal } from './openenv-episodes';
 
 const log = new Logger('openenv');
@@ -16,10 +17,26 @@ const REFUSAL_STATUS: Record<OpenEnvRefusal['kind'], number> = {
   unavailable: 503,
 };
 
+/** A used-up tenant limit's wait in milliseconds (`RATE_LIMITED` carries `retryAfterMs`); undefined for anything else. */
+export function retryAfterMsOf(e: unknown): number | undefined {
+  const wait = isDomainError(e) && e.code === 'RATE_LIMITED' ? e.details['retryAfterMs'] : undefined;
+  return typeof wait === 'number' ? Math.max(1, Math.ceil(wait)) : undefined;
+}
+
+/** The same wait as an HTTP `Retry-After` (whole seconds). */
+export function retryAfterSOf(e: unknown): number | undefined {
+  const ms = retryAfterMsOf(e);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
+
 /** An error as OpenEnv's (FastAPI) server writes it: `{"detail": ...}` with the HTTP status. */
 export function errorReply(e: unknown): { status: number; body: { detail: unknown } } {
   if (e instanceof OpenEnvRefusal) return { status: REFUSAL_STATUS[e.kind], body: httpDetail(e.message) };
   if (isDomainError(e) && e.code === 'UNAUTHENTICATED') return { status: 401, body: httpDetail(e.message) };
+  // A key whose role may not (issue 16), or a client key on another key's session (not found to it).
+  if (isDomainError(e) && e.code === 'FORBIDDEN') return { status: 403, body: httpDetail(e.message) };
+  if (isDomainError(e) && e.code === 'SESSION_NOT_FOUND') return { status: 404, body: httpDetail(e.message) };
+  if (isDomainError(e) && e.code === 'RATE_LIMITED') return { status: 429, body: httpDetail(e.message) };
   if (e instanceof HttpException) {
     const status = e.getStatus();
     // Body-parser failures arrive here through BodyErrorGuard (http/body-errors.ts).
@@ -39,7 +56,11 @@ export class OpenEnvExceptionFilter implements ExceptionFilter {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
     const { status, body } = errorReply(e);
+    traceFailure(e, e instanceof OpenEnvRefusal ? `OPENENV_${e.kind.toUpperCase()}` : undefined);
     if (status >= 500) log.error(`${req.method} ${req.path}: ${(e as Error)?.stack ?? String(e)}`);
-    if (!res.headersSent) res.status(status).json(body);
+    if (res.headersSent) return;
+    const retryAfterS = retryAfterSOf(e);
+    if (retryAfterS !== undefined) res.setHeader('Retry-After', String(retryAfterS));
+    res.status(status).json(body);
   }
 }

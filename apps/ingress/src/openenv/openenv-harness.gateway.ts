@@ -3,9 +3,11 @@ import { Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import type { Principal } from '@hub/auth';
-import type { HubEvent, Recorded, TurnContext } from '@hub/domain';
+import { mayDo, refusal, type Principal } from '@hub/auth';
+import { DomainError, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
+import { SessionAccess } from '../auth/session-access';
 import { encodeHarnessEvents, initialHarnessEventView, type HarnessEvent, type HarnessEventView } from '@hub/protocol-openenv';
+import { EventStore } from '@hub/event-store';
 import { CommandService } from '../commands/command.service';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
@@ -13,8 +15,11 @@ import { checkText, parseJsonInput } from '@hub/protocol-input';
 import { envName } from './environment-config';
 import { ModelRequests } from './model-requests';
 import { OpenEnvEpisodes, turnContext } from './openenv-episodes';
+import { replayHarnessEpisode } from './openenv-harness-replay';
 import { OPENENV_HARNESS_PATH, openEnvSocket, upgradeParams } from './openenv-upgrade';
 import { publicErrorMessage } from '../transport/public-error';
+import { replaySpeedOf } from '../transport/replay-pace';
+import { retryAfterMsOf } from './openenv-errors';
 
 /**
  * `WS /v1/openenv/<env>/harness[?episode_id=ID][&after=CURSOR]` — RFC 005 production mode: each
@@ -22,6 +27,8 @@ import { publicErrorMessage } from '../transport/public-error';
  * stream out as they are recorded, each with its cursor (the first also with `data.episode`).
  * Without `episode_id` a fresh episode starts (RFC: the socket resets the environment); with it,
  * the socket watches and steers that episode — one run by a training loop over `/step` included.
+ * With `episode_id`, `&replay=1[&speed=N]` replays the recorded episode instead, read-only and
+ * paced (openenv-harness-replay.ts), and closes 1000 at the end of the log.
  */
 @WebSocketGateway({ path: OPENENV_HARNESS_PATH })
 export class OpenEnvHarnessGateway implements OnGatewayConnection {
@@ -31,6 +38,8 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     private readonly episodes: OpenEnvEpisodes,
     private readonly streams: SessionStreams,
     private readonly commands: CommandService,
+    private readonly store: EventStore,
+    private readonly access: SessionAccess,
   ) {}
 
   async handleConnection(ws: WebSocket, req: UpgradeRequest): Promise<void> {
@@ -38,6 +47,8 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     if (!socket) return;
     const { principal, correlationId, send } = socket;
     const params = upgradeParams(req);
+    const replaySpeed = replaySpeedOf(params);
+    if (replaySpeed !== undefined) return replayHarnessEpisode(ws, socket, params, replaySpeed, { episodes: this.episodes, access: this.access, store: this.store, log: this.log });
     // Every frame is an RFC 005 HarnessEvent (a strict client rejects anything else): the
     // episode's ids ride in the `data.episode` of the first event this socket sends.
     let episodeInfo: Record<string, string> | null = null;
@@ -47,13 +58,20 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       send(first ? { ...h, data: { ...h.data, episode: first } } : h);
     };
     const fail = (message: string) => sendEvent({ type: 'error', timestamp: Date.now() / 1000, data: { message, recoverable: false }, cursor: 0 });
+    // A used-up tenant limit: recoverable, with the wait (the socket's next message may get through).
+    const limited = (e: unknown): boolean => {
+      const retryAfterMs = retryAfterMsOf(e);
+      if (retryAfterMs === undefined) return false;
+      sendEvent({ type: 'error', timestamp: Date.now() / 1000, data: { message: (e as Error).message, code: 'RATE_LIMITED', recoverable: true, retry_after_ms: retryAfterMs }, cursor: 0 });
+      return true;
+    };
     // Messages may arrive before the stream is open: take them now, submit them once it is.
     let open!: () => void;
     let chain: Promise<unknown> = new Promise<void>((resolve) => (open = resolve));
     let sessionId = '';
     let context: TurnContext = {};
     ws.on('message', (data) => {
-      chain = chain.then(() => (sessionId ? this.submit(principal, { sessionId, context }, data.toString(), correlationId, fail) : undefined));
+      chain = chain.then(() => (sessionId ? socket.inTrace('openenv harness frame', () => this.submit(principal, { sessionId, context }, data.toString(), correlationId, fail, limited)) : undefined));
       chain = chain.catch((e: unknown) => this.log.error(`openenv harness frame: ${(e as Error)?.stack ?? String(e)}`));
     });
     const afterRaw = params.get('after');
@@ -63,8 +81,11 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       const env = envName(params.get('env') ?? '');
       const config = await this.episodes.environment(principal.tenantId, env);
       const wanted = params.get('episode_id');
-      const episode = wanted ? await this.episodes.registry.episode(principal.tenantId, env, wanted) : await this.episodes.startEpisode(principal.tenantId, env, config, {}, correlationId);
+      // Without an episode the socket starts one: a submit (issue 16), named after this key.
+      if (!wanted && !mayDo(principal.role, 'submit')) throw new DomainError('FORBIDDEN', refusal(principal.role, 'submit'));
+      const episode = wanted ? await this.episodes.registry.episode(principal.tenantId, env, wanted) : await this.episodes.startEpisode(principal, env, config, {}, correlationId);
       if (!episode) throw new Error(`no episode ${wanted}`);
+      await this.access.check(principal, episode.sessionId, 'read');
       let view: HarnessEventView = initialHarnessEventView();
       const requests = new ModelRequests();
       const emit = (batch: Recorded<HubEvent>[], live: boolean) => {
@@ -88,14 +109,18 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       context = turnContext(config, episode);
       sessionId = episode.sessionId;
     } catch (e) {
-      fail(publicErrorMessage(e, this.log, 'openenv harness open', correlationId));
-      ws.close(1008, 'cannot open harness stream');
+      // 1013: "try again later", for an episode refused by a used-up limit.
+      if (limited(e)) ws.close(1013, 'tenant limit used up');
+      else {
+        fail(publicErrorMessage(e, this.log, 'openenv harness open', correlationId));
+        ws.close(1008, 'cannot open harness stream');
+      }
     } finally {
       open();
     }
   }
 
-  private async submit(principal: Principal, on: { sessionId: string; context: TurnContext }, raw: string, correlationId: string, fail: (m: string) => void): Promise<void> {
+  private async submit(principal: Principal, on: { sessionId: string; context: TurnContext }, raw: string, correlationId: string, fail: (m: string) => void, limited: (e: unknown) => boolean): Promise<void> {
     const { sessionId, context } = on;
     const message = messageOf(raw);
     if (typeof message !== 'string') return fail(message.refused);
@@ -106,6 +131,7 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       const outcome = await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId: `openenv:${sessionId}:${turnId}` });
       if (!outcome.ok) fail(`${outcome.code}: ${outcome.message}`);
     } catch (e) {
+      if (limited(e)) return;
       this.log.warn(`harness submit: ${(e as Error).message}`);
       fail('the hub did not take the message');
     }

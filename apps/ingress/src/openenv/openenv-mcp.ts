@@ -4,10 +4,13 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { BUILTIN_TOOLS, McpPool, RESERVED_MCP_TOOL_NAMES, listMcpTools, mcpResultText, resolveMcpTools, type McpCallResult, type McpToolTarget } from '@hub/agent';
 import type { EnvironmentConfig } from '@hub/protocol-openenv';
+import { mayDo, refusal, type Principal } from '@hub/auth';
+import { DomainError } from '@hub/domain';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { errorReply } from './openenv-errors';
 import { OpenEnvEpisodes } from './openenv-episodes';
 import { InvalidInputException } from '../http/body-errors';
+import { traceFailure } from '../http/problem';
 
 // OpenEnv's `POST /mcp` and the `mcp` frame of `/ws` (upstream `http_server.py` `mcp_handler`):
 // JSON-RPC 2.0 `tools/list` and `tools/call` over the environment's injected MCP servers, named
@@ -66,8 +69,12 @@ export class OpenEnvMcp implements OnModuleDestroy {
    * Answers one JSON-RPC request (the parsed body) for the tenant's environment `env`. An
    * unknown environment throws `OpenEnvRefusal` (HTTP 404); everything else is a reply.
    */
-  async answer(tenantId: string, env: string, body: unknown): Promise<RpcReply> {
+  async answer(principal: Principal, env: string, body: unknown): Promise<RpcReply> {
+    const { tenantId } = principal;
     const config = await this.episodes.environment(tenantId, env);
+    // Calling a tool acts through the environment (its MCP servers may write anywhere they can):
+    // the roles that may submit turns may (issue 16); listing the tools is a read.
+    if (isObject(body) && body['method'] === 'tools/call' && !mayDo(principal.role, 'submit')) throw new DomainError('FORBIDDEN', refusal(principal.role, 'submit'));
     if (!isObject(body)) return rpcError(null, RPC.INVALID_REQUEST, 'Invalid Request: send one JSON-RPC 2.0 request object (application/json)');
     const id = body['id'] ?? null;
     if (!(typeof id === 'string' || Number.isInteger(id) || id === null)) return rpcError(null, RPC.INVALID_REQUEST, 'Invalid Request: id must be a string, an integer or null');
@@ -140,6 +147,7 @@ function toolError(name: string, result: McpCallResult): RpcRefusal {
 export class OpenEnvMcpFilter implements ExceptionFilter {
   catch(e: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
+    traceFailure(e);
     if (res.headersSent) return;
     // Input the edge check refused (http/body-errors.ts) was JSON, just not acceptable: -32600.
     if (e instanceof InvalidInputException) return void res.status(200).json(rpcError(null, RPC.INVALID_REQUEST, `Invalid Request: ${e.message}`));

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
-import { correlationIdFrom, guarded } from '@hub/telemetry';
+import { ATTR, contextFromHeaders, correlationIdFrom, guarded, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 
 /** Fixed paths of the two OpenEnv gateways; the public paths below are rewritten onto them. */
@@ -56,6 +56,11 @@ export interface OpenEnvSocket {
   principal: Principal;
   correlationId: string;
   send(frame: object): void;
+  /**
+   * Runs a frame's handling in a span of its own, in the trace of the upgrade's `traceparent`
+   * and with the socket's correlation id, so the turn it starts hangs under it.
+   */
+  inTrace<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /** The socket's caller and sender; an unauthenticated socket is closed (1008) and gets null. */
@@ -64,9 +69,13 @@ export function openEnvSocket(ws: WebSocket, req: UpgradeRequest): OpenEnvSocket
     ws.close(1008, 'unauthenticated');
     return null;
   }
+  const principal = req.principal;
+  const correlationId = correlationIdFrom(req.headers['x-correlation-id'] as string | undefined);
+  const parent = contextFromHeaders(req.headers);
   return {
-    principal: req.principal,
-    correlationId: correlationIdFrom(req.headers['x-correlation-id'] as string | undefined),
+    principal,
+    correlationId,
     send: (frame) => void (ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame))),
+    inTrace: (name, fn) => withContext(parent, () => runWithCorrelation(correlationId, () => withSpan(name, { [ATTR.TENANT_ID]: principal.tenantId, [ATTR.PROTOCOL]: 'openenv' }, fn))),
   };
 }

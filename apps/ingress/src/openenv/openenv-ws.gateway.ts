@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
+import { isDomainError } from '@hub/domain';
 import { decodeAction, decodeWsFrame, wsError, wsObservation, wsState, type WsClientFrame, type WsErrorCode } from '@hub/protocol-openenv';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import type { Episode } from './environment-registry';
@@ -10,6 +11,7 @@ import { OpenEnvEpisodes, OpenEnvRefusal } from './openenv-episodes';
 import { OpenEnvMcp } from './openenv-mcp';
 import { OPENENV_WS_PATH, openEnvSocket, upgradeParams } from './openenv-upgrade';
 import { publicErrorMessage } from '../transport/public-error';
+import { retryAfterMsOf } from './openenv-errors';
 
 /**
  * `WS /v1/openenv/<env>/ws` — OpenEnv's WebSocket API (what its Python client uses by default):
@@ -34,7 +36,7 @@ export class OpenEnvWsGateway implements OnGatewayConnection {
     const conn: Conn = { principal, env: '', correlationId, episode: undefined };
     chain = chain.then((env) => void (conn.env = env as string));
     ws.on('message', (data, isBinary) => {
-      chain = chain.then(() => (conn.env ? this.onFrame(conn, isBinary ? null : data.toString(), send, ws) : undefined)).catch((e: unknown) => {
+      chain = chain.then(() => (conn.env ? socket.inTrace('openenv frame', () => this.onFrame(conn, isBinary ? null : data.toString(), send, ws)) : undefined)).catch((e: unknown) => {
         this.log.error(`openenv ws frame: ${(e as Error)?.stack ?? String(e)}`);
         send(wsError('EXECUTION_ERROR', 'internal error'));
       });
@@ -62,6 +64,11 @@ export class OpenEnvWsGateway implements OnGatewayConnection {
     try {
       await this.handle(conn, d.frame, send, ws);
     } catch (e) {
+      // A used-up tenant limit: OpenEnv's "come back later" code, with the wait.
+      const retryAfterMs = retryAfterMsOf(e);
+      if (retryAfterMs !== undefined) return void send(wsError('CAPACITY_REACHED', (e as Error).message, { retry_after_ms: retryAfterMs }));
+      // A role that may not (issue 16), or another key's session to a client key: the refusal, not an internal error.
+      if (isDomainError(e) && (e.code === 'FORBIDDEN' || e.code === 'SESSION_NOT_FOUND')) return void send(wsError('EXECUTION_ERROR', e.message));
       if (!(e instanceof OpenEnvRefusal)) throw e;
       const code: WsErrorCode = e.kind === 'no_episode' || e.kind === 'episode_done' ? 'SESSION_ERROR' : 'EXECUTION_ERROR';
       send(wsError(code, e.message));
@@ -85,11 +92,11 @@ export class OpenEnvWsGateway implements OnGatewayConnection {
         return void send(wsObservation(await this.episodes.step(conn.principal, conn.env, a.value, { episode: conn.episode }, conn.correlationId)));
       }
       case 'state':
-        return void send(wsState(conn.episode ? await this.episodes.state(conn.principal.tenantId, conn.env, conn.episode) : { episode_id: null, step_count: 0 }));
+        return void send(wsState(conn.episode ? await this.episodes.state(conn.principal, conn.env, conn.episode) : { episode_id: null, step_count: 0 }));
       case 'close':
         return void ws.close(1000, 'closed by client');
       case 'mcp':
-        return void send({ type: 'mcp', data: await this.mcp.answer(conn.principal.tenantId, conn.env, frame.data) });
+        return void send({ type: 'mcp', data: await this.mcp.answer(conn.principal, conn.env, frame.data) });
     }
   }
 }

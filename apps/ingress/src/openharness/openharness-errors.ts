@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { isDomainError } from '@hub/domain';
 import { InvalidInputException } from '../http/body-errors';
+import { traceFailure } from '../http/problem';
 import { echoOf, encodeError, wireError, wireErrorFromDomain, type WireError, type WireReply } from '@hub/protocol-openharness';
 
 const log = new Logger('openharness');
@@ -9,11 +10,12 @@ const log = new Logger('openharness');
 /** Writes a reply; the body is always OpenHarness JSON, whatever the status. */
 export function sendReply(res: Response, reply: WireReply, correlationId?: string): void {
   if (correlationId) res.setHeader('X-Correlation-ID', correlationId);
+  if (reply.retryAfterS !== undefined) res.setHeader('Retry-After', String(reply.retryAfterS));
   res.status(reply.httpStatus).type('application/json').send(JSON.stringify(reply.body));
 }
 
 function wireErrorOf(e: unknown): WireError {
-  if (isDomainError(e)) return wireErrorFromDomain(e.code, e.message);
+  if (isDomainError(e)) return wireErrorFromDomain(e.code, e.message, retryAfterMsOf(e.details));
   if (e instanceof HttpException) {
     const status = e.getStatus();
     if (status === 413) return wireError('payload_too_large', 'The request body is larger than this engine accepts.', { details: { field: '(body)' } });
@@ -35,7 +37,14 @@ export class OpenHarnessExceptionFilter implements ExceptionFilter {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
     const error = wireErrorOf(e);
+    traceFailure(e);
     if (error.httpStatus >= 500) log.error(`${req.method} ${req.path}: ${(e as Error)?.stack ?? String(e)}`);
     if (!res.headersSent) sendReply(res, encodeError(error, echoOf(req.body)));
   }
+}
+
+/** A used-up tenant limit's wait (`RATE_LIMITED` carries `retryAfterMs`). */
+export function retryAfterMsOf(details: Record<string, unknown>): number | undefined {
+  const wait = details['retryAfterMs'];
+  return typeof wait === 'number' ? wait : undefined;
 }

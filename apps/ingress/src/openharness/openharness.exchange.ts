@@ -17,6 +17,7 @@ import { correlationIdFrom, runWithCorrelation } from '@hub/telemetry';
 import type { CommandService } from '../commands/command.service';
 import type { TurnOutcomes } from '../streams/turn-outcome.service';
 import type { ReplyCache } from './reply-cache';
+import { retryAfterMsOf } from './openharness-errors';
 
 /** What the HTTP request adds to the body. */
 export interface HttpContext {
@@ -92,6 +93,8 @@ export class OpenHarnessExchange {
     } catch (e) {
       // The command was not decided in time: the hub is overloaded, not the turn slow.
       if (isDomainError(e) && e.code === 'TIMEOUT') return wireError('engine_unavailable', 'The hub did not take the request in time.', { retryable: true });
+      // A used-up tenant limit: 429 rate_limited with its wait (retryable, so never kept as the request's reply).
+      if (isDomainError(e) && e.code === 'RATE_LIMITED') return wireErrorFromDomain(e.code, e.message, retryAfterMsOf(e.details));
       throw e;
     }
   }

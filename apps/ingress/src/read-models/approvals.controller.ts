@@ -1,9 +1,12 @@
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { Principal } from '@hub/auth';
+import { mayDo, OWN_SESSIONS_ONLY, refusal, type Principal } from '@hub/auth';
 import { DomainError, SESSION_ID_PATTERN } from '@hub/domain';
 import { APPROVAL_STATUSES, ApprovalFeed, ReadModels, type ApprovalView } from '@hub/projections';
 import { CurrentPrincipal } from '../auth/api-key.guard';
+import { apiRef } from '../http/api-schemas';
+import { SessionAccess } from '../auth/session-access';
 import { limitOf, oneOf, onlyKnown, positionOf, single } from './query';
 
 const HEARTBEAT_MS = 15_000;
@@ -12,20 +15,30 @@ const HEARTBEAT_MS = 15_000;
  * The approval inbox: every approval of the tenant across sessions and protocols, pending or
  * resolved, and a live feed of changes (Server-Sent Events) so an inbox updates without polling.
  */
+@ApiTags('approvals')
 @Controller('v1/approvals')
 export class ApprovalsController {
   constructor(
     private readonly reads: ReadModels,
     private readonly feed: ApprovalFeed,
+    private readonly access: SessionAccess,
   ) {}
 
+  /** Every role reads; a client key only the approvals of sessions it opened. */
+  private ownerFilter(p: Principal): string | undefined {
+    if (!mayDo(p.role, 'read')) throw new DomainError('FORBIDDEN', refusal(p.role, 'read'));
+    return OWN_SESSIONS_ONLY.has(p.role) ? p.keyPrefix : undefined;
+  }
+
+  @ApiOperation({ summary: 'Approvals of the tenant: ?status=pending|resolved' })
+  @ApiOkResponse({ schema: apiRef('ApprovalList') })
   @Get()
   async list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>) {
     onlyKnown(q, ['status', 'limit', 'cursor', 'sessionId']);
     const sessionId = single(q, 'sessionId');
     if (sessionId !== undefined && !SESSION_ID_PATTERN.test(sessionId)) throw new DomainError('INVALID_COMMAND', 'sessionId: 1-128 of [A-Za-z0-9._:@-]', { field: 'sessionId' });
     const status = oneOf(q, 'status', APPROVAL_STATUSES, 'pending') as 'pending' | 'resolved';
-    const page = await this.reads.approvals(p.tenantId, { status, limit: limitOf(q), cursor: single(q, 'cursor'), sessionId });
+    const page = await this.reads.approvals(p.tenantId, { status, limit: limitOf(q), cursor: single(q, 'cursor'), sessionId, openedBy: this.ownerFilter(p) });
     return { approvals: page.items, nextCursor: page.nextCursor };
   }
 
@@ -34,16 +47,29 @@ export class ApprovalsController {
    * Without a cursor (`after` or `Last-Event-ID`) it starts with every pending approval; then
    * `event: ready`, then each change as the projection commits it.
    */
+  @ApiOperation({ summary: 'Live approval feed (Server-Sent Events): requested and resolved approvals as they happen' })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: '`event: approval` frames whose `data` is an ApprovalView and whose `id` its position; `event: ready` once the pending ones are sent' })
   @Get('stream')
   async stream(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>, @Req() req: Request, @Res() res: Response) {
     onlyKnown(q, ['after']);
+    const own = this.ownerFilter(p) !== undefined;
     const after = positionOf(single(q, 'after') ?? req.header('last-event-id'), 'after');
     // Before the 200: a feed that cannot listen is a problem+json, not a stream that never speaks.
     await this.feed.start();
     const snapshot = after === undefined ? await this.reads.approvalSnapshot(p.tenantId) : { position: after, pending: [] };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const send = (a: ApprovalView) => res.write(`id: ${a.position}\nevent: approval\ndata: ${JSON.stringify(a)}\n\n`);
+    const write = (a: ApprovalView) => res.write(`id: ${a.position}\nevent: approval\ndata: ${JSON.stringify(a)}\n\n`);
+    // A client key's feed holds its own sessions' approvals only; writes stay in change order.
+    let order = Promise.resolve();
+    const send = (a: ApprovalView) => {
+      if (!own) return void write(a);
+      order = order.then(async () => {
+        if (await this.access.mayRead(p, a.sessionId)) write(a);
+      });
+    };
     snapshot.pending.forEach(send);
+    await order;
     res.write(`event: ready\ndata: ${JSON.stringify({ position: snapshot.position })}\n\n`);
     // The client may leave while the watch is being set up: close it whichever comes last.
     const live: { closed: boolean; watch?: { close(): void } } = { closed: false };

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { DomainError, type HubEvent, type Recorded } from '@hub/domain';
-import type { EventStore } from '@hub/event-store';
+import { exportLine, type EventStore } from '@hub/event-store';
 
 // The audit read of one session's log, in bounded pieces (issue 11, defect 5): one unbounded
 // response was 25.8 MB and 60 parallel exports took ingress to 1.44 GB. A page is a keyset read on
@@ -52,25 +52,27 @@ export async function readPage(store: EventStore, tenantId: string, streamId: st
 }
 
 /**
- * Writes the whole stream as NDJSON (one event per line), reading it page by page and waiting for
- * the socket to drain between pages. It stops at the version the first read saw, so the export is
- * one consistent prefix of the log, and stops early when the client goes away.
+ * Writes the whole stream as NDJSON (one event per line: its envelope, its stored `data` and
+ * `metadata` texts byte for byte, `hash` and `prevHash`, so the export verifies offline with
+ * `hub audit verify --file`), reading it page by page and waiting for the socket to drain
+ * between pages. It stops at the version the first read saw, so the export is one consistent
+ * prefix of the log, and stops early when the client goes away.
  */
 export async function streamExport(store: EventStore, tenantId: string, streamId: string, sessionId: string, res: Response): Promise<void> {
-  let page = await readPage(store, tenantId, streamId, sessionId, { after: 0, limit: EXPORT_PAGE });
-  const upTo = page.version;
+  const { version: upTo } = await readPage(store, tenantId, streamId, sessionId, { after: 0, limit: 1 });
   res.status(200).type('application/x-ndjson');
   try {
-    for (;;) {
+    let after = 0;
+    while (after < upTo) {
+      const rows = await store.readChain(tenantId, streamId, after, EXPORT_PAGE);
+      if (rows.length === 0) break;
       // One write per event, not one string per page: a page-sized string (hundreds of KB) is a
       // large V8 object that only a full GC reclaims, and 60 parallel exports piled them up.
-      for (const e of page.events) {
-        if (e.streamPosition > upTo) break;
-        if (!(await written(res, `${JSON.stringify(e)}\n`))) return;
+      for (const row of rows) {
+        if (row.streamPosition > upTo) break;
+        if (!(await written(res, exportLine(row)))) return;
       }
-      const last = page.events[page.events.length - 1]?.streamPosition ?? upTo;
-      if (page.next === null || last >= upTo) break;
-      page = await readPage(store, tenantId, streamId, sessionId, { after: last, limit: EXPORT_PAGE });
+      after = rows[rows.length - 1]?.streamPosition ?? upTo;
     }
   } catch (e) {
     // Headers are out: a truncated body (the socket reset) is the only honest signal left.

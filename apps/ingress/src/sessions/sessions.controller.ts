@@ -1,34 +1,44 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { CurrentPrincipal } from '../auth/api-key.guard';
-import type { Principal } from '@hub/auth';
-import { DomainError, SESSION_ID_PATTERN, foldHarness, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
+import { actorOf, type Principal } from '@hub/auth';
+import type { Pool } from 'pg';
+import { HUB_PROJECTIONS, eraseSession } from '@hub/projections';
+import { DomainError, foldHarness, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import { CommandService } from '../commands/command.service';
+import { sessionParam } from './session-param';
+import { liveStreamId } from '../acp/live-registry';
+import { PG_POOL } from '../hub.providers';
+import { OpenEnvEpisodes } from '../openenv/openenv-episodes';
+import { SessionAccess } from '../auth/session-access';
 import { pageQuery, readPage, streamExport } from './event-pages';
+import { apiRef } from '../http/api-schemas';
 
 const Decision = z.object({ decision: z.enum(['approved', 'denied']), reason: z.string().max(2000).optional() });
 
-function sessionParam(id: string): string {
-  if (!SESSION_ID_PATTERN.test(id)) throw new DomainError('INVALID_COMMAND', 'session id: 1-128 of [A-Za-z0-9._:@-]');
-  return id;
-}
 
 /**
  * Sessions over plain HTTP: audit export (the log itself), the current state, and answering an
  * approval (the approval inbox's write side). The list is the read model's (read-models/). Every read is the key's tenant only;
  * another tenant's session is indistinguishable from one that does not exist.
  */
+@ApiTags('sessions')
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(
     private readonly store: EventStore,
     private readonly commands: CommandService,
+    private readonly access: SessionAccess,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly episodes: OpenEnvEpisodes,
   ) {}
 
   private async events(p: Principal, id: string): Promise<Recorded<HubEvent>[]> {
+    await this.access.check(p, sessionParam(id), 'read');
     const { events } = await this.store.readStream<HubEvent>(p.tenantId, sessionStreamId(sessionParam(id)));
     if (events.length === 0) throw new DomainError('SESSION_NOT_FOUND', `session ${id} not found`);
     return events as Recorded<HubEvent>[];
@@ -39,27 +49,38 @@ export class SessionsController {
    * (exclusive, default 0) and `?limit=` (default 500, at most 1000). `next` is the `after` of
    * the following page (null at the end), also sent as a `Link: <…>; rel="next"` header.
    */
+  @ApiOperation({ summary: "A page of a session's events (?after=&limit=)" })
+  @ApiOkResponse({ schema: apiRef('EventPage') })
   @Get(':id/events')
   async page(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) res: Response) {
     const q = pageQuery(query);
+    await this.access.check(p, sessionParam(id), 'read');
     const page = await readPage(this.store, p.tenantId, sessionStreamId(sessionParam(id)), id, q);
     if (page.next !== null) res.setHeader('Link', `</v1/sessions/${encodeURIComponent(id)}/events?after=${page.next}&limit=${q.limit}>; rel="next"`);
     return { sessionId: id, events: page.events, next: page.next };
   }
 
   /** The whole log of the session as NDJSON, streamed page by page (flat memory): audit, export, replay. */
+  @ApiOperation({ summary: 'The whole session as NDJSON (streamed)' })
+  @ApiProduces('application/x-ndjson')
+  @ApiOkResponse({ description: 'One stored event a line, with its hash and the previous hash (verifiable offline with `hub audit verify --file`)' })
   @Get(':id/export')
   async export(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Res() res: Response): Promise<void> {
+    await this.access.check(p, sessionParam(id), 'read');
     await streamExport(this.store, p.tenantId, sessionStreamId(sessionParam(id)), id, res);
   }
 
   /** The Harness transport state folded from the log, with the cursor it is current at. */
+  @ApiOperation({ summary: "The session's current state (the transport's projection)" })
+  @ApiOkResponse({ schema: apiRef('SessionState') })
   @Get(':id/state')
   async state(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     const events = await this.events(p, id);
     return { state: foldHarness(events).state, cursor: events[events.length - 1].globalPosition };
   }
 
+  @ApiOperation({ summary: 'Answer an approval: approve or deny, with an optional reason and edited input; the first answer wins' })
+  @ApiOkResponse({ schema: apiRef('ApprovalAnswer') })
   @Post(':id/approvals/:approvalId')
   @HttpCode(200)
   async resolve(
@@ -78,5 +99,27 @@ export class SessionsController {
     );
     if (!outcome.ok) throw new DomainError(outcome.code, outcome.message);
     return { approvalId, decision: parsed.data.decision };
+  }
+
+  /**
+   * Erases the session (admin): its events, snapshots and read-model rows. A `SessionErased`
+   * tombstone on the tenant's admin stream names who did it and each erased chain's last hash.
+   */
+  @ApiOperation({ summary: 'Erase a session (admin): events, snapshots and read-model rows; a SessionErased tombstone records who and what' })
+  @Delete(':id')
+  async erase(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Req() req: { correlationId?: string }) {
+    if (p.role !== 'admin') throw new DomainError('FORBIDDEN', `erasing a session needs an admin key; this key's role is ${p.role}`);
+    const sessionId = sessionParam(id);
+    const erased = await eraseSession(this.pool, HUB_PROJECTIONS, {
+      tenantId: p.tenantId,
+      sessionId,
+      alsoStreams: [liveStreamId(sessionId)],
+      reason: 'request',
+      actor: actorOf(p),
+      correlationId: req.correlationId ?? randomUUID(),
+    });
+    this.access.forget(p.tenantId, sessionId);
+    await this.episodes.releaseSession(p.tenantId, sessionId);
+    return { sessionId, erased: erased.streams.map(({ streamId, events, lastHash }) => ({ streamId, events, lastHash })), tombstoneCursor: erased.tombstoneCursor };
   }
 }

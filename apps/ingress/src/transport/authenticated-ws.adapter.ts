@@ -2,10 +2,13 @@ import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { ApiKeyService, bearerToken, type Principal } from '@hub/auth';
+import { bearerToken, type Principal, type VerifiedKeys } from '@hub/auth';
+import { isDomainError } from '@hub/domain';
+import type { SocketLease } from '../limits/socket-leases';
+import type { TenantSockets } from '../limits/tenant-sockets';
 import type { OpenSockets } from './open-sockets';
 
-export type UpgradeRequest = IncomingMessage & { principal?: Principal };
+export type UpgradeRequest = IncomingMessage & { principal?: Principal; socketLease?: SocketLease | null };
 
 interface VerifyInfo {
   req: UpgradeRequest;
@@ -18,17 +21,19 @@ const FULL_RETRY_AFTER_S = 5;
 /**
  * The ws adapter with the hub's edge rules applied to every WebSocket: the upgrade is
  * authenticated (401 problem+json before any frame), a process holds at most
- * `sockets.maxSockets` sockets (503 problem+json with Retry-After beyond), a frame over the
- * size limit closes the socket with 1009 ("message too big"), and a socket whose key is
- * revoked later is closed (see `OpenSockets`).
+ * `sockets.maxSockets` sockets (503 problem+json with Retry-After beyond), a tenant at most its
+ * `openSockets` limit across every ingress (429 problem+json `RATE_LIMITED` with Retry-After), a
+ * frame over the size limit closes the socket with 1009 ("message too big"), and a socket whose
+ * key is revoked later is closed (see `OpenSockets`).
  */
 export class AuthenticatedWsAdapter extends WsAdapter {
   private readonly edgeLog = new Logger('ws');
   constructor(
     app: INestApplicationContext,
-    private readonly keys: ApiKeyService,
+    private readonly keys: VerifiedKeys,
     private readonly maxFrameBytes: number,
     private readonly sockets: OpenSockets,
+    private readonly tenantSockets: TenantSockets,
   ) {
     super(app);
   }
@@ -38,6 +43,7 @@ export class AuthenticatedWsAdapter extends WsAdapter {
       ...options,
       maxPayload: this.maxFrameBytes,
       verifyClient: (info: VerifyInfo, done: VerifyDone) => this.admitAndVerify(info.req, done),
+      handleProtocols: selectProtocol,
     }) as WebSocketServer;
     this.trackSockets(server, String(options['path'] ?? ''));
     return server;
@@ -68,21 +74,65 @@ export class AuthenticatedWsAdapter extends WsAdapter {
     }
     void this.verify(req)
       .then(
-        (p) => done(p !== null, 401, p ? undefined : problem401(), { 'Content-Type': 'application/problem+json' }),
+        async (p) => {
+          if (!p) return done(false, 401, problem401(), { 'Content-Type': 'application/problem+json' });
+          // The tenant's open sockets, counted across every ingress: refused here, before the socket opens.
+          req.socketLease = await this.tenantSockets.admit(p.tenantId);
+          done(true);
+        },
         () => done(false, 503, problem('UNAVAILABLE', 503, 'cannot check the API key now'), { 'Content-Type': 'application/problem+json' }),
       )
+      .catch((e: unknown) => {
+        if (isDomainError(e) && e.code === 'RATE_LIMITED') {
+          const retryAfterS = Math.ceil(Number(e.details['retryAfterMs'] ?? 1000) / 1000);
+          return done(false, 429, problem('RATE_LIMITED', 429, e.message), { 'Content-Type': 'application/problem+json', 'Retry-After': String(retryAfterS) });
+        }
+        this.edgeLog.warn(`cannot count the tenant's open sockets: ${(e as Error).message}`);
+        done(false, 503, problem('UNAVAILABLE', 503, "cannot count this tenant's open sockets now"), { 'Content-Type': 'application/problem+json', 'Retry-After': String(FULL_RETRY_AFTER_S) });
+      })
       .finally(() => this.sockets.release());
   }
 
   private trackSockets(server: WebSocketServer, path: string): void {
-    server.on('connection', (ws: WebSocket, req: UpgradeRequest) => this.sockets.track(ws, req.principal, path));
+    server.on('connection', (ws: WebSocket, req: UpgradeRequest) => {
+      this.tenantSockets.hold(req.socketLease ?? null, ws);
+      this.sockets.track(ws, req.principal, path);
+    });
   }
 
   private async verify(req: UpgradeRequest): Promise<Principal | null> {
-    const principal = await this.keys.verify(bearerToken(req.headers.authorization));
+    const principal = await this.keys.verify(bearerToken(req.headers.authorization) ?? keyFromProtocols(req.headers['sec-websocket-protocol']));
     if (principal) req.principal = principal;
     return principal;
   }
+}
+
+/**
+ * A browser cannot set `Authorization` on a WebSocket, so a key may also come as a subprotocol:
+ * `Sec-WebSocket-Protocol: hub.bearer, hub.key.<KEY>` (`new WebSocket(url, ['hub.bearer',
+ * 'hub.key.' + key])`). The marker must be there too, so a protocol that merely starts with the
+ * prefix is never taken for a key by accident. The Authorization header wins when both are sent.
+ */
+export const BEARER_PROTOCOL = 'hub.bearer';
+export const KEY_PROTOCOL_PREFIX = 'hub.key.';
+
+/** The key carried in the subprotocol list, when the list holds the marker and exactly one key. */
+export function keyFromProtocols(header: string | string[] | undefined): string | undefined {
+  const list = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((p) => p.trim());
+  const keys = list.filter((p) => p.startsWith(KEY_PROTOCOL_PREFIX));
+  if (!list.includes(BEARER_PROTOCOL) || keys.length !== 1) return undefined;
+  return keys[0].slice(KEY_PROTOCOL_PREFIX.length) || undefined;
+}
+
+/**
+ * The subprotocol the server answers with. A browser refuses a socket whose server picks none of
+ * the offered ones, so the non-secret marker is echoed; an entry carrying a key never is (ws's
+ * default would echo the first offered entry). Other offers keep ws's default: the first.
+ */
+export function selectProtocol(protocols: Set<string>): string | false {
+  if (protocols.has(BEARER_PROTOCOL)) return BEARER_PROTOCOL;
+  const first = [...protocols].find((p) => !p.startsWith(KEY_PROTOCOL_PREFIX));
+  return first ?? false;
 }
 
 function problem(code: string, status: number, detail: string): string {
@@ -90,5 +140,5 @@ function problem(code: string, status: number, detail: string): string {
 }
 
 function problem401(): string {
-  return problem('UNAUTHENTICATED', 401, 'missing, invalid or revoked API key: send Authorization: Bearer <key>');
+  return problem('UNAUTHENTICATED', 401, 'missing, invalid or revoked API key: send Authorization: Bearer <key> (browsers: subprotocols hub.bearer, hub.key.<key>)');
 }

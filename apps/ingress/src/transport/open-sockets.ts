@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { WebSocket } from 'ws';
 import type { KeyLiveness, Principal } from '@hub/auth';
+import { hubMetrics } from '@hub/telemetry';
 import { KEY_REVOKED_CLOSE_CODE, KEY_REVOKED_REASON, revokedKeyFrame } from './revocation-frames';
 
 interface OpenSocket {
@@ -38,6 +39,16 @@ export class OpenSockets {
     return this.sockets.size;
   }
 
+  /** Open sockets per protocol (the `hub.sockets.open` gauge). */
+  byProtocol(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { path } of this.sockets.values()) {
+      const protocol = protocolOfPath(path);
+      counts.set(protocol, (counts.get(protocol) ?? 0) + 1);
+    }
+    return counts;
+  }
+
   /** Reserves a place for an upgrade being authenticated; false when the process is full. Pair with `release()`. */
   admit(): boolean {
     if (this.sockets.size + this.upgrading >= this.maxSockets) return false;
@@ -53,7 +64,15 @@ export class OpenSockets {
   track(ws: WebSocket, principal: Principal | undefined, path: string): void {
     if (!principal) return;
     this.sockets.set(ws, { principal, path });
-    ws.once('close', () => this.sockets.delete(ws));
+    const protocol = protocolOfPath(path);
+    const opened = performance.now();
+    hubMetrics().socketsOpened.add(1, { protocol });
+    // The access log of sockets: one line at open, one at close (no query string, no key).
+    this.log.log({ msg: 'socket opened', protocol, path: path.split('?')[0], tenant_id: principal.tenantId, key: principal.keyPrefix });
+    ws.once('close', (code: number) => {
+      this.sockets.delete(ws);
+      this.log.log({ msg: 'socket closed', protocol, tenant_id: principal.tenantId, code, ms: Math.round(performance.now() - opened) });
+    });
     this.timer ??= setInterval(() => void this.sweep(), this.recheckMs).unref();
   }
 
@@ -87,4 +106,12 @@ export class OpenSockets {
     ws.close(KEY_REVOKED_CLOSE_CODE, KEY_REVOKED_REASON);
     setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
   }
+}
+
+/** The protocol a WebSocket path belongs to: /v1/acp, /v1/openenv/ENV/ws or /harness, else the transport. */
+export function protocolOfPath(path: string): string {
+  const p = path.split('?')[0] ?? '';
+  if (p.startsWith('/v1/acp')) return 'acp';
+  if (p.startsWith('/v1/openenv')) return 'openenv';
+  return 'transport';
 }

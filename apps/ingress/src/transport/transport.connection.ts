@@ -2,11 +2,14 @@ import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
-import { initialHarnessView, isDomainError, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
+import { DomainError, initialHarnessView, isDomainError, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
+import type { EventStore } from '@hub/event-store';
 import { decode, domainErrorFrame, encode, errorFrame, internalErrorFrame, snapshot, type ServerMessage } from '@hub/protocol-transport';
-import { ATTR, correlationIdFrom, runWithCorrelation, withContext, withSpan, type TraceContext, guarded } from '@hub/telemetry';
+import { ATTR, correlationIdFrom, failRequestSpans, runWithCorrelation, runWithTenant, withContext, withSpan, type TraceContext, guarded } from '@hub/telemetry';
 import type { CommandService } from '../commands/command.service';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
+import { paced } from './replay-pace';
+import { sessionLogUpTo } from './session-log-pages';
 
 /** One WebSocket watching (and steering) one session. */
 export class TransportConnection {
@@ -15,6 +18,10 @@ export class TransportConnection {
   /** Frames leave strictly in log order: every send goes through this chain. */
   private chain: Promise<void>;
   private openGate!: () => void;
+  /** Set while the socket replays the log (`?replay=1`): commands are refused, nothing is dispatched. */
+  private replaying = false;
+  /** Aborted when the socket closes: a replay stops waiting and reading. */
+  private readonly closed = new AbortController();
 
   constructor(
     private readonly ws: WebSocket,
@@ -28,7 +35,10 @@ export class TransportConnection {
   ) {
     this.chain = new Promise((resolve) => (this.openGate = resolve));
     ws.on('message', guarded('transport frame', (data: RawData, isBinary: boolean) => this.onMessage(isBinary ? null : data.toString())));
-    ws.on('close', guarded('transport close', () => this.feed?.close()));
+    ws.on('close', guarded('transport close', () => {
+      this.closed.abort();
+      return this.feed?.close();
+    }));
     ws.on('error', (e) => this.log.warn(`socket error: ${e.message}`));
   }
 
@@ -48,6 +58,43 @@ export class TransportConnection {
       for (const e of this.feed.history) this.apply(e, e.globalPosition > after);
     }
     this.openGate();
+  }
+
+  /**
+   * Replays the session's log as it stood at connect, without subscribing or running anything: a
+   * `state` snapshot at `after` (0 by default: the empty view), then each later event's `delta`
+   * frames, paced at the recorded pace divided by `speed`; close 1000 when the log is exhausted.
+   */
+  async replay(store: EventStore, speed: number, after = 0): Promise<void> {
+    this.replaying = true;
+    const tenantId = this.principal.tenantId;
+    let head: number;
+    let through: { streamPosition: number; createdAt: string } | undefined;
+    try {
+      head = await store.headPosition(tenantId);
+      if (after > head) throw new DomainError('CURSOR_OUT_OF_RANGE', `cursor ${after} is ahead of the log (head ${head})`);
+      for await (const e of sessionLogUpTo(store, tenantId, this.sessionId, { head: after })) {
+        this.view = encode(e, this.view).view;
+        through = e;
+      }
+    } catch (e) {
+      this.send(this.failureFrame(e, 'open replay', this.correlationId()));
+      return this.ws.close(1008, 'cannot open replay');
+    }
+    this.send(snapshot(this.view, after));
+    const rest = sessionLogUpTo(store, tenantId, this.sessionId, { from: through?.streamPosition, head });
+    try {
+      for await (const e of paced(rest, speed, this.closed.signal, through?.createdAt)) this.apply(e, true);
+    } catch (e) {
+      if (this.closed.signal.aborted) return;
+      this.send(this.failureFrame(e, 'replay', this.correlationId()));
+      return this.ws.close(1011, 'replay failed');
+    }
+    this.ws.close(1000, 'replay complete');
+  }
+
+  private correlationId(): string {
+    return this.trace.correlationId ?? correlationIdFrom(undefined);
   }
 
   private enqueue(batch: Recorded<HubEvent>[]): Promise<void> {
@@ -76,21 +123,26 @@ export class TransportConnection {
   }
 
   private async onMessage(raw: string | null): Promise<void> {
+    if (this.replaying) return this.send(errorFrame('forbidden', 'this socket replays a recorded session (?replay=1) and is read-only: commands are refused, nothing was run'));
     if (raw === null) return this.send(errorFrame('invalid_message', 'binary frames are not part of this protocol'));
     const decoded = decode(raw, { sessionId: this.sessionId, newId: () => randomUUID() });
     if (!decoded.ok) return this.send(errorFrame(decoded.error.code, decoded.error.message));
     const correlationId = this.trace.correlationId ?? correlationIdFrom(undefined);
     const attrs = { [ATTR.TENANT_ID]: this.principal.tenantId, [ATTR.SESSION_ID]: this.sessionId, [ATTR.PROTOCOL]: 'transport' };
-    await withContext(this.trace.context, () => runWithCorrelation(correlationId, () => withSpan('transport commands', attrs, async () => {
+    await withContext(this.trace.context, () => runWithCorrelation(correlationId, () => runWithTenant(this.principal.tenantId, () => withSpan('transport commands', attrs, async () => {
       for (const command of decoded.commands) {
         const commandId = command.type === 'SubmitTurn' ? `transport:${this.sessionId}:${command.turnId}` : randomUUID();
         try {
           const outcome = await this.commands.dispatch(command, this.principal, { protocol: 'transport', correlationId, commandId });
-          if (!outcome.ok) this.send(domainErrorFrame(outcome));
+          if (!outcome.ok) {
+            failRequestSpans(outcome.code, outcome.message);
+            this.send(domainErrorFrame(outcome));
+          }
         } catch (e) {
+          failRequestSpans(isDomainError(e) ? e.code : 'INTERNAL', e instanceof Error ? e.message : String(e));
           this.send(this.failureFrame(e, `command ${command.type}`, correlationId));
         }
       }
-    })));
+    }))));
   }
 }

@@ -35,7 +35,16 @@ export class RunReplies {
     readonly mode: ZeneMode,
     private readonly run: RunRequest,
     private readonly write: (line: ZeneLine) => void,
+    private readonly onLimited: (retryAfterS: number) => void = () => undefined,
   ) {}
+
+  /**
+   * The run is refused for a used-up tenant limit, before anything was written: over HTTP the
+   * reply is then a 429 with `Retry-After` (its `BUSY` line says the same in zene's terms).
+   */
+  limited(retryAfterMs: number): void {
+    if (!this.acknowledged) this.onLimited(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  }
 
   get ids(): ReplyIds {
     return { request_id: this.run.request_id, session_id: this.run.session_id };

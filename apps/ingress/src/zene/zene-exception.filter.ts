@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { isDomainError } from '@hub/domain';
 import { ZENE_CODE_OF_DOMAIN, type ZeneErrorCode } from '@hub/protocol-zene';
+import { traceFailure } from '../http/problem';
 import { refusal } from './reply-writer';
 
 /**
@@ -19,6 +20,7 @@ export class ZeneExceptionFilter implements ExceptionFilter {
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
     const [status, code, message] = classify(e);
+    traceFailure(e);
     if (status >= 500) this.log.error(`${req.method} ${req.path}: ${(e as Error)?.stack ?? String(e)}`);
     if (res.headersSent) return void res.end();
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -31,7 +33,8 @@ export class ZeneExceptionFilter implements ExceptionFilter {
 
 function classify(e: unknown): [number, ZeneErrorCode, string] {
   if (isDomainError(e)) {
-    const status = e.code === 'UNAUTHENTICATED' ? 401 : e.code === 'FORBIDDEN' ? 403 : 500;
+    // Another key's session, to a client key (issue 16), is a bad request in zene's terms: 400 INVALID_REQUEST.
+    const status = e.code === 'UNAUTHENTICATED' ? 401 : e.code === 'FORBIDDEN' ? 403 : e.code === 'SESSION_NOT_FOUND' ? 400 : 500;
     return [status, ZENE_CODE_OF_DOMAIN[e.code], status === 500 ? 'internal error' : e.message];
   }
   if (e instanceof HttpException && e.getStatus() < 500) return [e.getStatus(), 'INVALID_REQUEST', e.message];

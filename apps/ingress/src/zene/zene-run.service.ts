@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
-import { HubCommand, isDomainError, sessionStreamId, type HubEvent } from '@hub/domain';
+import { HubCommand, isDomainError, sessionStreamId, type DomainErrorCode, type HubEvent } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -17,10 +17,11 @@ import {
   type RunRequest,
   type ZeneResult,
 } from '@hub/protocol-zene';
-import { CommandService } from '../commands/command.service';
+import { CommandService, type CommandOutcome } from '../commands/command.service';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { RunReplies } from './reply-writer';
 import { SessionWatch } from './session-watch';
+import { SessionAccess } from '../auth/session-access';
 
 /** Who asks and when: the deadline counts from when ingress received the request. */
 export interface ZeneCall {
@@ -47,19 +48,22 @@ export class ZeneRunService {
     private readonly commands: CommandService,
     private readonly streams: SessionStreams,
     private readonly store: EventStore,
+    private readonly access: SessionAccess,
   ) {}
 
   async run(run: RunRequest, call: ZeneCall, replies: RunReplies): Promise<void> {
     const sessionId = hubSessionIdOf(run.session_id);
     const timeoutMs = run.timeout_ms ? Math.ceil(run.timeout_ms) : DEFAULT_TIMEOUT_MS;
     const deadline = call.receivedAt + timeoutMs;
+    // A run is a submit, also when it joins a turn already asked for: a key that may not submit learns nothing of the session.
+    await this.access.check(call.principal, sessionId, 'submit');
     const watch = await SessionWatch.open(this.streams, this.store, call.principal.tenantId, sessionId);
     try {
       const plan = planRun(watch.events, turnKeyOf(run), Date.now(), undefined, run.prompt);
       if (plan.kind === 'conflict') return replies.finish(rejected('INVALID_REQUEST', `request ${plan.firstRequestId} already used this request_id / idempotency_key with a different prompt; send a new one`));
       if (plan.kind === 'join' && plan.ended) return replies.finish(resultOfTurn(watch.events, plan.turnId) ?? rejected('INTERNAL', 'no result'), true);
       if (plan.kind === 'join') return await this.join(plan.turnId, plan.firstRequestId, watch, deadline, replies);
-      const admission = await this.submit(run, sessionId, plan.turnId, call);
+      const admission = await this.submit(run, sessionId, plan.turnId, call, replies);
       // Only a repeat racing the first (both planned `start`) gets here; the first's TurnRequested is committed by now.
       if (admission === 'duplicate') return await this.join(plan.turnId, await this.firstRequestOf(call, sessionId, plan.turnId), watch, deadline, replies);
       if (admission !== 'started') return replies.finish(admission);
@@ -77,7 +81,7 @@ export class ZeneRunService {
     replies.finish(ended ? (resultOfTurn(watch.events, turnId) as ZeneResult) : { kind: 'timeout', usage: usageSoFar(watch.events, turnId) }, true);
   }
 
-  private async submit(run: RunRequest, sessionId: string, turnId: string, call: ZeneCall): Promise<'started' | 'duplicate' | ZeneResult> {
+  private async submit(run: RunRequest, sessionId: string, turnId: string, call: ZeneCall, replies: RunReplies): Promise<'started' | 'duplicate' | ZeneResult> {
     const parsed = HubCommand.safeParse({
       type: 'SubmitTurn',
       sessionId,
@@ -90,7 +94,10 @@ export class ZeneRunService {
     // A fresh command id per attempt: a BUSY answer must not stick to the key. The turn id
     // carries the idempotency (the decider appends nothing for a turn it already knows).
     const outcome = await this.dispatch(parsed.data, call, `zene:submit:${turnId}:${randomUUID()}`);
-    if (!outcome.ok) return rejected(ZENE_CODE_OF_DOMAIN[outcome.code], outcome.message);
+    if (!outcome.ok) {
+      if ('retryAfterMs' in outcome && outcome.retryAfterMs !== undefined) replies.limited(outcome.retryAfterMs);
+      return rejected(ZENE_CODE_OF_DOMAIN[outcome.code], outcome.message);
+    }
     return outcome.duplicate ? 'duplicate' : 'started';
   }
 
@@ -116,11 +123,18 @@ export class ZeneRunService {
     return (event && requestIdOf(event)) ?? 'unknown';
   }
 
-  /** Dispatch, with a failure to reach the worker as a rejected outcome rather than a throw. */
-  private async dispatch(command: HubCommand, call: ZeneCall, commandId: string) {
+  /**
+   * Dispatch, with a failure to reach the worker as a rejected outcome rather than a throw. A
+   * used-up tenant limit is a refusal like any other (not an error of ours) and names its wait.
+   */
+  private async dispatch(command: HubCommand, call: ZeneCall, commandId: string): Promise<CommandOutcome | { ok: false; code: DomainErrorCode; message: string; retryAfterMs?: number }> {
     try {
       return await this.commands.dispatch(command, call.principal, { protocol: 'zene', correlationId: call.correlationId, commandId });
     } catch (e) {
+      if (isDomainError(e) && e.code === 'RATE_LIMITED') {
+        const wait = e.details['retryAfterMs'];
+        return { ok: false as const, code: e.code, message: e.message, ...(typeof wait === 'number' ? { retryAfterMs: wait } : {}) };
+      }
       this.log.error(`${command.type} failed: ${(e as Error).stack}`);
       return isDomainError(e) ? { ok: false as const, code: e.code, message: e.message } : { ok: false as const, code: 'INTERNAL' as const, message: 'command failed' };
     }

@@ -28,8 +28,9 @@ export class ZeneService {
     private readonly store: EventStore,
   ) {}
 
-  async handle(request: ZeneRequest, call: ZeneCall, mode: ZeneMode, write: (line: ZeneLine) => void): Promise<void> {
-    if (request.type === 'run') return this.runs.run(request, call, new RunReplies(mode, request, write));
+  /** `onLimited`: a run refused for a used-up tenant limit, before any line was written (HTTP: 429 + Retry-After). */
+  async handle(request: ZeneRequest, call: ZeneCall, mode: ZeneMode, write: (line: ZeneLine) => void, onLimited?: (retryAfterS: number) => void): Promise<void> {
+    if (request.type === 'run') return this.runs.run(request, call, new RunReplies(mode, request, write, onLimited));
     const ids = { request_id: request.request_id, session_id: request.session_id ?? null };
     if (mode === 'bridge') {
       const message = `bridge-compat mode answers run requests only; send ${request.type} in protocol mode`;

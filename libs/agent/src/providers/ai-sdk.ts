@@ -128,8 +128,10 @@ function mapFinishReason(reason: FinishReason): ModelFinishReason {
       return 'length';
     case 'content-filter':
       return 'content_filter';
+    // `interrupted` (AI SDK 7): the provider's stream ended without a reason of its own.
     case 'stop':
     case 'error':
+    case 'interrupted':
     case 'other':
       return 'stop';
   }

@@ -61,6 +61,12 @@ export interface RewardLog {
 }
 
 /**
+ * Who records a reward: the rubric, whoever runs it (the worker as a turn ends, or a `/step` that
+ * gets there first), so both recordings name the same actor.
+ */
+export const RUBRIC_ACTOR = { type: 'system', id: 'rubric' } as const;
+
+/**
  * Records the reward of `turnId` when its request carried a rubric and it has ended; returns the
  * reward the log holds for it (the first one recorded), or null when there is none to record.
  */

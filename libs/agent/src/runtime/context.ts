@@ -1,6 +1,13 @@
 import type { Actor, EventMetadata, HubEvent, Protocol, Recorded, SessionState, SessionView, TurnProgress } from '@hub/domain';
-import { DomainError, evolveSessionView, initialSessionView, sessionStreamId, turnProgressOf } from '@hub/domain';
+import { DomainError, concernsTurn, evolveSessionView, evolveTurn, initialSessionView, sessionStreamId, turnProgressOf } from '@hub/domain';
 import type { TurnLog } from './ports';
+
+/**
+ * Events a step may hold back until the turn's next append (see {@link TurnAttempt.stage}): a
+ * model call's progress, which changes neither the decider's state nor anything outside the
+ * log, so a crash before they are written only means the call is asked again.
+ */
+const STAGEABLE = new Set<HubEvent['type']>(['MessageStarted', 'ModelCallStarted', 'TextDelta', 'ThoughtDelta', 'ModelCallCompleted']);
 
 /**
  * One attempt at advancing one turn: where its stream is, the version we last saw, and the
@@ -18,6 +25,14 @@ export class TurnAttempt {
   private applied = 0;
   /** Events appended since the view was last saved (see `TurnLog.saveView`). */
   private sinceSaved = 0;
+  /** Progress of this turn held back from the log until the next append (see {@link stage}). */
+  private staged: HubEvent[] = [];
+  /**
+   * Whether our last read or append left us at the stream's head as far as we know. Another
+   * writer may have appended since; our next append then conflicts and we read again. What we do
+   * before that append is either held back (staged) or safe to repeat (a model call).
+   */
+  private current = false;
 
   constructor(
     private readonly log: TurnLog,
@@ -39,9 +54,27 @@ export class TurnAttempt {
     return this.caughtUp().session;
   }
 
-  /** How far this attempt's turn got over the events read so far (`foldTurn(events, turnId)`, kept up to date). */
+  /** How far this attempt's turn got over the events read so far and those staged (`foldTurn(events, turnId)`, kept up to date). */
   progress(): TurnProgress {
-    return turnProgressOf(this.caughtUp(), this.turnId);
+    const recorded = turnProgressOf(this.caughtUp(), this.turnId);
+    return this.staged.reduce((p, e) => (concernsTurn(e, this.turnId) ? evolveTurn(p, e) : p), recorded);
+  }
+
+  /**
+   * Holds a model call's progress back until the turn's next append, which writes it first: a
+   * one-call turn is then one append (start, text, outcome and end) instead of four. Planning
+   * sees staged events (`progress`); the session view and its decider state do not need them
+   * (see STAGEABLE). A conflict or a read that finds new events drops them: they were planned
+   * from a state that is no longer the stream's, and the runner plans again.
+   */
+  stage(events: HubEvent[]): void {
+    for (const e of events) if (!STAGEABLE.has(e.type)) throw new Error(`${e.type} cannot be staged: it must be appended`);
+    this.staged.push(...events);
+  }
+
+  /** Whether events wait for the next append. */
+  hasStaged(): boolean {
+    return this.staged.length > 0;
   }
 
   /** The whole session as the model's conversation and workspace need it. */
@@ -59,6 +92,7 @@ export class TurnAttempt {
     if (this.version !== 0 || this.events.length > 0) throw new Error('seed a turn attempt before it reads');
     this.version = version;
     this.events = [...events];
+    this.current = true;
   }
 
   /**
@@ -72,6 +106,7 @@ export class TurnAttempt {
     this.events = [...tail];
     this.applied = this.events.length;
     this.sinceSaved = sinceSaved;
+    this.current = true;
   }
 
   /** Reads only what was appended since we last looked: a long session is not re-read per step. */
@@ -82,6 +117,24 @@ export class TurnAttempt {
     this.version = Math.max(this.version, version);
     this.events = [...this.events, ...fresh];
     this.sinceSaved += fresh.length;
+    if (fresh.length > 0) this.staged = [];
+    this.current = true;
+  }
+
+  /**
+   * Reads what was appended since we last looked, unless our own last read or append left us at
+   * the head (then planning goes on from what we have; see `current`). True when it read.
+   */
+  async refresh(): Promise<boolean> {
+    if (this.current) return false;
+    await this.reload();
+    return true;
+  }
+
+  /** Someone else wrote, or may have (a conflict, a cancel): the next `refresh` reads. */
+  markStale(): void {
+    this.current = false;
+    this.staged = [];
   }
 
   /** The protocol the turn was requested over: its events say so too. */
@@ -97,14 +150,25 @@ export class TurnAttempt {
     return { ...this.base, ...(protocol ? { protocol } : {}) };
   }
 
+  /** Appends `events` after what is staged, in one append with the version we last saw. */
   async append(events: HubEvent[]): Promise<Recorded<HubEvent>[]> {
     const metadata = this.metadata();
-    const res = await this.log.append(
-      this.tenantId,
-      this.streamId,
-      events.map((e) => ({ type: e.type, data: e.data, metadata })),
-      { expectedVersion: this.version },
-    );
+    const all = [...this.staged, ...events];
+    this.staged = [];
+    if (all.length === 0) return [];
+    let res: Awaited<ReturnType<TurnLog['append']>>;
+    try {
+      res = await this.log.append(
+        this.tenantId,
+        this.streamId,
+        all.map((e) => ({ type: e.type, data: e.data, metadata })),
+        { expectedVersion: this.version },
+      );
+    } catch (e) {
+      this.current = false;
+      throw e;
+    }
+    this.current = true;
     this.version = res.nextExpectedVersion;
     this.events = [...this.events, ...res.events];
     this.sinceSaved += res.events.length;

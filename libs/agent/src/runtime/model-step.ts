@@ -1,5 +1,6 @@
 import type { HubEvent, RequestedToolCall, Usage } from '@hub/domain';
 import { assistantMessageId, DomainError, toolCallIdFor } from '@hub/domain';
+import { ATTR, hubMetrics, withSpan } from '@hub/telemetry';
 import type { ModelFinishReason, ModelProvider, ModelStreamPart, ToolSpec } from '../providers/types';
 import type { TurnAttempt } from './context';
 import { buildModelMessages } from './transcript';
@@ -24,6 +25,8 @@ export interface ModelStepDeps {
   signal: AbortSignal;
   flush: FlushPolicy;
   now: () => number;
+  /** Told what each recorded model call used (a tenant's daily token count); must not throw. */
+  onUsage?: (tenantId: string, usage: Usage) => Promise<void>;
 }
 
 /**
@@ -57,7 +60,8 @@ type DeltaKind = 'text' | 'thought';
 class DeltaWriter {
   private pending: HubEvent[] = [];
   private pendingChars = 0;
-  private oldest = 0;
+  /** When the oldest pending char, or else the call's staged start, began to wait (set when the writer is made). */
+  private oldest: number;
   private readonly text: Resumable;
   private readonly thought: Resumable;
   private textOffset: number;
@@ -73,6 +77,8 @@ class DeltaWriter {
     this.thought = new Resumable(plan.recordedThought);
     this.textOffset = plan.recordedText.length;
     this.thoughtOffset = plan.recordedThought.length;
+    // The writer is made as the call starts: a staged start waits from here.
+    this.oldest = deps.now();
   }
 
   async add(kind: DeltaKind, chunk: string): Promise<void> {
@@ -83,7 +89,7 @@ class DeltaWriter {
     if (kind === 'text') this.textOffset += fresh.length;
     else this.thoughtOffset += fresh.length;
     this.coalesce(kind, offset, fresh);
-    if (this.pendingChars === 0) this.oldest = this.deps.now();
+    if (this.pendingChars === 0 && !this.attempt.hasStaged()) this.oldest = this.deps.now();
     this.pendingChars += fresh.length;
     // Only the size cap here: the window is kept while waiting for the model (`withWindowFlush`).
     // Checking the clock per chunk would split an answer that is already there whenever the
@@ -103,17 +109,31 @@ class DeltaWriter {
     this.pending.push(type === 'TextDelta' ? { type, data } : { type, data });
   }
 
-  /** Ms until the oldest pending char has waited a whole window; Infinity when nothing waits. */
+  /**
+   * Ms until the oldest pending char, or the call's staged start, has waited a whole window;
+   * Infinity when nothing waits. A silent model's start reaches watchers within one window.
+   */
   overdueInMs(): number {
-    return this.pendingChars === 0 ? Infinity : this.oldest + this.deps.flush.maxDelayMs - this.deps.now();
+    if (this.pendingChars === 0 && !this.attempt.hasStaged()) return Infinity;
+    return this.oldest + this.deps.flush.maxDelayMs - this.deps.now();
   }
 
-  /** Writes what is pending, with `last` (the call's outcome) in the same append. */
-  async flush(last: HubEvent[] = []): Promise<void> {
-    const events = [...this.pending, ...last];
+  /** Writes what is pending (and what the attempt staged before it). */
+  async flush(): Promise<void> {
+    const events = this.pending;
     this.pending = [];
     this.pendingChars = 0;
-    if (events.length) await this.attempt.append(events);
+    if (events.length || this.attempt.hasStaged()) await this.attempt.append(events);
+  }
+
+  /**
+   * Hands what is pending, with `last` (the call's outcome), to the attempt's next append: what
+   * the turn does next (end, or start a tool) writes it first, in the same append.
+   */
+  stageRest(last: HubEvent[]): void {
+    this.attempt.stage([...this.pending, ...last]);
+    this.pending = [];
+    this.pendingChars = 0;
   }
 }
 
@@ -160,7 +180,7 @@ function abandoned(_reason: unknown): void {
   return undefined;
 }
 
-async function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps, messageCount: number): Promise<void> {
+function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps, messageCount: number): void {
   if (plan.started) return;
   const data = {
     turnId: attempt.turnId,
@@ -171,25 +191,47 @@ async function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mode
     messageCount,
     toolNames: deps.tools.map((t) => t.name),
   };
-  await attempt.append([{ type: 'ModelCallStarted', data }]);
+  attempt.stage([{ type: 'ModelCallStarted', data }]);
 }
 
-/** One ReAct model call: stream it into the log, then record its outcome once. */
-export async function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps): Promise<void> {
-  // Built once: recording the start appends nothing the conversation shows.
-  const messages = buildModelMessages(attempt.sessionView());
-  await recordStart(attempt, plan, deps, messages.length);
-  const writer = new DeltaWriter(attempt, plan, deps);
-  const toolCalls: RequestedToolCall[] = [];
-  let finish: { finishReason: ModelFinishReason; usage: Usage } | null = null;
-  const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages, tools: deps.tools, signal: deps.signal });
-  for await (const part of withWindowFlush(parts, writer)) {
-    if (part.type === 'text-delta') await writer.add('text', part.text);
-    else if (part.type === 'reasoning-delta') await writer.add('thought', part.text);
-    else if (part.type === 'tool-call') toolCalls.push({ toolCallId: toolCallIdFor(attempt.turnId, plan.step, toolCalls.length), name: part.name, input: part.input });
-    else finish = { finishReason: part.finishReason, usage: part.usage };
-  }
-  if (!finish) throw new Error(`model stream of ${plan.callId} ended without a finish part`);
-  const data = { turnId: attempt.turnId, callId: plan.callId, step: plan.step, text: writer.fullText, toolCalls, finishReason: finish.finishReason, usage: finish.usage };
-  await writer.flush([{ type: 'ModelCallCompleted', data }]);
+/** One ReAct model call: stream it into the log, then record its outcome once (in a `model call` span). */
+export function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps): Promise<void> {
+  const attrs = { [ATTR.MODEL_PROVIDER]: deps.provider.name, [ATTR.MODEL]: deps.provider.model, [ATTR.STEP]: plan.step, [ATTR.TURN_ID]: attempt.turnId };
+  return withSpan('model call', attrs, async (span) => {
+    const t0 = performance.now();
+    let firstText: number | undefined;
+    // Built once: recording the start appends nothing the conversation shows.
+    const messages = buildModelMessages(attempt.sessionView());
+    recordStart(attempt, plan, deps, messages.length);
+    const writer = new DeltaWriter(attempt, plan, deps);
+    const toolCalls: RequestedToolCall[] = [];
+    let finish: { finishReason: ModelFinishReason; usage: Usage } | null = null;
+    const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages, tools: deps.tools, signal: deps.signal });
+    for await (const part of withWindowFlush(parts, writer)) {
+      if (part.type === 'text-delta') {
+        firstText ??= performance.now();
+        await writer.add('text', part.text);
+      } else if (part.type === 'reasoning-delta') await writer.add('thought', part.text);
+      else if (part.type === 'tool-call') toolCalls.push({ toolCallId: toolCallIdFor(attempt.turnId, plan.step, toolCalls.length), name: part.name, input: part.input });
+      else finish = { finishReason: part.finishReason, usage: part.usage };
+    }
+    if (!finish) throw new Error(`model stream of ${plan.callId} ended without a finish part`);
+    const data = { turnId: attempt.turnId, callId: plan.callId, step: plan.step, text: writer.fullText, toolCalls, finishReason: finish.finishReason, usage: finish.usage };
+    writer.stageRest([{ type: 'ModelCallCompleted', data }]);
+    const ttft = firstText === undefined ? undefined : firstText - t0;
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': finish.usage.promptTokens,
+      'gen_ai.usage.output_tokens': finish.usage.completionTokens,
+      'gen_ai.response.finish_reasons': finish.finishReason,
+      'hub.time_to_first_token_ms': ttft === undefined ? undefined : Math.round(ttft),
+      'hub.tool_calls': toolCalls.length,
+    });
+    const m = hubMetrics();
+    const model = { provider: deps.provider.name, model: deps.provider.model };
+    m.modelCallDuration.record((performance.now() - t0) / 1000, model);
+    if (ttft !== undefined && plan.step === 0) m.turnFirstDelta.record(ttft / 1000, model);
+    m.modelTokens.add(finish.usage.promptTokens, { tenant: attempt.tenantId, kind: 'prompt' });
+    m.modelTokens.add(finish.usage.completionTokens, { tenant: attempt.tenantId, kind: 'completion' });
+    await deps.onUsage?.(attempt.tenantId, finish.usage);
+  });
 }

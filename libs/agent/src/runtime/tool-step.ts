@@ -1,3 +1,4 @@
+import { ATTR, hubMetrics, withSpan, type SpanHandle } from '@hub/telemetry';
 import { assistantMessageId, type HubEvent, type RequestedToolCall } from '@hub/domain';
 import { decidePolicy } from '../tools/policy';
 import type { ToolRegistry } from '../tools/registry';
@@ -5,6 +6,7 @@ import { ToolInputError } from '../tools/types';
 import { workspaceFromEvents } from '../tools/workspace';
 import type { TurnAttempt } from './context';
 import { editedCallVerdict } from './edited-input';
+import { callKey, type RecordedResult, type RecordedTools } from './recorded-tools';
 import { deniedToolOutput } from './transcript';
 
 export interface ToolStepDeps {
@@ -13,7 +15,12 @@ export interface ToolStepDeps {
   now: () => number;
   /** 0: approvals wait forever; else they are denied this long after being asked. */
   approvalTtlMs: number;
+  /** A re-drive with recorded tools: the source's results, and the source turn this turn re-runs. */
+  recorded?: { tools: RecordedTools; sourceTurnId: string } | null;
 }
+
+/** The executor named on a call served from a re-drive's recording instead of running. */
+export const RECORDED_EXECUTOR = 'recorded';
 
 /**
  * Records that a tool call starts, with the policy's verdict. `ask` also records the approval
@@ -21,6 +28,13 @@ export interface ToolStepDeps {
  */
 export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, deps: ToolStepDeps): Promise<{ approvalId: string; deadlineMs: number } | null> {
   const { turnId } = attempt;
+  if (recordedResult(attempt, call, deps)) {
+    // Served from the recording: it neither runs nor asks anyone, whatever its policy.
+    await attempt.append([
+      { type: 'ToolCallStarted', data: { turnId, messageId: assistantMessageId(turnId), toolCallId: call.toolCallId, name: call.name, input: call.input, policy: 'allow', executor: RECORDED_EXECUTOR } },
+    ]);
+    return null;
+  }
   const tool = deps.tools.get(call.name);
   const verdict = tool
     ? decidePolicy(tool, call.input)
@@ -49,7 +63,28 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
  * Runs an allowed or approved tool and records its result, errors included (the model sees them).
  * `edited`: the input is an approver's edit, checked again first (see edited-input.ts).
  */
-export async function runTool(attempt: TurnAttempt, call: RequestedToolCall, deps: ToolStepDeps, edited = false): Promise<void> {
+export function runTool(attempt: TurnAttempt, call: RequestedToolCall, deps: ToolStepDeps, edited = false): Promise<void> {
+  const approval = attempt.progress().tools.find((t) => t.call.toolCallId === call.toolCallId)?.approval ?? null;
+  const attrs = {
+    [ATTR.TOOL_NAME]: call.name,
+    [ATTR.TOOL_CALL_ID]: call.toolCallId,
+    [ATTR.TURN_ID]: attempt.turnId,
+    [ATTR.APPROVAL_ID]: approval?.approvalId,
+    'hub.executor': 'builtin',
+    'hub.edited': edited,
+    'hub.approval_wait_ms': approvalWaitMs(attempt, approval?.approvalId),
+  };
+  return withSpan('tool call', attrs, (span) => runToolIn(attempt, call, deps, edited, span));
+}
+
+async function runToolIn(attempt: TurnAttempt, call: RequestedToolCall, deps: ToolStepDeps, edited: boolean, span: SpanHandle): Promise<void> {
+  const recorded = edited ? undefined : recordedResult(attempt, call, deps);
+  if (recorded) {
+    span.setAttributes({ 'hub.executor': RECORDED_EXECUTOR, 'hub.tool_status': recorded.status });
+    hubMetrics().toolCalls.add(1, { tool: call.name, executor: RECORDED_EXECUTOR, status: recorded.status });
+    await attempt.append([{ type: 'ToolCallCompleted', data: { turnId: attempt.turnId, toolCallId: call.toolCallId, status: recorded.status, output: recorded.output, durationMs: 0 } }]);
+    return;
+  }
   const tool = deps.tools.get(call.name);
   const verdict = edited && tool ? editedCallVerdict(tool, call) : null;
   if (verdict?.kind === 'deny') return refuseTool(attempt, call, verdict.message);
@@ -70,6 +105,8 @@ export async function runTool(attempt: TurnAttempt, call: RequestedToolCall, dep
     status = 'error';
     output = `ERROR: ${e instanceof Error ? e.message : String(e)}`;
   }
+  span.setAttributes({ 'hub.tool_status': status, 'hub.tool_ms': Math.max(0, deps.now() - t0) });
+  hubMetrics().toolCalls.add(1, { tool: call.name, executor: 'builtin', status });
   await attempt.append([
     { type: 'ToolCallCompleted', data: { turnId: attempt.turnId, toolCallId: call.toolCallId, status, output, durationMs: Math.max(0, deps.now() - t0) } },
   ]);
@@ -80,4 +117,27 @@ export async function refuseTool(attempt: TurnAttempt, call: RequestedToolCall, 
   await attempt.append([
     { type: 'ToolCallCompleted', data: { turnId: attempt.turnId, toolCallId: call.toolCallId, status: 'denied', output: deniedToolOutput(reason), durationMs: 0 } },
   ]);
+}
+
+/** How long a person took to answer the call's approval, when both events are in the loaded tail. */
+function approvalWaitMs(attempt: TurnAttempt, approvalId: string | undefined): number | undefined {
+  if (approvalId === undefined) return undefined;
+  const at = (type: string) => attempt.events.find((e) => e.type === type && (e.data as { approvalId?: string }).approvalId === approvalId)?.createdAt;
+  const asked = at('ApprovalRequested');
+  const answered = at('ApprovalResolved');
+  return asked && answered ? Math.max(0, Date.parse(answered) - Date.parse(asked)) : undefined;
+}
+
+/**
+ * The recording's result for `call` in a re-drive with recorded tools: the n-th call of the turn
+ * with this tool and these arguments gets the source turn's n-th such result. Counted from the
+ * turn's progress, so a retried step finds the same one.
+ */
+function recordedResult(attempt: TurnAttempt, call: RequestedToolCall, deps: ToolStepDeps): RecordedResult | undefined {
+  if (!deps.recorded) return undefined;
+  const key = callKey(call.name, call.input);
+  const calls = attempt.progress().tools.map((t) => t.call);
+  const index = calls.findIndex((c) => c.toolCallId === call.toolCallId);
+  const ordinal = calls.slice(0, index < 0 ? calls.length : index).filter((c) => callKey(c.name, c.input) === key).length;
+  return deps.recorded.tools.find(deps.recorded.sourceTurnId, call.name, call.input, ordinal);
 }

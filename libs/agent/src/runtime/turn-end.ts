@@ -1,4 +1,5 @@
 import { evolveSession, nextTurnAfterEnd, type HubEvent } from '@hub/domain';
+import { hubMetrics } from '@hub/telemetry';
 import type { TurnAttempt } from './context';
 import type { TurnScheduler } from './ports';
 
@@ -12,9 +13,23 @@ export async function appendTurnEnd(attempt: TurnAttempt, ending: HubEvent[], sc
   const next = nextTurnAfterEnd(ending.reduce(evolveSession, attempt.session()));
   // Read before the append: once ended, the view keeps the turn compacted (without its context).
   const request = attempt.progress().request;
+  const open = attempt.sessionView().open[attempt.turnId];
+  const timing = { protocol: open?.protocol ?? 'unknown', requestedAt: open?.requestedAt ?? null };
   await attempt.append([...ending, ...next]);
+  recordTurnEnd(ending, timing);
   for (const e of next) {
     if (e.type === 'TurnStarted') await scheduler.scheduleTurn(attempt.tenantId, attempt.sessionId, e.data.turnId, 'start', 'start');
   }
   await scheduler.turnEnded?.(attempt.tenantId, attempt.sessionId, attempt.turnId, attempt.events, request);
+}
+
+/** `hub.turns.finished` and `hub.turn.duration.seconds` (from TurnRequested to now). */
+function recordTurnEnd(ending: HubEvent[], { protocol, requestedAt }: { protocol: string; requestedAt: string | null }): void {
+  const end = ending.find((e) => e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled');
+  if (end === undefined) return;
+  const outcome = end.type === 'TurnCompleted' ? 'completed' : end.type === 'TurnFailed' ? 'failed' : 'cancelled';
+  const code = end.type === 'TurnFailed' ? end.data.code : undefined;
+  const m = hubMetrics();
+  m.turnsFinished.add(1, { protocol, outcome, ...(code === undefined ? {} : { code }) });
+  if (requestedAt) m.turnDuration.record(Math.max(0, Date.now() - Date.parse(requestedAt)) / 1000, { protocol, outcome });
 }

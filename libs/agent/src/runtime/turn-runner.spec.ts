@@ -5,13 +5,14 @@ import { OfflineProvider } from '../providers/offline';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../providers/types';
 import { ProviderError } from '../providers/types';
 import { createBuiltinRegistry } from '../tools/builtin';
+import { ToolRegistry } from '../tools/registry';
 import { RunningTurns } from './ports';
 import { TurnRunner } from './turn-runner';
 
 const TENANT = '11111111-1111-4111-8111-111111111111';
 const SESSION = 's1';
 
-function setup(provider: ModelProvider = new OfflineProvider({ delayMs: 0 })) {
+function setup(provider: ModelProvider = new OfflineProvider({ delayMs: 0 }), tools = createBuiltinRegistry()) {
   const log = new InMemoryEventLog();
   const scheduled: { turnId: string; key: string }[] = [];
   const cancels: string[] = [];
@@ -31,7 +32,7 @@ function setup(provider: ModelProvider = new OfflineProvider({ delayMs: 0 })) {
       scheduler: followUps,
       running: new RunningTurns(),
       provider: p,
-      tools: createBuiltinRegistry(),
+      tools,
       worker: { type: 'worker', id: 'w1' },
       maxSteps: 8,
       approvalTtlMs: 0,
@@ -78,6 +79,62 @@ describe('TurnRunner', () => {
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.every((v) => v !== undefined && v >= seed.version)).toBe(true);
     expect(completedText(h.events())[0]).toContain('Remember to water the plants');
+  });
+
+  it('writes a one-call turn in one append, reading nothing after its seed (start, text, outcome and end together)', async () => {
+    const h = setup();
+    await h.submit('t1', 'hello');
+    const seed = await h.log.readStream(TENANT, sessionStreamId(SESSION));
+    let appends = 0;
+    let reads = 0;
+    const append = h.log.append.bind(h.log);
+    const readStream = h.log.readStream.bind(h.log);
+    h.log.append = (...args) => (appends++, append(...args));
+    h.log.readStream = (...args) => (reads++, readStream(...args));
+    const runner = new TurnRunner({ log: h.log, scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined }, running: new RunningTurns(), provider: new OfflineProvider({ delayMs: 0 }), tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w1' }, maxSteps: 8, approvalTtlMs: 0, flush: { maxChars: 8192, maxDelayMs: 50 } });
+    const run = runner.run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false, seed });
+    expect(await run).toBe('completed');
+    expect([appends, reads]).toEqual([1, 0]);
+    expect(h.types('t1')).toEqual(['TurnRequested', 'TurnStarted', 'MessageStarted', 'ModelCallStarted', 'TextDelta', 'ModelCallCompleted', 'MessageCompleted', 'TurnCompleted']);
+  });
+
+  it("writes a silent model's start within one flush window, before its first word", async () => {
+    let speak: () => void = () => undefined;
+    const spoken = new Promise<void>((r) => (speak = r));
+    const silent: ModelProvider = {
+      name: 'offline', model: 'offline',
+      async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
+        await spoken;
+        yield* new OfflineProvider({ delayMs: 0 }).stream(req);
+      },
+    };
+    const h = setup();
+    await h.submit('t1', 'hello');
+    const runner = new TurnRunner({ log: h.log, scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined }, running: new RunningTurns(), provider: silent, tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w1' }, maxSteps: 8, approvalTtlMs: 0, flush: { maxChars: 1000, maxDelayMs: 20 } });
+    const run = runner.run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false });
+    const deadline = Date.now() + 2000;
+    while (!h.types('t1').includes('ModelCallStarted') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(h.types('t1')).toEqual(['TurnRequested', 'TurnStarted', 'MessageStarted', 'ModelCallStarted']);
+    speak();
+    expect(await run).toBe('completed');
+    expect(h.types('t1').at(-1)).toBe('TurnCompleted');
+  });
+
+  it('does not run a tool on a turn cancelled after its start was recorded', async () => {
+    const builtins = createBuiltinRegistry();
+    let ran = 0;
+    const tools = new ToolRegistry(builtins.list().map((t) => (t.name === 'read_file' ? { ...t, execute: (...a: Parameters<typeof t.execute>) => (ran++, t.execute(...a)) } : t)));
+    const h = setup(undefined, tools);
+    await h.submit('t1', 'read notes.txt');
+    const append = h.log.append.bind(h.log);
+    h.log.append = async (...args) => {
+      const res = await append(...args);
+      if (args[2].some((e) => e.type === 'ToolCallStarted')) await h.send({ type: 'CancelTurn', sessionId: SESSION, reason: 'user' });
+      return res;
+    };
+    expect(await h.run('t1')).toBe('stopped');
+    expect(ran).toBe(0);
+    expect(h.types('t1')).not.toContain('ToolCallCompleted');
   });
 
   it('suspends on an ask tool and continues after approval, the write taking effect', async () => {

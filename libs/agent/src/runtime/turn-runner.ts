@@ -1,11 +1,13 @@
-import { assistantMessageId, DomainError, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type SessionState, type SessionView, type TurnContext } from '@hub/domain';
+import { failCurrentSpan, hubMetrics } from '@hub/telemetry';
+import { assistantMessageId, DomainError, redriveOf, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type SessionState, type SessionView, type TurnContext, type Usage } from '@hub/domain';
 import { ProviderError } from '../providers/types';
 import type { ModelProvider } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
 import { TurnAttempt, isConflict } from './context';
+import type { RecordedTools } from './recorded-tools';
 import { runModelStep, type FlushPolicy } from './model-step';
 import type { RunningTurns, TurnLog, TurnScheduler } from './ports';
-import { refuseTool, runTool, startTool } from './tool-step';
+import { refuseTool, runTool, startTool, type ToolStepDeps } from './tool-step';
 import { appendTurnEnd } from './turn-end';
 
 export interface TurnRunnerDeps {
@@ -19,7 +21,16 @@ export interface TurnRunnerDeps {
    * plus an OpenEnv environment's MCP tools); called once per job, before the first step.
    */
   toolsFor?: (context: TurnContext, tenantId: string) => Promise<ToolRegistry>;
+  /** The model a turn's context names (`context.model`, e.g. a re-drive's target); else `provider`. */
+  providerFor?: (context: TurnContext) => ModelProvider;
+  /**
+   * A re-drive with recorded tools: the source session's tool results, read once per job. Null
+   * for any other turn.
+   */
+  recordedFor?: (context: TurnContext, tenantId: string) => Promise<RecordedTools | null>;
   worker: Actor;
+  /** Told what each recorded model call used (tenant limits); must not throw. */
+  onUsage?: (tenantId: string, usage: Usage) => Promise<void>;
   maxSteps: number;
   approvalTtlMs: number;
   flush: FlushPolicy;
@@ -81,17 +92,31 @@ export class TurnRunner {
 
   private async loop(attempt: TurnAttempt, signal: AbortSignal, finalAttempt: boolean): Promise<RunTurnOutcome> {
     let tools: ToolRegistry | undefined;
+    let recorded: ToolStepDeps['recorded'];
+    const plan = () => planNextStep(attempt.progress(), { maxSteps: this.deps.maxSteps, live: liveInput(attempt.session()) });
     for (let pass = 0; pass < MAX_PASSES; pass++) {
-      await attempt.reload();
-      const step = planNextStep(attempt.progress(), { maxSteps: this.deps.maxSteps, live: liveInput(attempt.session()) });
-      if (step.kind === 'idle') return 'stopped';
-      if (step.kind === 'await-approval') return 'suspended';
+      const read = await attempt.refresh();
+      let step = plan();
+      // A tool runs outside the log: it must not run on a turn someone cancelled meanwhile, so
+      // it is planned from a read made now (every other step starts with a checked append).
+      if (step.kind === 'run-tool' && !read) {
+        await attempt.reload();
+        step = plan();
+      }
+      if (step.kind === 'idle' || step.kind === 'await-approval') {
+        if (attempt.hasStaged()) throw new Error(`turn ${attempt.turnId}: ${step.kind} with progress still staged`);
+        return step.kind === 'idle' ? 'stopped' : 'suspended';
+      }
       try {
         tools ??= await this.toolsOf(attempt);
-        const done = await this.perform(attempt, step, signal, tools);
+        if (recorded === undefined) recorded = await this.recordedOf(attempt);
+        const done = await this.perform(attempt, step, signal, tools, recorded);
         if (done) return 'completed';
       } catch (e) {
-        if (isConflict(e) || signal.aborted) continue; // someone else wrote: re-read and re-plan
+        if (isConflict(e) || signal.aborted) {
+          attempt.markStale(); // someone else wrote: re-read and re-plan
+          continue;
+        }
         const failed = await this.failIfFinal(attempt, e, finalAttempt);
         if (failed) return 'failed';
         throw e;
@@ -105,15 +130,27 @@ export class TurnRunner {
     return this.deps.toolsFor(attempt.progress().request?.context ?? {}, attempt.tenantId);
   }
 
+  /** A re-drive's recorded tool results for this turn (null: tools run live). */
+  private async recordedOf(attempt: TurnAttempt): Promise<ToolStepDeps['recorded']> {
+    const context = attempt.progress().request?.context ?? {};
+    const redrive = redriveOf(context);
+    if (!redrive || redrive.tools !== 'recorded' || !this.deps.recordedFor) return null;
+    const tools = await this.deps.recordedFor(context, attempt.tenantId);
+    return tools ? { tools, sourceTurnId: redrive.sourceTurnId } : null;
+  }
+
   /** Does one step; true when the turn is finished. */
-  private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal, tools: ToolRegistry): Promise<boolean> {
-    const toolDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs };
+  private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal, tools: ToolRegistry, recorded: ToolStepDeps['recorded']): Promise<boolean> {
+    const toolDeps: ToolStepDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, recorded };
+    const provider = this.deps.providerFor?.(attempt.progress().request?.context ?? {}) ?? this.deps.provider;
     switch (step.kind) {
       case 'start-message':
-        await attempt.append([{ type: 'MessageStarted', data: { turnId: attempt.turnId, messageId: assistantMessageId(attempt.turnId), role: 'assistant' } }]);
+        // Written with the model call's first output (or after one flush window without any).
+        attempt.stage([{ type: 'MessageStarted', data: { turnId: attempt.turnId, messageId: assistantMessageId(attempt.turnId), role: 'assistant' } }]);
+        hubMetrics().turnsStarted.add(1, { protocol: protocolOf(attempt) });
         return false;
       case 'call-model':
-        await runModelStep(attempt, step, { provider: this.deps.provider, tools: tools.specs(), signal, flush: this.deps.flush, now: this.now });
+        await runModelStep(attempt, step, { provider, tools: tools.specs(), signal, flush: this.deps.flush, now: this.now, onUsage: this.deps.onUsage });
         return false;
       case 'start-tool': {
         const asked = await startTool(attempt, step.tool, toolDeps);
@@ -156,8 +193,14 @@ export class TurnRunner {
     await attempt.reload();
     if (attempt.progress().status !== 'running') return true;
     await this.endTurn(attempt, [{ type: 'TurnFailed', data: { turnId: attempt.turnId, code, message, retryable } }]);
+    failCurrentSpan(code, message);
     return true;
   }
+}
+
+/** The protocol the turn was requested over (the session view keeps it per open turn), for metrics. */
+export function protocolOf(attempt: TurnAttempt): string {
+  return attempt.sessionView().open[attempt.turnId]?.protocol ?? 'unknown';
 }
 
 /** What waits to enter the running turn at its next step boundary: steered messages and reminders to render. */

@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { Actor, Protocol } from '../metadata';
 import { defineEvent as ev } from './define-event';
 import { EpisodeReset, RewardComputed } from './episode-events';
+import { SessionForked, SessionRedriven } from './lineage-events';
 import { ReminderEmitted, ReminderQueued, ReminderRevoked, UserMessageInjected } from './live-input-events';
 
 export * from './episode-events';
 export * from './live-input-events';
+export * from './lineage-events';
 
 // The canonical events. Each is declared once: a zod const and a same-named type. Events are
 // facts, past tense; never edit one in place — add `v2` with an upcaster instead.
@@ -222,6 +224,8 @@ export const HubEvent = z.discriminatedUnion('type', [
   ReminderQueued,
   ReminderRevoked,
   ReminderEmitted,
+  SessionForked,
+  SessionRedriven,
 ]);
 export type HubEvent = z.infer<typeof HubEvent>;
 export type HubEventType = HubEvent['type'];

@@ -102,6 +102,8 @@ function stepFor(view: HarnessView, event: HubEvent): HarnessStep {
     case 'ReminderQueued':
     case 'ReminderRevoked':
     case 'ReminderEmitted':
+    case 'SessionForked':
+    case 'SessionRedriven':
       return { ops: [] };
     default:
       return assertNever(event, 'HubEvent');

@@ -1,3 +1,4 @@
 export * from './session-state';
 export * from './session-decider';
 export * from './session-view';
+export * from './fork-plan';

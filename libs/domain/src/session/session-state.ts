@@ -106,8 +106,8 @@ export function evolveSession(state: SessionState, event: HubEvent): SessionStat
       return setReminder(state, event.data.reminderId, 'revoked');
     case 'ReminderEmitted':
       return setReminder(state, event.data.reminderId, 'delivered');
-    // The turn's progress, and OpenEnv episode facts recorded beside turns, do not change what
-    // the decider may decide.
+    // The turn's progress, OpenEnv episode facts recorded beside turns, and where the history
+    // came from (fork, re-drive) do not change what the decider may decide.
     case 'MessageStarted':
     case 'ModelCallStarted':
     case 'TextDelta':
@@ -119,6 +119,8 @@ export function evolveSession(state: SessionState, event: HubEvent): SessionStat
     case 'MessageCompleted':
     case 'RewardComputed':
     case 'EpisodeReset':
+    case 'SessionForked':
+    case 'SessionRedriven':
       return state;
     default:
       return assertNever(event, 'HubEvent');

@@ -7,7 +7,7 @@ import { evolveSession, initialSessionState, type SessionState } from './session
  * The version of {@link SessionView}'s shape and fold. Bump it whenever either changes: a stored
  * snapshot of another version is ignored and the view is rebuilt from the stream.
  */
-export const SESSION_VIEW_VERSION = 1;
+export const SESSION_VIEW_VERSION = 2;
 
 /** A turn not yet ended (requested, queued or running), with the protocol it was requested over. */
 export interface OpenTurn {
@@ -15,6 +15,8 @@ export interface OpenTurn {
   protocol: Protocol | null;
   /** Order among started turns (the conversation's order); null while not started. */
   startSeq: number | null;
+  /** When the turn was requested (its TurnRequested event's time), for turn-latency metrics; absent in older snapshots. */
+  requestedAt?: string | null;
 }
 
 /**
@@ -88,7 +90,7 @@ function findEnded(view: SessionView, turnId: string): TurnProgress | undefined 
   return undefined;
 }
 
-function evolveTurnIn(view: SessionView, turnId: string, e: HubEvent & { metadata?: { protocol?: Protocol } }): void {
+function evolveTurnIn(view: SessionView, turnId: string, e: HubEvent & { metadata?: { protocol?: Protocol }; createdAt?: string }): void {
   if (!concernsTurn(e, turnId)) return;
   const open = view.open[turnId];
   if (!open) {
@@ -105,8 +107,9 @@ function evolveTurnIn(view: SessionView, turnId: string, e: HubEvent & { metadat
   if (!open && progress === before) return;
   const protocol = open?.protocol ?? (e.type === 'TurnRequested' ? (e.metadata?.protocol ?? null) : null);
   const startSeq = open?.startSeq ?? (e.type === 'TurnStarted' ? view.startCount++ : null);
+  const requestedAt = open?.requestedAt ?? (e.type === 'TurnRequested' ? (e.createdAt ?? null) : null);
   if (!ENDED.has(progress.status)) {
-    view.open[turnId] = { progress, protocol, startSeq };
+    view.open[turnId] = { progress, protocol, startSeq, requestedAt };
     return;
   }
   delete view.open[turnId];

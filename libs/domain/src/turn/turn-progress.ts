@@ -157,6 +157,8 @@ export function evolveTurn(p: TurnProgress, e: HubEvent): TurnProgress {
     case 'EpisodeReset':
     case 'ReminderQueued':
     case 'ReminderRevoked':
+    case 'SessionForked':
+    case 'SessionRedriven':
       return p;
     default:
       return assertNever(e, 'event');

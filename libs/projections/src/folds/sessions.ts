@@ -8,6 +8,8 @@ export interface SessionRow {
   session_id: string;
   status: 'idle' | 'running' | 'awaiting_approval';
   opened_via: string | null;
+  /** The key prefix of the API key whose command opened it; null when no key did. */
+  opened_by: string | null;
   title: string | null;
   turn_count: number;
   active_turn_id: string | null;
@@ -41,6 +43,7 @@ function opened(e: ProjectedEvent, sessionId: string): SessionRow {
     session_id: sessionId,
     status: 'idle',
     opened_via: via,
+    opened_by: e.metadata?.actor?.type === 'api_key' ? e.metadata.actor.id : null,
     title: null,
     turn_count: 0,
     active_turn_id: null,
@@ -110,7 +113,7 @@ export const sessionsProjection: ProjectionDef<SessionRow> = {
     key: ['tenant_id', 'session_id'],
     group: [{ column: 'tenant_id', type: 'uuid' }, { column: 'session_id', type: 'text' }],
     columns: [
-      'tenant_id', 'session_id', 'status', 'opened_via', 'title', 'turn_count', 'active_turn_id', 'pending_approvals',
+      'tenant_id', 'session_id', 'status', 'opened_via', 'opened_by', 'title', 'turn_count', 'active_turn_id', 'pending_approvals',
       'prompt_tokens', 'completion_tokens', 'total_tokens', 'opened_at', 'last_activity_at', 'last_position',
     ],
   },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventStore } from '@hub/event-store';
+import { asSystem, type EventStore } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { SessionScript } from './events';
 
@@ -22,12 +22,6 @@ export async function seedTenant(store: EventStore, tenantId: string, o: { sessi
   return appended;
 }
 
-export async function createTenant(pool: Pool, name: string): Promise<string> {
-  const id = randomUUID();
-  await pool.query('INSERT INTO tenants (id, name) VALUES ($1, $2)', [id, name]);
-  return id;
-}
-
 /** Every read model table, row by row, in key order: what "equal to a rebuild" compares. */
 export async function dumpReadModels(pool: Pool): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
@@ -41,11 +35,15 @@ export async function dumpReadModels(pool: Pool): Promise<Record<string, unknown
   return out;
 }
 
-/** Waits until every named projection has applied the whole log. */
+/**
+ * Waits until every named projection has applied the whole log: every tenant's events, so system
+ * work `projections` (on the apps' pool an unscoped read sees no event and would never wait).
+ */
 export async function waitCaughtUp(pool: Pool, names: readonly string[], timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const db = asSystem(pool, 'projections');
   for (;;) {
-    const { rows } = await pool.query<{ behind: string }>(
+    const { rows } = await db.query<{ behind: string }>(
       `SELECT count(*)::text AS behind FROM unnest($1::text[]) n(name) LEFT JOIN projection_checkpoints c USING (name)
         WHERE COALESCE(c.position, 0) < (SELECT COALESCE(max(global_position), 0) FROM events)`,
       [names],

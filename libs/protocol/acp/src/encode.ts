@@ -159,6 +159,8 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
     case 'TurnCancelled':
     case 'RewardComputed':
     case 'EpisodeReset':
+    case 'SessionForked':
+    case 'SessionRedriven':
       return [];
     default:
       return assertNever(event, 'event');

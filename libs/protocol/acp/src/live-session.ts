@@ -152,3 +152,9 @@ export function foldLive(facts: Iterable<LiveFact>): LiveState {
   for (const f of facts) state = evolveLive(state, f);
   return state;
 }
+
+/**
+ * The stream of an ACP session's live-session facts (creation, attachments, MCP servers), beside
+ * its session stream: erasure and retention remove both.
+ */
+export const liveStreamId = (sessionId: string): string => `acp-live:${sessionId}`;

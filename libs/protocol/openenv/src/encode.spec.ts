@@ -32,6 +32,8 @@ const turn: HubEvent[] = [
   { type: 'RewardComputed', data: { turnId: T, rubric: 'expected_answer', reward: 1, details: {} } },
   { type: 'TurnFailed', data: { turnId: 't2', code: 'PROVIDER_DOWN', message: 'down', retryable: true } },
   { type: 'TurnCancelled', data: { turnId: 't3', reason: 'user', by: { type: 'api_key', id: 'k' } } },
+  { type: 'SessionForked', data: { parentSessionId: 'p', parentCursor: 90, parentStreamPosition: 3, copiedEvents: 3 } },
+  { type: 'SessionRedriven', data: { sourceSessionId: 'p', sourceCursor: 90, target: { model: 'm2' }, tools: 'recorded', turnIds: [T] } },
 ];
 
 const recorded = (events: HubEvent[]): Recorded<HubEvent>[] =>
@@ -46,6 +48,7 @@ describe('encodeHarnessEventList', () => {
       ModelCallCompleted: true, ToolCallStarted: true, ToolCallUpdated: true, ToolCallCompleted: true, ApprovalRequested: true, ApprovalResolved: true,
       MessageCompleted: true, TurnCompleted: true, TurnFailed: true, TurnCancelled: true,
       RewardComputed: true, EpisodeReset: true, UserMessageInjected: true, ReminderQueued: true, ReminderRevoked: true, ReminderEmitted: true,
+      SessionForked: true, SessionRedriven: true,
     };
     expect(new Set(turn.map((e) => e.type))).toEqual(new Set(Object.keys(all)));
   });

@@ -40,6 +40,8 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
     case 'ReminderQueued':
     case 'ReminderRevoked':
     case 'ReminderEmitted':
+    case 'SessionForked':
+    case 'SessionRedriven':
       return { view, events: [] };
     case 'ModelCallStarted': {
       const e = event.data;

@@ -1,7 +1,7 @@
 import { DOMAIN_ERROR_CODES } from '@hub/domain';
 import { negotiateCapabilities } from './capabilities';
 import { parseContinuationToken } from './continuation';
-import { CONTINUE_ACTION_TYPE, encodeReply, type ReplyView } from './encode';
+import { CONTINUE_ACTION_TYPE, encodeError, encodeReply, type ReplyView } from './encode';
 import { WIRE_ERROR_CODES, wireErrorFromDomain, wireErrorFromTurnFailure } from './errors';
 
 const NOW = Date.parse('2025-01-01T00:00:00.000Z');
@@ -57,5 +57,17 @@ describe('wire errors', () => {
     for (const code of DOMAIN_ERROR_CODES) expect(WIRE_ERROR_CODES).toContain(wireErrorFromDomain(code, 'm').code);
     expect(wireErrorFromDomain('INTERNAL', 'stack trace at /srv/x.ts').message).toBe('internal error');
     expect(wireErrorFromTurnFailure('INTERNAL', 'stack trace', false).message).toBe('internal error');
+  });
+
+  it('a used-up tenant limit is 429 rate_limited, retryable, with its wait in details and as the reply\'s Retry-After', () => {
+    const error = wireErrorFromDomain('RATE_LIMITED', 'this tenant may run 2 turns at once', 1_500);
+    expect(error).toEqual({ code: 'rate_limited', message: 'this tenant may run 2 turns at once', retryable: true, httpStatus: 429, details: { hub_code: 'RATE_LIMITED', retry_after_ms: 1_500 }, retryAfterS: 2 });
+    const reply = encodeError(error, { request_id: 'r-1' });
+    expect(reply.httpStatus).toBe(429);
+    expect(reply.retryAfterS).toBe(2);
+    expect(reply.body.response).toEqual(expect.objectContaining({ status: 'error', error: { code: 'rate_limited', message: 'this tenant may run 2 turns at once', retryable: true, details: { hub_code: 'RATE_LIMITED', retry_after_ms: 1_500 } } }));
+    // Without a wait, nothing is said about one.
+    expect(wireErrorFromDomain('SESSION_BUSY', 'busy')).not.toHaveProperty('retryAfterS');
+    expect(encodeError(wireErrorFromDomain('SESSION_BUSY', 'busy'), { request_id: 'r-2' })).not.toHaveProperty('retryAfterS');
   });
 });

@@ -40,6 +40,8 @@ export interface ReplyView {
 export interface WireReply {
   httpStatus: number;
   body: ResponseMessage;
+  /** The `Retry-After` header the reply carries (seconds), when the error names a wait. */
+  retryAfterS?: number;
 }
 
 /** The namespaced directive of a turn that outlasted the wait budget. */
@@ -89,6 +91,7 @@ export function encodeReply(result: TurnResult, view: ReplyView): WireReply {
 export function encodeError(error: WireError, echo: Echo, view?: Pick<ReplyView, 'capabilities' | 'latencyMs'>): WireReply {
   return {
     httpStatus: error.httpStatus,
+    ...(error.retryAfterS === undefined ? {} : { retryAfterS: error.retryAfterS }),
     body: {
       protocol_version: OPENHARNESS_PROTOCOL_VERSION,
       ...echo,

@@ -26,6 +26,8 @@ export interface WireError {
   readonly retryable: boolean;
   readonly httpStatus: number;
   readonly details?: Record<string, unknown>;
+  /** How long a client should wait before it retries (a used-up tenant limit): the reply's `Retry-After`. */
+  readonly retryAfterS?: number;
 }
 
 const HTTP_STATUS: Record<WireErrorCode, number> = {
@@ -73,6 +75,7 @@ const FROM_DOMAIN: Record<DomainErrorCode, { code: WireErrorCode; retryable: boo
   INVALID_EVENT: { code: 'internal_error', retryable: false },
   UNAUTHENTICATED: { code: 'unauthenticated', retryable: false },
   FORBIDDEN: { code: 'forbidden', retryable: false },
+  RATE_LIMITED: { code: 'rate_limited', retryable: true },
   CURSOR_OUT_OF_RANGE: { code: 'invalid_request', retryable: false },
   PROVIDER_AUTH: { code: 'engine_error', retryable: false },
   PROVIDER_RATE_LIMIT: { code: 'rate_limited', retryable: true },
@@ -87,10 +90,13 @@ const isDomainCode = (code: string): code is DomainErrorCode => (DOMAIN_ERROR_CO
  * A command the hub refused (the worker's `{ok: false, code, message}`). Internal errors say
  * only "internal error": their text is not for shells.
  */
-export function wireErrorFromDomain(code: DomainErrorCode, message: string): WireError {
+export function wireErrorFromDomain(code: DomainErrorCode, message: string, retryAfterMs?: number): WireError {
   const mapped = FROM_DOMAIN[code];
   const safe = mapped.code === 'internal_error' ? 'internal error' : message;
-  return wireError(mapped.code, safe, { retryable: mapped.retryable, details: { hub_code: code } });
+  if (!(retryAfterMs !== undefined && retryAfterMs > 0)) return wireError(mapped.code, safe, { retryable: mapped.retryable, details: { hub_code: code } });
+  // A used-up limit says how long, in the details (safe for logs) and as the HTTP Retry-After.
+  const wait = Math.ceil(retryAfterMs);
+  return { ...wireError(mapped.code, safe, { retryable: mapped.retryable, details: { hub_code: code, retry_after_ms: wait } }), retryAfterS: Math.ceil(wait / 1000) };
 }
 
 /**

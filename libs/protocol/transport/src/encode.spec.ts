@@ -1,7 +1,6 @@
 import { DomainError, initialHarnessView, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
 import { domainErrorFrame, encode, errorFrame, internalErrorFrame, snapshot, WIRE_ERROR_CODES } from './encode';
-import { WIRE_ERROR_CODE_LIST } from './schema';
-import type { ServerMessage } from './schema';
+import { ServerMessage, WIRE_ERROR_CODE_LIST } from './schema';
 
 const actor = { type: 'api_key', id: 'k' } as const;
 const fullTurn: HubEvent[] = [
@@ -140,6 +139,15 @@ describe('snapshot and errors', () => {
       code: 'internal',
       message: 'internal error',
     });
+  });
+
+  it('a refusal for a used-up tenant limit says how long to wait (retryAfterMs), as an HTTP 429 says Retry-After', () => {
+    const frame = domainErrorFrame(new DomainError('RATE_LIMITED', "this tenant's limit of 3 turns per minute is used up; retry in 12 s", { retryAfterMs: 11_500 }));
+    expect(frame).toEqual({ type: 'error', code: 'rate_limited', message: "this tenant's limit of 3 turns per minute is used up; retry in 12 s", retryAfterMs: 11_500 });
+    expect(ServerMessage.parse(frame)).toEqual(frame);
+    // Only a whole, positive wait is told; other details never reach the wire.
+    expect(domainErrorFrame(new DomainError('SESSION_BUSY', 'busy', { retryAfterMs: 'soon', turnId: 't1' }))).toEqual({ type: 'error', code: 'session_busy', message: 'busy' });
+    expect(domainErrorFrame(new DomainError('RATE_LIMITED', 'x', { retryAfterMs: 0.4 })).retryAfterMs).toBe(1);
   });
 
   it('maps every domain code into the one documented list of wire codes (issue 13, "Also")', () => {

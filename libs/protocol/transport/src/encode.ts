@@ -44,6 +44,7 @@ export const WIRE_ERROR_CODES: { readonly [C in DomainErrorCode]: WireErrorCode 
   INVALID_EVENT: 'internal',
   UNAUTHENTICATED: 'unauthenticated',
   FORBIDDEN: 'forbidden',
+  RATE_LIMITED: 'rate_limited',
   CURSOR_OUT_OF_RANGE: 'cursor_out_of_range',
   PROVIDER_AUTH: 'provider_error',
   PROVIDER_RATE_LIMIT: 'provider_error',
@@ -61,10 +62,15 @@ const OPAQUE: Partial<Record<WireErrorCode, string>> = {
   provider_error: 'the model provider failed',
 };
 
-/** A domain failure as an error frame; internal details stay on the server. */
-export function domainErrorFrame(error: { code: DomainErrorCode; message: string }, cursor?: number): ErrorMessage {
+/**
+ * A domain failure as an error frame; internal details stay on the server. The one detail that
+ * goes out is a used-up limit's wait (`retryAfterMs`, whole milliseconds).
+ */
+export function domainErrorFrame(error: { code: DomainErrorCode; message: string; details?: Record<string, unknown> }, cursor?: number): ErrorMessage {
   const code = WIRE_ERROR_CODES[error.code];
-  return errorFrame(code, OPAQUE[code] ?? error.message, cursor);
+  const frame = errorFrame(code, OPAQUE[code] ?? error.message, cursor);
+  const wait = error.details?.['retryAfterMs'];
+  return typeof wait === 'number' && wait > 0 ? { ...frame, retryAfterMs: Math.ceil(wait) } : frame;
 }
 
 /** For a failure that is not a domain error: the client gets the id to quote; the log has the rest. */

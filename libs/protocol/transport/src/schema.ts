@@ -69,6 +69,7 @@ export const WIRE_ERROR_CODE_LIST = [
   'too_large',
   'unauthenticated',
   'forbidden',
+  'rate_limited',
   'cursor_out_of_range',
   'provider_error',
   'timeout',
@@ -82,6 +83,8 @@ export const ErrorMessage = z.object({
   message: z.string(),
   code: WireErrorCode.optional(),
   cursor: Cursor.optional(),
+  /** With `rate_limited`: how long until the tenant's limit lets this through (an HTTP 429's Retry-After). */
+  retryAfterMs: z.number().int().positive().optional(),
 });
 export type ErrorMessage = z.infer<typeof ErrorMessage>;
 

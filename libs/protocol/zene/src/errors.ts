@@ -34,6 +34,8 @@ export const ZENE_CODE_OF_DOMAIN: { readonly [C in DomainErrorCode]: ZeneErrorCo
   INVALID_EVENT: 'INTERNAL',
   UNAUTHENTICATED: 'PROVIDER_AUTH',
   FORBIDDEN: 'PROVIDER_AUTH',
+  // Upstream's retryable "come back later" with HTTP 429: the tenant's own limit, not the model's.
+  RATE_LIMITED: 'BUSY',
   CURSOR_OUT_OF_RANGE: 'INTERNAL',
   PROVIDER_AUTH: 'PROVIDER_AUTH',
   PROVIDER_RATE_LIMIT: 'PROVIDER_RATE_LIMIT',

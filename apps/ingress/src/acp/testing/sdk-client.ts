@@ -51,9 +51,9 @@ export class AcpSdkClient {
   }
 
   /** Over `WS /v1/acp`, with the SDK's WebSocket transport. */
-  static ws(hubUrl: string, apiKey: string): AcpSdkClient {
+  static ws(hubUrl: string, apiKey: string, headers: Record<string, string> = {}): AcpSdkClient {
     const url = `${hubUrl.replace(/^http/, 'ws')}/v1/acp`;
-    return new AcpSdkClient(wsClient.createWebSocketStream(url, { headers: { Authorization: `Bearer ${apiKey}` }, WebSocket }));
+    return new AcpSdkClient(wsClient.createWebSocketStream(url, { headers: { ...headers, Authorization: `Bearer ${apiKey}` }, WebSocket }));
   }
 
   /** Over stdio of a spawned `bin/hub acp`, as an editor runs it. */

@@ -1,0 +1,95 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ApiError, HubApi } from './api/client';
+import { clearKey, keyPrefix, storedKey, storeKey } from './auth/key';
+import { SignIn } from './auth/SignIn';
+import { InboxScreen } from './inbox/InboxScreen';
+import { useApprovalFeed } from './inbox/useApprovalFeed';
+import { ExplorerScreen } from './explorer/ExplorerScreen';
+import { SessionScreen } from './sessions/SessionScreen';
+import { SessionsScreen } from './sessions/SessionsScreen';
+import { useRoute } from './ui/router';
+
+export function App() {
+  const [key, setKey] = useState<string | null>(() => storedKey());
+  const [message, setMessage] = useState<string | null>(null);
+  const queryClient = useQueryClient();
+  const signOut = useCallback(
+    (why: string | null = null) => {
+      clearKey();
+      queryClient.clear();
+      setMessage(why);
+      setKey(null);
+    },
+    [queryClient],
+  );
+  if (!key) {
+    return (
+      <SignIn
+        message={message}
+        onSignedIn={(k) => {
+          storeKey(k);
+          setMessage(null);
+          setKey(k);
+        }}
+      />
+    );
+  }
+  return <SignedIn apiKey={key} onSignOut={signOut} />;
+}
+
+function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: string | null) => void }) {
+  const api = useMemo(() => new HubApi(apiKey), [apiKey]);
+  const lost = useCallback(() => onSignOut('The API key stopped working (revoked or expired). Sign in again.'), [onSignOut]);
+  const feed = useApprovalFeed(api, lost);
+  useSignOutOnRefusal(lost);
+  const route = useRoute();
+  const explorer = /^\/sessions\/([^/]+)\/events$/.exec(route);
+  const session = /^\/sessions\/([^/]+)\/?$/.exec(route);
+  return (
+    <div className="app">
+      <header className="top">
+        <nav aria-label="Main">
+          <a href="/console/" aria-current={route === '/' ? 'page' : undefined}>
+            Inbox <span className="count">{feed.pending.length}</span>
+          </a>
+          <a href="/console/sessions" aria-current={route.startsWith('/sessions') ? 'page' : undefined}>
+            Sessions
+          </a>
+        </nav>
+        <span className="who muted">{keyPrefix(apiKey)}</span>
+        <button type="button" className="signout" onClick={() => onSignOut(null)}>
+          Sign out
+        </button>
+      </header>
+      <main>
+        {explorer ? (
+          <ExplorerScreen key={explorer[1]} api={api} sessionId={decodeURIComponent(explorer[1])} />
+        ) : session ? (
+          <SessionScreen api={api} apiKey={apiKey} sessionId={decodeURIComponent(session[1])} />
+        ) : route.startsWith('/sessions') ? (
+          <SessionsScreen api={api} />
+        ) : (
+          <InboxScreen api={api} feed={feed} />
+        )}
+      </main>
+    </div>
+  );
+}
+
+/**
+ * Any request the hub refuses with 401 (the key was revoked or expired while the tab was open)
+ * signs the tab out: a screen must not stay up showing "could not load" with a dead key.
+ */
+function useSignOutOnRefusal(lost: () => void): void {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    const refused = (e: unknown) => e instanceof ApiError && e.status === 401;
+    // Signing out clears the cache: not from inside the cache's own notification.
+    const check = (ev: { type: string; action?: { type: string; error?: unknown } }) => {
+      if (ev.type === 'updated' && ev.action?.type === 'error' && refused(ev.action.error)) queueMicrotask(lost);
+    };
+    const unsubscribe = [queryClient.getQueryCache().subscribe(check), queryClient.getMutationCache().subscribe(check)];
+    return () => unsubscribe.forEach((u) => u());
+  }, [queryClient, lost]);
+}

@@ -1,0 +1,82 @@
+import type { ApiPath, Approval, Ok, Problem } from './types';
+
+/** An API error as problem+json tells it: HTTP status, the hub's code and its detail. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/** A 404: no such thing for this key's tenant (another tenant's looks the same). */
+export function isNotFound(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 404;
+}
+
+export async function problemOf(res: Response): Promise<ApiError> {
+  const body = (await res.json().catch(() => null)) as Partial<Problem> | null;
+  return new ApiError(res.status, body?.code ?? `HTTP_${res.status}`, body?.detail ?? body?.title ?? res.statusText);
+}
+
+/**
+ * The public HTTP API with the signed-in key. The key travels only in the Authorization header,
+ * never in a URL (URLs end up in logs and history).
+ */
+export class HubApi {
+  constructor(private readonly key: string) {}
+
+  authHeaders(): Record<string, string> {
+    return { Authorization: `Bearer ${this.key}` };
+  }
+
+  /** GET a documented path (`{name}` segments from `params`); the answer is typed by the document. */
+  async get<P extends ApiPath>(path: P, params: Record<string, string> = {}, query: Record<string, string | number | undefined> = {}): Promise<Ok<P, 'get'>> {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') qs.set(k, String(v));
+    const res = await fetch(`${fill(path, params)}${qs.size ? `?${qs}` : ''}`, { headers: { ...this.authHeaders(), Accept: 'application/json' } });
+    if (!res.ok) throw await problemOf(res);
+    return (await res.json()) as Ok<P, 'get'>;
+  }
+
+  async post<P extends ApiPath>(path: P, params: Record<string, string>, body: unknown): Promise<Ok<P, 'post'>> {
+    const res = await fetch(fill(path, params), { method: 'POST', headers: { ...this.authHeaders(), 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    if (!res.ok) throw await problemOf(res);
+    return (await res.json()) as Ok<P, 'post'>;
+  }
+
+  sessions(q: { status?: string; protocol?: string; cursor?: string; limit?: number }) {
+    return this.get('/v1/sessions', {}, q);
+  }
+
+  approvals(q: { status: 'pending' | 'resolved'; sessionId?: string; cursor?: string; limit?: number }) {
+    return this.get('/v1/approvals', {}, q);
+  }
+
+  answer(a: Pick<Approval, 'sessionId' | 'approvalId'>, decision: 'approved' | 'denied', reason: string) {
+    return this.post('/v1/sessions/{id}/approvals/{approvalId}', { id: a.sessionId, approvalId: a.approvalId }, { decision, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+  }
+
+  state(sessionId: string) {
+    return this.get('/v1/sessions/{id}/state', { id: sessionId });
+  }
+
+  events(sessionId: string, after: number, limit: number) {
+    return this.get('/v1/sessions/{id}/events', { id: sessionId }, { after, limit });
+  }
+
+  turns(sessionId: string, limit: number) {
+    return this.get('/v1/sessions/{id}/turns', { id: sessionId }, { limit });
+  }
+}
+
+/** `/v1/sessions/{id}/state` with `{ id }` → `/v1/sessions/s%201/state`. */
+function fill(path: string, params: Record<string, string>): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const v = params[name];
+    if (v === undefined) throw new Error(`${path}: no value for {${name}}`);
+    return encodeURIComponent(v);
+  });
+}

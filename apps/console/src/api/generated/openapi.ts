@@ -1,0 +1,2116 @@
+// Generated from the hub's /openapi.json by apps/console/scripts/api-types.cjs. Do not edit: run it.
+
+export interface paths {
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness and readiness: Postgres and Redis answer; no key */
+        get: operations["HealthController_health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (text exposition format); no key */
+        get: operations["MetricsController_metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This tenant's keys without secrets: prefix, name, role, created, expires, last used, revoked (admin) */
+        get: operations["AdminController_listKeys"];
+        put?: never;
+        /** Create a key of this tenant (admin): {name, role, expiresAt?}; the key is shown once */
+        post: operations["AdminController_createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/keys/{prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key of this tenant by its prefix (admin); its open sockets close within seconds */
+        delete: operations["AdminController_revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This tenant's limits (admin): {limits: {turnsPerMinute, concurrentTurns, tokensPerDay, sessions, openSockets, eventBytesPerDay, retentionDays}}, each a number or null */
+        get: operations["AdminController_getLimits"];
+        /** Set this tenant's limits (admin), the whole set; null or absent: no limit. In force on every ingress within 2 s */
+        put: operations["AdminController_setLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tenants (deployment operator key) */
+        get: operations["AdminController_listTenants"];
+        put?: never;
+        /** Create a tenant (deployment operator key): {name}; returns its first admin key, shown once */
+        post: operations["AdminController_createTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Approvals of the tenant: ?status=pending|resolved */
+        get: operations["ApprovalsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live approval feed (Server-Sent Events): requested and resolved approvals as they happen */
+        get: operations["ApprovalsController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openenv/{env}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment's configuration (secrets as hub-secret references) */
+        get: operations["OpenEnvController_config"];
+        /** Configure an environment (allowlisted MCP servers, harness, rubric) for this tenant */
+        put: operations["OpenEnvController_configure"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openenv/{env}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment's health (OpenEnv) */
+        get: operations["OpenEnvController_health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openenv/{env}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** MCP over HTTP into the episode's tools (JSON-RPC) */
+        post: operations["OpenEnvController_mcpRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openenv/{env}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment's metadata (OpenEnv) */
+        get: operations["OpenEnvController_metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openenv/{env}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start an episode (OpenEnv reset); returns the first observation */
+        post: operations["OpenEnvController_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openenv/{env}/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Action and observation JSON Schemas (OpenEnv) */
+        get: operations["OpenEnvController_schema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openenv/{env}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The episode's state */
+        get: operations["OpenEnvController_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openenv/{env}/step": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One step of an episode (OpenEnv step): an action in, observation, reward and done out */
+        post: operations["OpenEnvController_step"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openenv/{env}/trajectory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An episode's trajectory (steps, rewards, model requests) */
+        get: operations["OpenEnvController_trajectory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openharness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One OpenHarness v1 request (collect, resolve, cancel...) */
+        post: operations["OpenHarnessController_handle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's sessions (read model): ?status=&protocol=&limit=&cursor= */
+        get: operations["SessionListController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Erase a session (admin): events, snapshots and read-model rows; a SessionErased tombstone records who and what */
+        delete: operations["SessionsController_erase"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/approvals/{approvalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer an approval: approve or deny, with an optional reason and edited input; the first answer wins */
+        post: operations["SessionsController_resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of a session's events (?after=&limit=) */
+        get: operations["SessionsController_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole session as NDJSON (streamed) */
+        get: operations["SessionsController_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fork a session at a cursor where it is at rest: {"at"?: cursor, "sessionId"?: new id} */
+        post: operations["LineageController_fork"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/redrive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-drive a session's user turns in a new session: {"model"? | "harness"?, "tools": "recorded"|"live", "sessionId"?} */
+        post: operations["LineageController_redrive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/redrive-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compare a re-driven session with its source, turn by turn */
+        get: operations["LineageController_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session's current state (the transport's projection) */
+        get: operations["SessionsController_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's turns (read model) */
+        get: operations["SessionListController_turns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/zene": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One Zene host-protocol request (JSON, or a stream with ?mode=stream) */
+        post: operations["ZeneController_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/zene/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Zene ping */
+        get: operations["ZeneController_ping"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Actor: {
+            id: string;
+            name?: string;
+            role?: string;
+            /** @enum {string} */
+            type: "api_key" | "worker" | "system";
+        };
+        ApprovalAnswer: {
+            approvalId: string;
+            /** @enum {string} */
+            decision: "approved" | "denied";
+        };
+        ApprovalList: {
+            approvals: components["schemas"]["ApprovalView"][];
+            /** @description Pass back as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+        };
+        ApprovalView: {
+            approvalId: string;
+            /** @description The tool's input as the model gave it */
+            arguments: unknown;
+            /** @description ISO 8601 time */
+            deadlineAt: string | null;
+            /** @description Global position of the event that last changed it (the live feed cursor) */
+            position: number;
+            reason: string;
+            /** @description ISO 8601 time */
+            requestedAt: string;
+            /** @enum {string|null} */
+            requestedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli" | null;
+            resolution: {
+                /** @description ISO 8601 time */
+                at: string;
+                by: components["schemas"]["Actor"] | null;
+                /** @enum {string} */
+                decision: "approved" | "denied";
+                reason: string | null;
+                /** @enum {string|null} */
+                via: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli" | null;
+            } | null;
+            riskTier: string;
+            sessionId: string;
+            /** @enum {string} */
+            status: "pending" | "resolved";
+            toolCallId: string;
+            toolName: string;
+            turnId: string;
+        };
+        EventPage: {
+            events: components["schemas"]["RecordedEvent"][];
+            /** @description The `after` of the next page; null at the end */
+            next: number | null;
+            sessionId: string;
+        };
+        HarnessState: {
+            error?: string | null;
+            messages: {
+                content: string;
+                id: string;
+                /** @enum {string} */
+                role: "user" | "assistant";
+                /** @enum {string} */
+                status: "pending" | "streaming" | "complete" | "error";
+                /** @enum {string} */
+                stopReason?: "cancelled" | "failed";
+                toolCalls?: {
+                    approval?: {
+                        id: string;
+                        reason: string;
+                        /** @enum {string} */
+                        riskTier: "low" | "medium" | "high";
+                        /** @enum {string} */
+                        status: "pending" | "approved" | "denied";
+                    };
+                    id: string;
+                    name: string;
+                    /** @enum {string} */
+                    status: "running" | "complete" | "error";
+                }[];
+                turnId?: string;
+            }[];
+            /** @enum {string} */
+            status: "idle" | "running" | "error";
+        };
+        /** @description RFC 9457 problem+json */
+        Problem: {
+            /** @description One of the documented error codes */
+            code: string;
+            detail: string;
+            status: number;
+            title: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        RecordedEvent: {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                /** @enum {string} */
+                openedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                sessionId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "SessionOpened";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                /** @enum {string} */
+                busyPolicy: "enqueue" | "reject" | "interrupt";
+                context: {
+                    [key: string]: unknown;
+                };
+                prompt: string;
+                turnId: string;
+                userMessageId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "TurnRequested";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "TurnStarted";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                messageId: string;
+                /** @enum {string} */
+                role: "assistant";
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "MessageStarted";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                callId: string;
+                messageCount: number;
+                model: string;
+                provider: string;
+                step: number;
+                toolNames: string[];
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ModelCallStarted";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                callId: string;
+                messageId: string;
+                offset: number;
+                text: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "TextDelta";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                callId: string;
+                messageId: string;
+                offset: number;
+                text: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ThoughtDelta";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                callId: string;
+                /** @enum {string} */
+                finishReason: "stop" | "tool_calls" | "length" | "content_filter";
+                step: number;
+                text: string;
+                toolCalls: {
+                    input: unknown;
+                    name: string;
+                    toolCallId: string;
+                }[];
+                turnId: string;
+                usage: components["schemas"]["Usage"];
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ModelCallCompleted";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                executor: string;
+                input: unknown;
+                messageId: string;
+                name: string;
+                /** @enum {string} */
+                policy: "allow" | "ask" | "deny";
+                toolCallId: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ToolCallStarted";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                message: string;
+                toolCallId: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ToolCallUpdated";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                durationMs: number;
+                output: string;
+                /** @enum {string} */
+                status: "complete" | "error" | "denied";
+                toolCallId: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ToolCallCompleted";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                approvalId: string;
+                deadlineAt: string | null;
+                input: unknown;
+                reason: string;
+                /** @enum {string} */
+                riskTier: "low" | "medium" | "high";
+                toolCallId: string;
+                toolName: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ApprovalRequested";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                approvalId: string;
+                by: components["schemas"]["Actor"];
+                /** @enum {string} */
+                decision: "approved" | "denied";
+                input?: {
+                    [key: string]: unknown;
+                };
+                reason: string | null;
+                toolCallId: string;
+                turnId: string;
+                /** @enum {string} */
+                via: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ApprovalResolved";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                messageId: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "MessageCompleted";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                /** @enum {boolean} */
+                done?: true;
+                /** @enum {string} */
+                stopReason: "end_turn" | "max_steps";
+                text: string;
+                turnId: string;
+                usage: components["schemas"]["Usage"];
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "TurnCompleted";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                code: string;
+                message: string;
+                retryable: boolean;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "TurnFailed";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                by: components["schemas"]["Actor"];
+                /** @enum {string} */
+                reason: "user" | "interrupted" | "timeout";
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "TurnCancelled";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                details: {
+                    [key: string]: unknown;
+                };
+                reward: number;
+                rubric: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "RewardComputed";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                env: string;
+                episodeId: string;
+                seed: number | null;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "EpisodeReset";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                beforeStep: number;
+                fromTurnId: string;
+                messageId: string;
+                text: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "UserMessageInjected";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                body: string;
+                dedupeKey: string | null;
+                meta: {
+                    [key: string]: unknown;
+                };
+                /** @enum {string} */
+                mode: "interrupt_immediate" | "finish_step" | "audit_only";
+                preserveOnCompact: boolean;
+                /** @enum {string|null} */
+                propagate: "all" | "session" | "none" | null;
+                reminderId: string;
+                /** @enum {string} */
+                roleHint: "system" | "developer" | "user_block" | "ephemeral_cache";
+                source: string;
+                tags: string[];
+                ttlTurns: number | null;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ReminderQueued";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                reminderId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ReminderRevoked";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                beforeStep: number | null;
+                reminderId: string;
+                /** @enum {string|null} */
+                renderedRole: "system" | null;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ReminderEmitted";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                copiedEvents: number;
+                parentCursor: number;
+                parentSessionId: string;
+                parentStreamPosition: number;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "SessionForked";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                sourceCursor: number;
+                sourceSessionId: string;
+                target: ({
+                    model: string;
+                } | {
+                    harness: {
+                        [key: string]: unknown;
+                    };
+                }) | null;
+                /** @enum {string} */
+                tools: "recorded" | "live";
+                turnIds: string[];
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "SessionRedriven";
+        };
+        SessionList: {
+            /** @description Pass back as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+            sessions: components["schemas"]["SessionView"][];
+        };
+        SessionState: {
+            /** @description Global position of the last event folded */
+            cursor: number;
+            state: components["schemas"]["HarnessState"];
+        };
+        SessionView: {
+            activeTurnId: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            /** @description ISO 8601 time */
+            lastActivityAt: string;
+            /** @description Key prefix of the API key that opened it */
+            openedBy: string | null;
+            /** @enum {string|null} */
+            openedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli" | null;
+            pendingApprovals: number;
+            /** @description Global position of the session's last event */
+            position: number;
+            sessionId: string;
+            /** @enum {string} */
+            status: "idle" | "running" | "awaiting_approval";
+            title: string | null;
+            turnCount: number;
+            usage: components["schemas"]["Usage"];
+        };
+        TurnList: {
+            /** @description Pass back as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+            sessionId: string;
+            turns: components["schemas"]["TurnView"][];
+        };
+        TurnView: {
+            durationMs: number | null;
+            /** @description ISO 8601 time */
+            endedAt: string | null;
+            endReason: string | null;
+            errorCode: string | null;
+            model: string | null;
+            modelCalls: number;
+            provider: string | null;
+            /** @description ISO 8601 time */
+            requestedAt: string;
+            /** @enum {string|null} */
+            requestedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli" | null;
+            /** @description ISO 8601 time */
+            startedAt: string | null;
+            status: string;
+            toolCalls: number;
+            turnId: string;
+            usage: components["schemas"]["Usage"];
+        };
+        Usage: {
+            completionTokens: number;
+            promptTokens: number;
+            totalTokens: number;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    HealthController_health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    MetricsController_metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AdminController_listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AdminController_createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AdminController_revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                prefix: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AdminController_getLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AdminController_setLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description sessions running a turn at once (from the sessions read model: a soft cap); null or absent: no limit */
+                    concurrentTurns?: number | null;
+                    /** @description bytes of events (data + metadata as stored) the tenant's log may grow by in its current 24-hour window; null or absent: no limit */
+                    eventBytesPerDay?: number | null;
+                    /** @description WebSockets of every protocol open at once, across every ingress; null or absent: no limit */
+                    openSockets?: number | null;
+                    /** @description sessions idle longer are archived and erased by `hub retention run` (not a limit on use); null or absent: no limit */
+                    retentionDays?: number | null;
+                    /** @description sessions the tenant may have (erased ones do not count); null or absent: no limit */
+                    sessions?: number | null;
+                    /** @description model tokens the workers counted in the tenant's current 24-hour window; null or absent: no limit */
+                    tokensPerDay?: number | null;
+                    /** @description turns submitted over every protocol together in a rolling minute; null or absent: no limit */
+                    turnsPerMinute?: number | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AdminController_listTenants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AdminController_createTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ApprovalsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalList"];
+                };
+            };
+        };
+    };
+    ApprovalsController_stream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `event: approval` frames whose `data` is an ApprovalView and whose `id` its position; `event: ready` once the pending ones are sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_configure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_mcpRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_metadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_reset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tenant limit is used up (OpenEnv `{"detail"}`); nothing was appended. Retry after the wait the header names. */
+            429: {
+                headers: {
+                    /** @description seconds until the limit lets this through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_schema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_state: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_step: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tenant limit is used up (OpenEnv `{"detail"}`); nothing was appended. Retry after the wait the header names. */
+            429: {
+                headers: {
+                    /** @description seconds until the limit lets this through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenEnvController_trajectory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                env: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OpenHarnessController_handle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tenant limit is used up (OpenHarness `rate_limited`, retryable, with `details.retry_after_ms`); nothing was appended. Retry after the wait the header names. */
+            429: {
+                headers: {
+                    /** @description seconds until the limit lets this through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SessionListController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+        };
+    };
+    SessionsController_erase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SessionsController_resolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                approvalId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalAnswer"];
+                };
+            };
+        };
+    };
+    SessionsController_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+        };
+    };
+    SessionsController_export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One stored event a line, with its hash and the previous hash (verifiable offline with `hub audit verify --file`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    LineageController_fork: {
+        parameters: {
+            query?: never;
+            header: {
+                "idempotency-key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tenant limit is used up (problem+json `RATE_LIMITED`); nothing was appended. Retry after the wait the header names. */
+            429: {
+                headers: {
+                    /** @description seconds until the limit lets this through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    LineageController_redrive: {
+        parameters: {
+            query?: never;
+            header: {
+                "idempotency-key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tenant limit is used up (problem+json `RATE_LIMITED`); nothing was appended. Retry after the wait the header names. */
+            429: {
+                headers: {
+                    /** @description seconds until the limit lets this through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    LineageController_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SessionsController_state: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionState"];
+                };
+            };
+        };
+    };
+    SessionListController_turns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnList"];
+                };
+            };
+        };
+    };
+    ZeneController_post: {
+        parameters: {
+            query: {
+                mode: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tenant limit is used up (zene `BUSY`, retryable); nothing was appended. Retry after the wait the header names. */
+            429: {
+                headers: {
+                    /** @description seconds until the limit lets this through */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ZeneController_ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -1,0 +1,29 @@
+// The shapes of the public API the console reads, all from the hub's OpenAPI document
+// (generated/openapi.ts, written by scripts/api-types.cjs): nothing here is a second copy.
+import type { components, paths } from './generated/openapi';
+
+type Schemas = components['schemas'];
+
+export type Actor = Schemas['Actor'];
+export type Approval = Schemas['ApprovalView'];
+export type Usage = Schemas['Usage'];
+export type SessionSummary = Schemas['SessionView'];
+export type TurnSummary = Schemas['TurnView'];
+export type RecordedEvent = Schemas['RecordedEvent'];
+export type Problem = Schemas['Problem'];
+
+export type ApiPath = keyof paths;
+
+/** The JSON body a path answers `method` with (its 200), as the document says. */
+export type Ok<P extends ApiPath, M extends 'get' | 'post'> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
+
+type SessionStatus = SessionSummary['status'];
+type Protocol = NonNullable<SessionSummary['openedVia']>;
+
+/** Every member of `T`, checked at compile time: a value the document adds must be listed here. */
+function all<T extends string>() {
+  return <const L extends readonly T[]>(list: L & ([T] extends [L[number]] ? unknown : 'misses a value of the API')) => list;
+}
+
+export const SESSION_STATUSES = all<SessionStatus>()(['idle', 'running', 'awaiting_approval']);
+export const PROTOCOLS = all<Protocol>()(['transport', 'openharness', 'zene', 'openenv', 'acp', 'internal', 'cli']);

@@ -1,0 +1,58 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { turnEndedScoring } from '@hub/agent';
+import { sessionStreamId, type CommandMetadata, type HubCommand, type HubEvent } from '@hub/domain';
+import { EventStore, SnapshotStore } from '@hub/event-store';
+import { CancelBus, HarnessStopBus, HubQueues } from '@hub/queue';
+import { CommandHandler, SessionViews, type CommandLog, type CommandOutcome, type FollowUps } from '@hub/sessions';
+import { currentCorrelationId, currentTraceparent } from '@hub/telemetry';
+import { INGRESS_CONFIG, PG_POOL, type IngressSettings } from '../hub.providers';
+
+/**
+ * Commands decided where they arrive (ADR 0025): this process reads the session (its snapshot
+ * plus the events after it, or only the events after the view it kept from its last decision),
+ * runs the pure decider and appends the outcome with the expected version and the command id as
+ * idempotency key, so two ingress processes (or a worker's approval deadline) deciding on one
+ * session at once conflict and decide again, and a repeated command appends nothing. What the
+ * new events call for goes to the workers: a turn to run (`runTurn`), a cancel signal.
+ */
+@Injectable()
+export class SessionDecisions implements OnModuleInit, OnApplicationShutdown {
+  private readonly views: SessionViews;
+  private readonly handler: CommandHandler;
+  private readonly cancels: CancelBus;
+  /** Resets and erasures are broadcast on it: a kept view of such a session is dropped. */
+  private readonly released: HarnessStopBus;
+  private readonly log = new Logger('commands');
+
+  constructor(store: EventStore, queues: HubQueues, @Inject(PG_POOL) pool: Pool, @Inject(INGRESS_CONFIG) settings: IngressSettings) {
+    const readStream = (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => store.readStream<HubEvent>(tenantId, streamId, opts);
+    this.views = new SessionViews({ readStream }, new SnapshotStore(pool), settings.snapshotEvery);
+    this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
+    this.released = new HarnessStopBus(settings.redisUrl, settings.queuePrefix);
+    const trace = () => ({ correlationId: currentCorrelationId() ?? 'ingress', ...currentTraceparent() });
+    const followUps: FollowUps = {
+      scheduleTurn: async (tenantId, sessionId, turnId, key, reason) => {
+        await queues.enqueue('runTurn', { tenantId, sessionId, turnId, reason, trace: trace() }, { key });
+      },
+      signalCancel: (tenantId, turnId) => this.cancels.publish(tenantId, turnId),
+      // A cancelled OpenEnv turn is scored here, as the worker scores the turns it ends.
+      turnEnded: turnEndedScoring(store, trace, (message) => this.log.warn(message)),
+    };
+    const log: CommandLog = { readStream, append: (tenantId, streamId, events, opts) => store.append<HubEvent>(tenantId, streamId, events as never, opts) };
+    this.handler = new CommandHandler(log, followUps, this.views);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.released.listen((tenantId, sessionId) => this.views.forget(tenantId, sessionStreamId(sessionId)));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.released.close();
+    await this.cancels.close();
+  }
+
+  decide(command: HubCommand, meta: CommandMetadata): Promise<CommandOutcome> {
+    return this.handler.handle(command, meta);
+  }
+}

@@ -1,0 +1,123 @@
+import { getSchemaPath } from '@nestjs/swagger';
+import { z } from 'zod';
+import { Actor, EventMetadata, HarnessState, HubEvent, Protocol, Usage } from '@hub/domain';
+import { APPROVAL_STATUSES, SESSION_STATUSES, type ApprovalView, type SessionView, type TurnView } from '@hub/projections';
+
+// The response bodies of the routes a client reads (the console is typed from them: STYLE.md,
+// "the API client is typed from the API document"). Written in zod beside the domain's own zod
+// schemas (events, harness state, actor), turned into the document's `components.schemas` by
+// zod's JSON Schema output; each read model's schema is checked against its TypeScript view at
+// compile time, so a field added to a view does not compile until it is documented here.
+
+const at = z.string().describe('ISO 8601 time');
+const cursor = z.string().nullable().describe('Pass back as `cursor` for the next page; null on the last');
+
+const SessionViewSchema = z.object({
+  sessionId: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  openedVia: Protocol.nullable(),
+  openedBy: z.string().nullable().describe('Key prefix of the API key that opened it'),
+  title: z.string().nullable(),
+  turnCount: z.number().int(),
+  activeTurnId: z.string().nullable(),
+  pendingApprovals: z.number().int(),
+  usage: Usage,
+  createdAt: at,
+  lastActivityAt: at,
+  position: z.number().int().describe("Global position of the session's last event"),
+});
+
+const TurnViewSchema = z.object({
+  turnId: z.string(),
+  status: z.string(),
+  requestedVia: Protocol.nullable(),
+  requestedAt: at,
+  startedAt: at.nullable(),
+  endedAt: at.nullable(),
+  durationMs: z.number().int().nullable(),
+  provider: z.string().nullable(),
+  model: z.string().nullable(),
+  modelCalls: z.number().int(),
+  toolCalls: z.number().int(),
+  usage: Usage,
+  endReason: z.string().nullable(),
+  errorCode: z.string().nullable(),
+});
+
+const ApprovalViewSchema = z.object({
+  approvalId: z.string(),
+  sessionId: z.string(),
+  turnId: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  arguments: z.unknown().describe("The tool's input as the model gave it"),
+  riskTier: z.string(),
+  reason: z.string(),
+  requestedVia: Protocol.nullable(),
+  requestedAt: at,
+  deadlineAt: at.nullable(),
+  status: z.enum(APPROVAL_STATUSES),
+  resolution: z.object({ decision: z.enum(['approved', 'denied']), by: Actor.nullable(), via: Protocol.nullable(), at, reason: z.string().nullable() }).nullable(),
+  position: z.number().int().describe('Global position of the event that last changed it (the live feed cursor)'),
+});
+
+/**
+ * An event as the log holds it: each event of the union (`type`, `data`) with its envelope. One
+ * object per event type, not an `allOf` of the union and the envelope: each side forbids the
+ * other's fields (`additionalProperties: false`), so no event could match both.
+ */
+const envelope = {
+  eventId: z.string(),
+  tenantId: z.string(),
+  streamId: z.string(),
+  streamPosition: z.number().int(),
+  globalPosition: z.number().int().describe('The cursor every transport frame carries'),
+  createdAt: at,
+  metadata: EventMetadata,
+};
+const recorded = HubEvent.options.map((event) => event.extend(envelope));
+const RecordedEvent = z.discriminatedUnion('type', recorded as [(typeof recorded)[number], ...typeof recorded]);
+
+/** Every response schema, by the name it has in the document. */
+const SCHEMAS = {
+  Actor,
+  Usage,
+  HarnessState,
+  RecordedEvent,
+  SessionView: SessionViewSchema,
+  TurnView: TurnViewSchema,
+  ApprovalView: ApprovalViewSchema,
+  SessionList: z.object({ sessions: z.array(SessionViewSchema), nextCursor: cursor }),
+  TurnList: z.object({ sessionId: z.string(), turns: z.array(TurnViewSchema), nextCursor: cursor }),
+  ApprovalList: z.object({ approvals: z.array(ApprovalViewSchema), nextCursor: cursor }),
+  EventPage: z.object({ sessionId: z.string(), events: z.array(RecordedEvent), next: z.number().int().nullable().describe('The `after` of the next page; null at the end') }),
+  SessionState: z.object({ state: HarnessState, cursor: z.number().int().describe('Global position of the last event folded') }),
+  ApprovalAnswer: z.object({ approvalId: z.string(), decision: z.enum(['approved', 'denied']) }),
+  Problem: z
+    .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.string().describe('One of the documented error codes') })
+    .catchall(z.unknown())
+    .describe('RFC 9457 problem+json'),
+} as const;
+
+export type ApiSchemaName = keyof typeof SCHEMAS;
+
+/** `{ $ref }` to a named schema, for `@ApiOkResponse({ schema: apiRef('SessionList') })`. */
+export function apiRef(name: ApiSchemaName): { $ref: string } {
+  return { $ref: getSchemaPath(name) };
+}
+
+/** The schemas as OpenAPI 3.0 components, each named schema used by another as a `$ref`. */
+export function apiSchemaComponents(): Record<string, object> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(SCHEMAS)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, { target: 'openapi-3.0', uri: (id) => getSchemaPath(id), unrepresentable: 'any' });
+  // `$id` and `$schema` are JSON Schema's; OpenAPI names a component by its key.
+  return Object.fromEntries(Object.entries(schemas).map(([id, s]) => [id, Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$id' && k !== '$schema'))]));
+}
+
+// Compile-time: each read model's documented schema has exactly its view's fields, each narrower
+// than or equal to the view's type (a status documented as an enum is a `string` in the view).
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+type Documents<S extends z.ZodType, V> = z.infer<S> extends V ? SameKeys<z.infer<S>, V> : false;
+const views: [Documents<typeof SessionViewSchema, SessionView>, Documents<typeof TurnViewSchema, TurnView>, Documents<typeof ApprovalViewSchema, ApprovalView>] = [true, true, true];
+void views;
