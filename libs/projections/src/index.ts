@@ -27,3 +27,4 @@ export function projectionNamed(name: string): ProjectionDef | undefined {
 export { replaySession, sessionsOf, type ReplayDifference } from './replay-check';
 export { compareRuns, summariseTurns, type RunComparison, type TurnComparison, type TurnOutcomeSummary } from './run-compare';
 export { eraseSession, type EraseRequest } from './erase-session';
+export { waitProjected, type WaitProjectedOptions } from './wait-projected';

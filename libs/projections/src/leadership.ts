@@ -3,6 +3,17 @@ import { Client } from 'pg';
 /** First key of the two-key advisory locks of projections (the second is `hashtext(name)`). */
 export const PROJECTION_LOCK_CLASS = 2012;
 
+/**
+ * SQL: whether some session holds the runner's lock of the projection named by `nameSql`, in this
+ * database (advisory locks are per database; other databases on the server run their own).
+ * `classSql` is where {@link PROJECTION_LOCK_CLASS} goes, usually a parameter.
+ */
+export function runnerHoldsLockSql(nameSql: string, classSql: string): string {
+  return `EXISTS (SELECT 1 FROM pg_locks l
+                   WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                     AND l.classid = ${classSql} AND l.objid = hashtext(${nameSql})::oid AND l.objsubid = 2)`;
+}
+
 export interface LeadershipOptions {
   connectionString: string;
   names: readonly string[];

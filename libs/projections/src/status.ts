@@ -1,6 +1,6 @@
 import { asSystem } from '@hub/event-store';
 import type { Pool } from 'pg';
-import { PROJECTION_LOCK_CLASS } from './leadership';
+import { PROJECTION_LOCK_CLASS, runnerHoldsLockSql } from './leadership';
 
 /** Where one projection stands against the log. */
 export interface ProjectionStatus {
@@ -32,8 +32,7 @@ export async function projectionStatus(pool: Pool, names: readonly string[]): Pr
             (SELECT (extract(epoch FROM clock_timestamp() - e.created_at) * 1000)::bigint FROM events e
               WHERE e.global_position > COALESCE(c.position, 0) ORDER BY e.global_position LIMIT 1)::text AS lag_ms,
             COALESCE(c.skipped_unknown, 0)::text AS skipped_unknown, c.last_skipped_type, c.updated_at,
-            EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $2
-                       AND l.objid = hashtext(n.name)::oid AND l.objsubid = 2) AS active
+            ${runnerHoldsLockSql('n.name', '$2')} AS active
        FROM unnest($1::text[]) AS n(name) LEFT JOIN projection_checkpoints c ON c.name = n.name
       ORDER BY n.name`,
     [names, PROJECTION_LOCK_CLASS],

@@ -1,12 +1,12 @@
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { actorOf, type Principal } from '@hub/auth';
 import type { Pool } from 'pg';
-import { HUB_PROJECTIONS, eraseSession } from '@hub/projections';
+import { HUB_PROJECTIONS, eraseSession, waitProjected } from '@hub/projections';
 import { DomainError, foldHarness, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import { CommandService } from '../commands/command.service';
@@ -20,6 +20,9 @@ import { apiRef } from '../http/api-schemas';
 
 const Decision = z.object({ decision: z.enum(['approved', 'denied']), reason: z.string().max(2000).optional() });
 
+/** How long an erasure's answer waits for the read models to pass its tombstone. */
+const ERASE_SETTLE_MS = 5_000;
+
 
 /**
  * Sessions over plain HTTP: audit export (the log itself), the current state, and answering an
@@ -29,6 +32,8 @@ const Decision = z.object({ decision: z.enum(['approved', 'denied']), reason: z.
 @ApiTags('sessions')
 @Controller('v1/sessions')
 export class SessionsController {
+  private readonly log = new Logger('sessions');
+
   constructor(
     private readonly store: EventStore,
     private readonly commands: CommandService,
@@ -120,6 +125,13 @@ export class SessionsController {
     });
     this.access.forget(p.tenantId, sessionId);
     await this.episodes.releaseSession(p.tenantId, sessionId);
+    // The transaction deleted the read rows, but a projection batch read before it committed can
+    // write them back; they are gone for good once every read model has applied the tombstone.
+    // Answer then, so a read after the 200 never shows the session (waitProjected).
+    const names = HUB_PROJECTIONS.map((d) => d.name);
+    if (!(await waitProjected(this.pool, names, erased.tombstoneCursor, { timeoutMs: ERASE_SETTLE_MS }))) {
+      this.log.warn(`session ${sessionId} erased; the read models had not applied its tombstone (cursor ${erased.tombstoneCursor}) within ${ERASE_SETTLE_MS} ms and may list it until they do`);
+    }
     return { sessionId, erased: erased.streams.map(({ streamId, events, lastHash }) => ({ streamId, events, lastHash })), tombstoneCursor: erased.tombstoneCursor };
   }
 }
