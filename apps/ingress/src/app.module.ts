@@ -12,6 +12,7 @@ import { HealthController } from './health/health.controller';
 import { CorrelationMiddleware } from './http/correlation.middleware';
 import { ProblemFilter } from './http/problem';
 import { hubProviders, type IngressSettings } from './hub.providers';
+import { HubResources } from './hub-resources';
 import { OpenEnvController, OpenEnvEpisodes, OpenEnvHarnessGateway, OpenEnvMcp, OpenEnvWsGateway } from './openenv';
 import { OpenHarnessController } from './openharness';
 import { ApprovalsController } from './read-models/approvals.controller';
@@ -37,6 +38,7 @@ export class IngressModule implements NestModule {
       controllers: [HealthController, MetricsController, AdminController, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController],
       providers: [
         ...hubProviders(settings),
+        HubResources,
         ...limitProviders(settings),
         ...readModelProviders(settings),
         { provide: APP_GUARD, useClass: ApiKeyGuard },
