@@ -1,6 +1,6 @@
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { watchRedis } from '@hub/queue';
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Res, type OnModuleDestroy } from '@nestjs/common';
 import type { Response } from 'express';
 import Redis from 'ioredis';
 import { EventStore } from '@hub/event-store';
@@ -12,18 +12,22 @@ const PROBE_TENANT = '00000000-0000-0000-0000-000000000000';
 
 async function timed(check: () => Promise<unknown>): Promise<{ ok: boolean; ms: number; error?: string }> {
   const t0 = performance.now();
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([check(), new Promise((_, rej) => setTimeout(() => rej(new Error('timed out after 2000 ms')), 2000))]);
+    await Promise.race([check(), new Promise((_, rej) => (timer = setTimeout(() => rej(new Error('timed out after 2000 ms')), 2000)))]);
     return { ok: true, ms: Math.round(performance.now() - t0) };
   } catch (e) {
     return { ok: false, ms: Math.round(performance.now() - t0), error: (e as Error).message };
+  } finally {
+    // Each probe's deadline goes with it: a scraped /health must not leave a 2 s timer per call behind.
+    clearTimeout(timer);
   }
 }
 
 /** `GET /health`: 200 when Postgres and Redis answer, 503 naming what does not. */
 @ApiTags('operations')
 @Controller('health')
-export class HealthController {
+export class HealthController implements OnModuleDestroy {
   private readonly redis: Redis;
 
   constructor(
@@ -31,6 +35,12 @@ export class HealthController {
     @Inject(INGRESS_CONFIG) settings: IngressSettings,
   ) {
     this.redis = watchRedis(new Redis(settings.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false }));
+  }
+
+  /** Its probe connection goes with the application (it kept a closed application's process alive). */
+  async onModuleDestroy(): Promise<void> {
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
   }
 
   @Public()
