@@ -1,4 +1,4 @@
-import type { ApiPath, Approval, Ok, Problem } from './types';
+import type { ApiPath, Approval, Ok, Problem, QueryOf } from './types';
 
 /** An API error as problem+json tells it: HTTP status, the hub's code and its detail. */
 export class ApiError extends Error {
@@ -32,10 +32,10 @@ export class HubApi {
     return { Authorization: `Bearer ${this.key}` };
   }
 
-  /** GET a documented path (`{name}` segments from `params`); the answer is typed by the document. */
-  async get<P extends ApiPath>(path: P, params: Record<string, string> = {}, query: Record<string, string | number | undefined> = {}): Promise<Ok<P, 'get'>> {
+  /** GET a documented path (`{name}` segments from `params`); its query and its answer are typed by the document. */
+  async get<P extends ApiPath>(path: P, params: Record<string, string> = {}, query: QueryOf<P, 'get'> = {} as QueryOf<P, 'get'>): Promise<Ok<P, 'get'>> {
     const qs = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') qs.set(k, String(v));
+    for (const [k, v] of Object.entries(query as Record<string, string | number | undefined>)) if (v !== undefined && v !== '') qs.set(k, String(v));
     const res = await fetch(`${fill(path, params)}${qs.size ? `?${qs}` : ''}`, { headers: { ...this.authHeaders(), Accept: 'application/json' } });
     if (!res.ok) throw await problemOf(res);
     return (await res.json()) as Ok<P, 'get'>;
@@ -47,11 +47,11 @@ export class HubApi {
     return (await res.json()) as Ok<P, 'post'>;
   }
 
-  sessions(q: { status?: string; protocol?: string; cursor?: string; limit?: number }) {
+  sessions(q: QueryOf<'/v1/sessions', 'get'>) {
     return this.get('/v1/sessions', {}, q);
   }
 
-  approvals(q: { status: 'pending' | 'resolved'; sessionId?: string; cursor?: string; limit?: number }) {
+  approvals(q: QueryOf<'/v1/approvals', 'get'> & { status: 'pending' | 'resolved' }) {
     return this.get('/v1/approvals', {}, q);
   }
 

@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { HubApi } from '../api/client';
-import { PROTOCOLS, SESSION_STATUSES } from '../api/types';
+import { PROTOCOLS, SESSION_STATUSES, type QueryOf } from '../api/types';
 import { ago, protocolName } from '../ui/format';
 import { useNow } from '../ui/useNow';
 
@@ -9,12 +9,13 @@ const REFRESH_MS = 3000;
 
 /** The tenant's sessions from the read model, most recently active first, refreshed every few seconds. */
 export function SessionsScreen({ api }: { api: HubApi }) {
-  const [status, setStatus] = useState('');
-  const [protocol, setProtocol] = useState('');
+  type Filters = QueryOf<'/v1/sessions', 'get'>;
+  const [status, setStatus] = useState<Filters['status']>(undefined);
+  const [protocol, setProtocol] = useState<Filters['protocol']>(undefined);
   const now = useNow(5000);
   const q = useInfiniteQuery({
     queryKey: ['sessions', status, protocol],
-    queryFn: ({ pageParam }) => api.sessions({ status: status || undefined, protocol: protocol || undefined, cursor: pageParam, limit: 25 }),
+    queryFn: ({ pageParam }) => api.sessions({ status, protocol, cursor: pageParam, limit: 25 }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     refetchInterval: REFRESH_MS,
@@ -25,7 +26,7 @@ export function SessionsScreen({ api }: { api: HubApi }) {
       <div className="filters">
         <label>
           Status{' '}
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
+          <select value={status ?? ''} onChange={(e) => setStatus(SESSION_STATUSES.find((x) => x === e.target.value))}>
             <option value="">any</option>
             {SESSION_STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -36,7 +37,7 @@ export function SessionsScreen({ api }: { api: HubApi }) {
         </label>
         <label>
           Protocol{' '}
-          <select value={protocol} onChange={(e) => setProtocol(e.target.value)}>
+          <select value={protocol ?? ''} onChange={(e) => setProtocol(PROTOCOLS.find((x) => x === e.target.value))}>
             <option value="">any</option>
             {PROTOCOLS.map((p) => (
               <option key={p} value={p}>

@@ -51,11 +51,11 @@ describe('GET /v1/sessions/ID/events', () => {
     expect(seen).toEqual(all.map((e) => e.eventId));
   });
 
-  it('defaults to 500 per page and refuses a bad after or limit with 400 naming the field', async () => {
+  it('defaults to 500 per page and refuses a bad after or limit, or an unknown parameter, with 400 naming the field', async () => {
     const page = (await (await get('/v1/sessions/exp-1/events')).json()) as Page;
     expect(page.next).toBeNull();
     expect(page.events[0].streamPosition).toBe(1);
-    for (const q of ['limit=0', 'limit=1001', 'limit=-1', 'limit=x', 'after=-1', 'after=1.5']) {
+    for (const q of ['limit=0', 'limit=1001', 'limit=-1', 'limit=x', 'after=-1', 'after=1.5', 'from=3']) {
       const res = await get(`/v1/sessions/exp-1/events?${q}`);
       expect([q, res.status]).toEqual([q, 400]);
       expect(((await res.json()) as { detail: string }).detail).toMatch(new RegExp(`^${q.split('=')[0]}: `));

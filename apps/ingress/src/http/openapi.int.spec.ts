@@ -4,6 +4,7 @@ import { ModulesContainer, NestFactory } from '@nestjs/core';
 import { GATEWAY_OPTIONS } from '@nestjs/websockets/constants';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
+import { ApiKeyService } from '@hub/auth';
 import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '@hub/testing';
 import { IngressModule } from '../app.module';
 import { CONSOLE_PATH } from '../console/console.module';
@@ -85,4 +86,38 @@ it('every route Nest registered is in /openapi.json, with its method', () =>
     expect([...new Set(gateways)].sort()).toEqual(['/v1/acp', '/v1/openenv/ENV/harness', '/v1/openenv/ENV/ws', '/v1/transport']);
     const page = readFileSync(join(__dirname, '../../../../docs/websocket-protocols.md'), 'utf8');
     for (const path of gateways) expect([path, page.includes(`\`GET ${path}`)]).toEqual([path, true]);
+  }));
+
+it('every query parameter a route checks is in the document, and nothing more (a probe with an unknown one reads the accepted list)', () =>
+  withApp(async (app) => {
+    await app.listen(0, '127.0.0.1');
+    const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    const { apiKey } = await app.get(ApiKeyService).createTenant('probe');
+    type Parameter = { name: string; in: string; schema?: { enum?: string[] } };
+    const paths = openApiDocument(app).paths as Record<string, Record<string, { parameters?: Parameter[] }>>;
+    const checked: string[] = [];
+    for (const [path, item] of Object.entries(paths)) {
+      const documented = (item['get']?.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name);
+      if (!item['get'] || path.endsWith('/stream')) continue;
+      const url = `${base}${path.replace('{id}', 'probe-session').replace('{env}', 'probe-env').replace('{prefix}', 'hub_probe')}?zz_probe=1`;
+      const res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
+      const body = await res.text();
+      const accepted = /zz_probe: unknown parameter \(accepted: ([^)]*)\)/.exec(body)?.[1];
+      if (accepted === undefined) {
+        // A route that does not check its parameters documents none it does not read.
+        continue;
+      }
+      expect([path, res.status]).toEqual([path, 400]);
+      expect([path, documented]).toEqual([path, accepted.split(', ')]);
+      checked.push(path);
+    }
+    expect(checked.sort()).toEqual(['/v1/approvals', '/v1/sessions', '/v1/sessions/{id}/events', '/v1/sessions/{id}/turns']);
+    // The feed is a stream: its one parameter is checked the same way, before the stream starts.
+    const feed = await fetch(`${base}/v1/approvals/stream?zz_probe=1`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(feed.status).toBe(400);
+    expect(await feed.text()).toContain(`accepted: ${(paths['/v1/approvals/stream']['get'].parameters ?? []).map((x) => x.name).join(', ')})`);
+    // Parameters read without that check (protocol routes) are documented too.
+    expect((paths['/v1/openenv/{env}/trajectory']['get'].parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name)).toEqual(['episode_id']);
+    const zene = (paths['/v1/zene']['post'] as { parameters?: Parameter[] }).parameters ?? [];
+    expect(zene.filter((x) => x.in === 'query')).toEqual([expect.objectContaining({ name: 'mode', schema: expect.objectContaining({ enum: ['bridge', 'protocol'] }) })]);
   }));

@@ -14,8 +14,12 @@ import { OpenEnvEpisodes } from './openenv-episodes';
 import { OpenEnvMcp, OpenEnvMcpFilter } from './openenv-mcp';
 import { installUpgradeRoutes } from './openenv-upgrade';
 import { ApiTenantLimited } from '../limits/limits-openapi';
+import { QueryParams } from '../http/query-params';
 
 const correlation = (req: Request) => correlationIdFrom(req.header('x-correlation-id'));
+
+/** `GET /v1/openenv/ENV/trajectory`. */
+const TRAJECTORY_QUERY = new QueryParams([{ name: 'episode_id', description: "The episode's id; without it, the environment's latest episode" }]);
 
 /**
  * OpenEnv's server API for one environment of the caller's tenant, under `/v1/openenv/<env>`
@@ -106,6 +110,7 @@ export class OpenEnvController implements OnModuleInit {
   }
 
   @ApiOperation({ summary: "An episode's trajectory (steps, rewards, model requests)" })
+  @TRAJECTORY_QUERY.document()
   @Get('trajectory')
   trajectory(@Param('env') env: string, @Query('episode_id') episodeId: string | undefined, @CurrentPrincipal() p: Principal) {
     return this.episodes.trajectory(p, envName(env), episodeId);

@@ -7,7 +7,7 @@ import { APPROVAL_STATUSES, ApprovalFeed, ReadModels, type ApprovalView } from '
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { apiRef } from '../http/api-schemas';
 import { SessionAccess } from '../auth/session-access';
-import { limitOf, oneOf, onlyKnown, positionOf, single } from './query';
+import { APPROVAL_FEED_QUERY, APPROVAL_LIST_QUERY, limitOf, oneOf, onlyKnown, positionOf, single } from './query';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -32,9 +32,10 @@ export class ApprovalsController {
 
   @ApiOperation({ summary: 'Approvals of the tenant: ?status=pending|resolved' })
   @ApiOkResponse({ schema: apiRef('ApprovalList') })
+  @APPROVAL_LIST_QUERY.document()
   @Get()
   async list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>) {
-    onlyKnown(q, ['status', 'limit', 'cursor', 'sessionId']);
+    onlyKnown(q, APPROVAL_LIST_QUERY.names);
     const sessionId = single(q, 'sessionId');
     if (sessionId !== undefined && !SESSION_ID_PATTERN.test(sessionId)) throw new DomainError('INVALID_COMMAND', 'sessionId: 1-128 of [A-Za-z0-9._:@-]', { field: 'sessionId' });
     const status = oneOf(q, 'status', APPROVAL_STATUSES, 'pending') as 'pending' | 'resolved';
@@ -50,9 +51,10 @@ export class ApprovalsController {
   @ApiOperation({ summary: 'Live approval feed (Server-Sent Events): requested and resolved approvals as they happen' })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ description: '`event: approval` frames whose `data` is an ApprovalView and whose `id` its position; `event: ready` once the pending ones are sent' })
+  @APPROVAL_FEED_QUERY.document()
   @Get('stream')
   async stream(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>, @Req() req: Request, @Res() res: Response) {
-    onlyKnown(q, ['after']);
+    onlyKnown(q, APPROVAL_FEED_QUERY.names);
     const own = this.ownerFilter(p) !== undefined;
     const after = positionOf(single(q, 'after') ?? req.header('last-event-id'), 'after');
     // Before the 200: a feed that cannot listen is a problem+json, not a stream that never speaks.

@@ -1,9 +1,35 @@
-import { DomainError } from '@hub/domain';
+import { DomainError, Protocol } from '@hub/domain';
+import { APPROVAL_STATUSES, SESSION_STATUSES, TURN_STATUSES } from '@hub/projections';
+import { QueryParams, type QueryParam } from '../http/query-params';
 
 // Query-string validation for the read-model lists: every bad value is a 400 problem+json whose
 // detail starts with the field's name (`limit: …`), and whose details name it.
 
 export const LIMIT = { min: 1, max: 200, default: 50 } as const;
+
+const limit: QueryParam = { name: 'limit', description: 'Items per page', integer: { minimum: LIMIT.min, maximum: LIMIT.max, default: LIMIT.default } };
+const cursor: QueryParam = { name: 'cursor', description: 'The `nextCursor` of the previous page of this list' };
+
+/** `GET /v1/sessions`. */
+export const SESSION_LIST_QUERY = new QueryParams([
+  limit,
+  cursor,
+  { name: 'status', description: 'Only sessions in this status', enum: SESSION_STATUSES },
+  { name: 'protocol', description: 'Only sessions opened over this protocol', enum: Protocol.options },
+]);
+/** `GET /v1/sessions/ID/turns`. */
+export const TURN_LIST_QUERY = new QueryParams([limit, cursor, { name: 'status', description: 'Only turns in this status', enum: TURN_STATUSES }]);
+/** `GET /v1/approvals`. */
+export const APPROVAL_LIST_QUERY = new QueryParams([
+  { name: 'status', description: 'pending (the default) or resolved', enum: APPROVAL_STATUSES },
+  limit,
+  cursor,
+  { name: 'sessionId', description: "Only this session's approvals" },
+]);
+/** `GET /v1/approvals/stream`. */
+export const APPROVAL_FEED_QUERY = new QueryParams([
+  { name: 'after', description: 'Resume after this change position (an `id:` the feed sent; `Last-Event-ID` works too); without it the feed starts with every pending approval', integer: { minimum: 0, maximum: Number.MAX_SAFE_INTEGER } },
+]);
 
 function invalid(field: string, message: string): DomainError {
   return new DomainError('INVALID_COMMAND', `${field}: ${message}`, { field });

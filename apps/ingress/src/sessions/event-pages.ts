@@ -1,6 +1,8 @@
 import type { Response } from 'express';
 import { DomainError, type HubEvent, type Recorded } from '@hub/domain';
 import { exportLine, type EventStore } from '@hub/event-store';
+import { QueryParams } from '../http/query-params';
+import { onlyKnown } from '../read-models/query';
 
 // The audit read of one session's log, in bounded pieces (issue 11, defect 5): one unbounded
 // response was 25.8 MB and 60 parallel exports took ingress to 1.44 GB. A page is a keyset read on
@@ -8,6 +10,11 @@ import { exportLine, type EventStore } from '@hub/event-store';
 
 /** `GET /v1/sessions/ID/events` page size: `limit` defaults to 500 and may be 1 to 1000. */
 export const EVENTS_PAGE = { default: 500, max: 1000 } as const;
+/** `GET /v1/sessions/ID/events`. */
+export const EVENTS_PAGE_QUERY = new QueryParams([
+  { name: 'after', description: 'Stream position to read after (exclusive); 0, the default, reads from the start', integer: { minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } },
+  { name: 'limit', description: 'Events per page', integer: { minimum: 1, maximum: EVENTS_PAGE.max, default: EVENTS_PAGE.default } },
+]);
 /** Events per read while streaming the NDJSON export. */
 export const EXPORT_PAGE = 50;
 
@@ -29,6 +36,7 @@ function intParam(query: Record<string, unknown>, field: string, fallback: numbe
 
 /** `after` and `limit` of a page request, or `INVALID_COMMAND` naming the field (a 400). */
 export function pageQuery(query: Record<string, unknown>): PageQuery {
+  onlyKnown(query, EVENTS_PAGE_QUERY.names);
   return {
     after: intParam(query, 'after', 0, 0, Number.MAX_SAFE_INTEGER),
     limit: intParam(query, 'limit', EVENTS_PAGE.default, 1, EVENTS_PAGE.max),

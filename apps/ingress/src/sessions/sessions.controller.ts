@@ -15,7 +15,7 @@ import { liveStreamId } from '../acp/live-registry';
 import { PG_POOL } from '../hub.providers';
 import { OpenEnvEpisodes } from '../openenv/openenv-episodes';
 import { SessionAccess } from '../auth/session-access';
-import { pageQuery, readPage, streamExport } from './event-pages';
+import { EVENTS_PAGE_QUERY, pageQuery, readPage, streamExport } from './event-pages';
 import { apiRef } from '../http/api-schemas';
 
 const Decision = z.object({ decision: z.enum(['approved', 'denied']), reason: z.string().max(2000).optional() });
@@ -56,6 +56,7 @@ export class SessionsController {
    */
   @ApiOperation({ summary: "A page of a session's events (?after=&limit=)" })
   @ApiOkResponse({ schema: apiRef('EventPage') })
+  @EVENTS_PAGE_QUERY.document()
   @Get(':id/events')
   async page(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) res: Response) {
     const q = pageQuery(query);

@@ -11,6 +11,10 @@ import { decodeBody } from './request-body';
 import { ZeneExceptionFilter } from './zene-exception.filter';
 import { ZeneService } from './zene.service';
 import { ApiTenantLimited } from '../limits/limits-openapi';
+import { QueryParams } from '../http/query-params';
+
+/** `POST /v1/zene`: the reply shape (anything but `protocol` is the bridge-compatible reply). */
+const ZENE_QUERY = new QueryParams([{ name: 'mode', description: '`protocol`: stream the v1 protocol lines as NDJSON; `bridge` (the default): one JSON reply', enum: ['bridge', 'protocol'] }]);
 
 /**
  * `POST /v1/zene[?mode=protocol]`: the zene host protocol over HTTP (one request line in; the
@@ -32,7 +36,8 @@ export class ZeneController {
     return { ok: true, protocol_version: ZENE_PROTOCOL_VERSION, key_prefix: principal.keyPrefix };
   }
 
-  @ApiOperation({ summary: 'One Zene host-protocol request (JSON, or a stream with ?mode=stream)' })
+  @ApiOperation({ summary: 'One Zene host-protocol request: one bridge-compatible JSON reply, or NDJSON protocol lines with ?mode=protocol' })
+  @ZENE_QUERY.document()
   @ApiTenantLimited('zene `BUSY`, retryable')
   @Post()
   async post(@Req() req: Request & { correlationId?: string }, @Res() res: Response, @CurrentPrincipal() principal: Principal, @Query('mode') mode?: string): Promise<void> {

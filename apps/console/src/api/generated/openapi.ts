@@ -490,7 +490,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One Zene host-protocol request (JSON, or a stream with ?mode=stream) */
+        /** One Zene host-protocol request: one bridge-compatible JSON reply, or NDJSON protocol lines with ?mode=protocol */
         post: operations["ZeneController_post"];
         delete?: never;
         options?: never;
@@ -1613,7 +1613,16 @@ export interface operations {
     };
     ApprovalsController_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `nextCursor` of the previous page of this list */
+                cursor?: string;
+                /** @description Items per page */
+                limit?: number;
+                /** @description Only this session's approvals */
+                sessionId?: string;
+                /** @description pending (the default) or resolved */
+                status?: "pending" | "resolved";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1632,7 +1641,10 @@ export interface operations {
     };
     ApprovalsController_stream: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Resume after this change position (an `id:` the feed sent; `Last-Event-ID` works too); without it the feed starts with every pending approval */
+                after?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1827,7 +1839,10 @@ export interface operations {
     };
     OpenEnvController_trajectory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The episode's id; without it, the environment's latest episode */
+                episode_id?: string;
+            };
             header?: never;
             path: {
                 env: string;
@@ -1866,7 +1881,16 @@ export interface operations {
     };
     SessionListController_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `nextCursor` of the previous page of this list */
+                cursor?: string;
+                /** @description Items per page */
+                limit?: number;
+                /** @description Only sessions opened over this protocol */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                /** @description Only sessions in this status */
+                status?: "idle" | "running" | "awaiting_approval";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1926,7 +1950,12 @@ export interface operations {
     };
     SessionsController_page: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Stream position to read after (exclusive); 0, the default, reads from the start */
+                after?: number;
+                /** @description Events per page */
+                limit?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -2055,7 +2084,14 @@ export interface operations {
     };
     SessionListController_turns: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `nextCursor` of the previous page of this list */
+                cursor?: string;
+                /** @description Items per page */
+                limit?: number;
+                /** @description Only turns in this status */
+                status?: "queued" | "running" | "completed" | "failed" | "cancelled" | "delivered";
+            };
             header?: never;
             path: {
                 id: string;
@@ -2076,8 +2112,9 @@ export interface operations {
     };
     ZeneController_post: {
         parameters: {
-            query: {
-                mode: string;
+            query?: {
+                /** @description `protocol`: stream the v1 protocol lines as NDJSON; `bridge` (the default): one JSON reply */
+                mode?: "bridge" | "protocol";
             };
             header?: never;
             path?: never;
