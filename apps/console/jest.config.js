@@ -2,6 +2,6 @@ module.exports = {
   ...require('../../jest.preset.js'),
   displayName: 'console',
   rootDir: __dirname,
-  // The console's own code is checked in a real browser (src/e2e); its .tsx sources are for Vite.
+  // The console's screens are checked in a real browser (src/e2e); pure logic has unit specs beside it.
   testMatch: ['<rootDir>/src/**/*.spec.ts'],
 };

@@ -68,7 +68,7 @@ function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: str
         ) : session ? (
           <SessionScreen api={api} apiKey={apiKey} sessionId={decodeURIComponent(session[1])} />
         ) : route.startsWith('/sessions') ? (
-          <SessionsScreen api={api} />
+          <SessionsScreen api={api} onUnauthenticated={lost} />
         ) : (
           <InboxScreen api={api} feed={feed} />
         )}

@@ -13,6 +13,7 @@ import { CorrelationMiddleware } from './http/correlation.middleware';
 import { ProblemFilter } from './http/problem';
 import { hubProviders, type IngressSettings } from './hub.providers';
 import { HubResources } from './hub-resources';
+import { EventStreams } from './http/event-streams';
 import { OpenEnvController, OpenEnvEpisodes, OpenEnvHarnessGateway, OpenEnvMcp, OpenEnvWsGateway } from './openenv';
 import { OpenHarnessController } from './openharness';
 import { ApprovalsController } from './read-models/approvals.controller';
@@ -39,6 +40,7 @@ export class IngressModule implements NestModule {
       providers: [
         ...hubProviders(settings),
         HubResources,
+        EventStreams,
         ...limitProviders(settings),
         ...readModelProviders(settings),
         { provide: APP_GUARD, useClass: ApiKeyGuard },

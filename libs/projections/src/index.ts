@@ -13,7 +13,7 @@ export { SESSION_STATUSES, evolveSession, titleOf, type SessionRow } from './fol
 export { TURN_STATUSES, evolveTurn, type TurnRow } from './folds/turns';
 export { APPROVAL_STATUSES, evolveApprovals, type ApprovalRow } from './folds/approvals';
 export { ReadModels, type ApprovalView, type Page, type SessionView, type TurnView } from './read-models';
-export { ApprovalFeed } from './approval-feed';
+export { APPROVAL_CHANGES, ReadModelFeed, sessionChanges, type ChangeSource } from './read-model-feed';
 export { rebuildProjection } from './rebuild';
 export { sessionsProjection, turnsProjection, approvalsProjection };
 

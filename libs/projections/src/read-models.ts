@@ -62,6 +62,25 @@ export class ReadModels {
     return page(rows, q.limit, 'sessions', sessionView, (r) => Number(r.last_position));
   }
 
+  /**
+   * Sessions of the tenant that moved after `after` (a session position), least recent first:
+   * a live list's changes. `openedBy` keeps a client key to the sessions it opened.
+   */
+  async sessionChanges(tenantId: string, after: number, limit = 500, openedBy?: string): Promise<SessionView[]> {
+    const { rows } = await asTenant(this.pool, tenantId).query<DbRow>(
+      `SELECT * FROM read_sessions WHERE tenant_id = $1 AND last_position > $2 AND ($4::text IS NULL OR opened_by = $4)
+        ORDER BY last_position LIMIT $3`,
+      [tenantId, after, limit, openedBy ?? null],
+    );
+    return rows.map(sessionView);
+  }
+
+  /** The newest session position of the tenant (0 without sessions): where a live list starts. */
+  async sessionHead(tenantId: string): Promise<number> {
+    const { rows } = await asTenant(this.pool, tenantId).query<{ head: string }>('SELECT COALESCE(max(last_position), 0)::text AS head FROM read_sessions WHERE tenant_id = $1', [tenantId]);
+    return Number(rows[0].head);
+  }
+
   async session(tenantId: string, sessionId: string): Promise<SessionView | null> {
     const { rows } = await asTenant(this.pool, tenantId).query<DbRow>('SELECT * FROM read_sessions WHERE tenant_id = $1 AND session_id = $2', [tenantId, sessionId]);
     return rows[0] ? sessionView(rows[0]) : null;

@@ -147,7 +147,7 @@ describe('a revoked key', () => {
     await p.page.getByRole('link', { name: 'Sessions' }).click();
     await p.page.locator('tr[data-session-id="r-main"]').waitFor();
     await revoke(key);
-    // The sessions list refetches on its own: its next answer is a 401.
+    // The sessions feed is ended for the revoked key (event: error), which signs the tab out.
     await expect(p.page.getByRole('alert').textContent()).resolves.toMatch(/stopped working/);
     expect(await p.page.getByRole('navigation').count()).toBe(0);
     expect(await p.page.locator('.session-table').count()).toBe(0);

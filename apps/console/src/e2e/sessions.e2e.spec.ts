@@ -70,6 +70,36 @@ describe('sessions', () => {
     await p.screenshot('sessions-list');
   });
 
+  it('keeps the list live without a reload or a poll: a new session appears on top, and one leaves a filter it stops matching', async () => {
+    await hub.turn('s-before', 'read notes.txt', 'idle');
+    const p = await hub.open();
+    // Count the list reads the page makes: after the first load, the feed alone moves the rows.
+    let reads = 0;
+    p.page.on('request', (r) => void (new URL(r.url()).pathname === '/v1/sessions' && reads++));
+    await p.page.getByRole('link', { name: 'Sessions' }).click();
+    await p.page.locator('tr[data-session-id="s-before"]').waitFor();
+    await p.page.locator('.feed-live').waitFor();
+    const settled = reads;
+    const order = () => p.page.locator('.session-table tbody tr').evaluateAll((trs) => trs.map((t) => t.getAttribute('data-session-id')));
+
+    await hub.turn('s-arrives', 'delete data/numbers.csv', 'approval');
+    await p.page.locator('tr[data-session-id="s-arrives"] .status-awaiting_approval').waitFor();
+    expect((await order())[0]).toBe('s-arrives');
+
+    // Filtered to sessions awaiting approval, the session leaves the list once it is answered.
+    await p.page.getByLabel('Status').selectOption('awaiting_approval');
+    await p.page.locator('tr[data-session-id="s-before"]').waitFor({ state: 'detached' });
+    await p.page.locator('tr[data-session-id="s-arrives"]').waitFor();
+    const readsBeforeAnswer = reads;
+    const pending = (await hub.api('GET', '/v1/approvals?status=pending&sessionId=s-arrives')).body as { approvals: { approvalId: string }[] };
+    await hub.api('POST', `/v1/sessions/s-arrives/approvals/${pending.approvals[0].approvalId}`, { decision: 'denied', reason: 'not today' });
+    await p.page.locator('tr[data-session-id="s-arrives"]').waitFor({ state: 'detached' });
+    expect(await order()).not.toContain('s-before');
+    // Moved by the feed: no list was read again for either change (the filter's own load aside).
+    expect(reads - readsBeforeAnswer).toBe(0);
+    expect(settled).toBeGreaterThan(0);
+  });
+
   it('shows a session live: a prompt and an inline approval from the page, the transcript equal to the server’s state', async () => {
     await hub.turn('s-live', 'read notes.txt', 'idle');
     const p = await hub.open();

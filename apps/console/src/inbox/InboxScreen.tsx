@@ -7,6 +7,7 @@ import { ConfirmDialog } from './ConfirmDialog';
 import { ResolvedList } from './ResolvedList';
 import { useAnswer, type Notice } from './useAnswer';
 import type { ApprovalFeed } from './useApprovalFeed';
+import { FeedBadge } from '../ui/FeedBadge';
 
 const HIGH_RISK = new Set(['high', 'critical']);
 
@@ -64,9 +65,7 @@ export function InboxScreen({ api, feed }: { api: HubApi; feed: ApprovalFeed }) 
             Resolved
           </button>
         </div>
-        <span className={`feed feed-${feed.status}`} role="status">
-          {feed.status === 'live' ? 'live' : feed.status === 'connecting' ? 'connecting…' : `reconnecting… ${feed.error ?? ''}`}
-        </span>
+        <FeedBadge status={feed.status} error={feed.error} />
       </div>
       <ul className="notices" aria-live="polite">
         {notices.map((n, i) => (

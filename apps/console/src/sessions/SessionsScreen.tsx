@@ -4,11 +4,14 @@ import type { HubApi } from '../api/client';
 import { PROTOCOLS, SESSION_STATUSES, type QueryOf } from '../api/types';
 import { ago, protocolName } from '../ui/format';
 import { useNow } from '../ui/useNow';
+import { useSessionFeed } from './useSessionFeed';
+import { FeedBadge } from '../ui/FeedBadge';
 
-const REFRESH_MS = 3000;
-
-/** The tenant's sessions from the read model, most recently active first, refreshed every few seconds. */
-export function SessionsScreen({ api }: { api: HubApi }) {
+/**
+ * The tenant's sessions from the read model, most recently active first, live: the sessions feed
+ * moves each row as its session changes (useSessionFeed). An erased session leaves on the next load.
+ */
+export function SessionsScreen({ api, onUnauthenticated }: { api: HubApi; onUnauthenticated: (message: string) => void }) {
   type Filters = QueryOf<'/v1/sessions', 'get'>;
   const [status, setStatus] = useState<Filters['status']>(undefined);
   const [protocol, setProtocol] = useState<Filters['protocol']>(undefined);
@@ -18,9 +21,11 @@ export function SessionsScreen({ api }: { api: HubApi }) {
     queryFn: ({ pageParam }) => api.sessions({ status, protocol, cursor: pageParam, limit: 25 }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
-    refetchInterval: REFRESH_MS,
   });
-  const items = q.data?.pages.flatMap((p) => p.sessions) ?? [];
+  const feed = useSessionFeed(api, onUnauthenticated);
+  // A page loaded while its session moved can hold it twice for a moment: the first (newest) wins.
+  const seen = new Set<string>();
+  const items = (q.data?.pages.flatMap((p) => p.sessions) ?? []).filter((s) => !seen.has(s.sessionId) && seen.add(s.sessionId));
   return (
     <section className="screen sessions">
       <div className="filters">
@@ -46,6 +51,7 @@ export function SessionsScreen({ api }: { api: HubApi }) {
             ))}
           </select>
         </label>
+        <FeedBadge status={feed.status} error={feed.error} />
       </div>
       {q.isPending ? (
         <p className="state loading">Loading sessions…</p>

@@ -70,7 +70,7 @@ export class AdminController {
     return { keys: (await this.keys.listKeys(p.tenantId)).map(show) };
   }
 
-  @ApiOperation({ summary: 'Revoke a key of this tenant by its prefix (admin); its open sockets close within seconds' })
+  @ApiOperation({ summary: 'Revoke a key of this tenant by its prefix (admin); its open sockets and event streams close within seconds' })
   @Delete('keys/:prefix')
   @HttpCode(200)
   async revokeKey(@CurrentPrincipal() p: Principal, @Param('prefix') prefix: string, @Req() req: { correlationId?: string }) {

@@ -44,19 +44,20 @@ async function turn(key: string, session: string, prompt: string): Promise<void>
   await c.close();
 }
 
-/** Reads SSE frames of the approval feed as they arrive. */
-async function openFeed(key: string, query = '') {
+/** Reads SSE frames of a feed (the approvals', or `path`) as they arrive. */
+async function openFeed(key: string, query = '', path = '/v1/approvals/stream') {
   const ctrl = new AbortController();
-  const res = await fetch(`${stack.url}/v1/approvals/stream${query}`, { headers: { Authorization: `Bearer ${key}` }, signal: ctrl.signal });
+  const res = await fetch(`${stack.url}${path}${query}`, { headers: { Authorization: `Bearer ${key}` }, signal: ctrl.signal });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  const frames: { event: string; data: Record<string, unknown> }[] = [];
+  const frames: { event: string; data: Record<string, unknown>; id?: number }[] = [];
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   let buf = '';
+  const state = { ended: false };
   void (async () => {
     for (;;) {
       const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) return;
+      if (done) return void (state.ended = true);
       buf += Buffer.from(value as Uint8Array).toString();
       let i;
       while ((i = buf.indexOf('\n\n')) >= 0) {
@@ -64,11 +65,12 @@ async function openFeed(key: string, query = '') {
         buf = buf.slice(i + 2);
         const event = /^event: (.*)$/m.exec(frame)?.[1];
         const data = /^data: (.*)$/m.exec(frame)?.[1];
-        if (event && data) frames.push({ event, data: JSON.parse(data) });
+        const id = /^id: (.*)$/m.exec(frame)?.[1];
+        if (event && data) frames.push({ event, data: JSON.parse(data), ...(id === undefined ? {} : { id: Number(id) }) });
       }
     }
   })();
-  return { frames, close: () => ctrl.abort() };
+  return { frames, state, close: () => ctrl.abort() };
 }
 
 describe('read models over HTTP', () => {
@@ -123,6 +125,57 @@ describe('read models over HTTP', () => {
     await c.close();
   });
 
+  it('the sessions feed sends each session as it moves, resumes after the last id, and keeps a client key to its own sessions', async () => {
+    const feed = await openFeed(a.apiKey, '', '/v1/sessions/stream');
+    await until('ready', async () => feed.frames[0]?.event === 'ready');
+    const start = feed.frames[0].data.position as number;
+    const clientKey = (await (await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'feed-client', role: 'client' }) })).json()) as { apiKey: string };
+    const clientFeed = await openFeed(clientKey.apiKey, '', '/v1/sessions/stream');
+    const feedB = await openFeed(b.apiKey, '', '/v1/sessions/stream');
+
+    await turn(a.apiKey, 'rm-live', 'hello');
+    await turn(clientKey.apiKey, 'rm-client', 'hello');
+    const sessions = (f: typeof feed, id: string) => f.frames.filter((x) => x.event === 'session' && x.data.sessionId === id);
+    // Opened, then running, then idle with its turn counted: the list row as it moves.
+    const done = await until('rm-live idle with its turn', async () => sessions(feed, 'rm-live').find((x) => x.data.status === 'idle' && x.data.turnCount === 1));
+    expect(done.data).toEqual(expect.objectContaining({ openedVia: 'transport', title: 'hello', pendingApprovals: 0 }));
+    expect(done.id).toBe(done.data.position);
+    await until('rm-client idle', async () => sessions(feed, 'rm-client').some((x) => x.data.status === 'idle'));
+    const ids = feed.frames.flatMap((x) => (x.id === undefined ? [] : [x.id]));
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    expect(ids[0]).toBeGreaterThan(start);
+
+    // The list agrees with the feed's last word on each session.
+    const list = await json<{ sessions: { sessionId: string; position: number; status: string }[] }>('/v1/sessions', a.apiKey);
+    expect(list.sessions.find((x) => x.sessionId === 'rm-live')).toEqual(expect.objectContaining({ position: sessions(feed, 'rm-live').at(-1)?.data.position, status: 'idle' }));
+
+    // A client key sees the session it opened, never another key's; another tenant sees nothing.
+    await until('the client key sees its session', async () => sessions(clientFeed, 'rm-client').some((x) => x.data.status === 'idle'));
+    expect(sessions(clientFeed, 'rm-live')).toEqual([]);
+    expect(feedB.frames.filter((x) => x.event === 'session')).toEqual([]);
+
+    // Resume: after the first id, the same frames follow again (Last-Event-ID works the same).
+    const resumed = await openFeed(a.apiKey, `?after=${ids[0]}`, '/v1/sessions/stream');
+    await until('resumed up to rm-client idle', async () => sessions(resumed, 'rm-client').some((x) => x.data.status === 'idle'));
+    expect(resumed.frames[0]).toEqual({ event: 'ready', data: { position: ids[0] } });
+    expect(resumed.frames.filter((x) => x.event === 'session').map((x) => x.data.sessionId).at(-1)).toBe('rm-client');
+    for (const f of [feed, clientFeed, feedB, resumed]) f.close();
+  });
+
+  it("ends a revoked key's feeds with event: error UNAUTHENTICATED, and refuses it a new one", async () => {
+    const made = (await (await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'soon-revoked', role: 'viewer' }) })).json()) as { apiKey: string; prefix: string };
+    const feeds = [await openFeed(made.apiKey), await openFeed(made.apiKey, '', '/v1/sessions/stream')];
+    await until('both feeds ready', async () => feeds.every((f) => f.frames.some((x) => x.event === 'ready')));
+    const revokedAt = Date.now();
+    const res = await fetch(`${stack.url}/v1/admin/keys/${made.prefix}`, { method: 'DELETE', headers: { Authorization: `Bearer ${a.apiKey}` } });
+    expect(res.status).toBe(200);
+    await until('both feeds ended', async () => feeds.every((f) => f.state.ended), 5_000);
+    // At once (NOTIFY hub_keys), not at the next periodic re-check.
+    expect(Date.now() - revokedAt).toBeLessThan(2_000);
+    for (const f of feeds) expect(f.frames.at(-1)).toEqual({ event: 'error', data: expect.objectContaining({ code: 'UNAUTHENTICATED' }) });
+    expect((await get('/v1/sessions/stream', made.apiKey)).status).toBe(401);
+  });
+
   it("never shows one tenant's sessions, turns or approvals to another", async () => {
     await turn(a.apiKey, 'rm-secret', 'hello');
     await until('projected', async () => (await json<{ sessions: { sessionId: string }[] }>('/v1/sessions', a.apiKey)).sessions.some((s) => s.sessionId === 'rm-secret'));
@@ -158,6 +211,8 @@ describe('read models over HTTP', () => {
       ['/v1/approvals?sessionId=%20', 'sessionId'],
       ['/v1/sessions/rm-one/turns?status=lost', 'status'],
       ['/v1/approvals/stream?after=x', 'after'],
+      ['/v1/sessions/stream?after=-1', 'after'],
+      ['/v1/sessions/stream?status=idle', 'status'],
     ];
     for (const [path, field] of cases) {
       const res = await get(path, a.apiKey);
@@ -166,6 +221,7 @@ describe('read models over HTTP', () => {
       expect([path, body.code, body.detail.split(':')[0]]).toEqual([path, 'INVALID_COMMAND', field]);
     }
     expect((await get('/v1/approvals/stream', 'not-a-key')).status).toBe(401);
+    expect((await get('/v1/sessions/stream', 'not-a-key')).status).toBe(401);
   });
 
   it('bin/hub projections status reports each checkpoint and its lag', async () => {

@@ -69,6 +69,26 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
         return (await seen(w.keyOf(who))) ? 'ok' : 'not_found';
       },
     },
+    'HTTP sessions stream': {
+      prepare: idle,
+      async act(w, who, c) {
+        // From the start of the log (?after=0) the feed's first read sends every session the key may see.
+        const seen = async (key: string, waitMs: number) => {
+          const res = await fetch(`${w.url}/v1/sessions/stream?after=0`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(10_000) });
+          const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+          const until = Date.now() + waitMs;
+          let text = '';
+          while (!text.includes(`"sessionId":"${c.session}"`) && Date.now() < until) {
+            const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(0, until - Date.now())))]);
+            if (chunk?.value) text += new TextDecoder().decode(chunk.value);
+          }
+          await reader.cancel();
+          return text.includes(`"sessionId":"${c.session}"`);
+        };
+        for (let i = 0; i < 100 && !(await seen(w.keys.operator, 500)); i++) await new Promise((r) => setTimeout(r, 100)); // the read model's lag
+        return (await seen(w.keyOf(who), 1000)) ? 'ok' : 'not_found';
+      },
+    },
     'transport socket': {
       prepare: idle,
       async act(w, who, c) {

@@ -3,13 +3,12 @@ import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { mayDo, OWN_SESSIONS_ONLY, refusal, type Principal } from '@hub/auth';
 import { DomainError, SESSION_ID_PATTERN } from '@hub/domain';
-import { APPROVAL_STATUSES, ApprovalFeed, ReadModels, type ApprovalView } from '@hub/projections';
+import { APPROVAL_CHANGES, APPROVAL_STATUSES, ReadModelFeed, ReadModels, type ApprovalView } from '@hub/projections';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { apiRef } from '../http/api-schemas';
+import { EventStreams } from '../http/event-streams';
 import { SessionAccess } from '../auth/session-access';
 import { APPROVAL_FEED_QUERY, APPROVAL_LIST_QUERY, limitOf, oneOf, onlyKnown, positionOf, single } from './query';
-
-const HEARTBEAT_MS = 15_000;
 
 /**
  * The approval inbox: every approval of the tenant across sessions and protocols, pending or
@@ -20,8 +19,9 @@ const HEARTBEAT_MS = 15_000;
 export class ApprovalsController {
   constructor(
     private readonly reads: ReadModels,
-    private readonly feed: ApprovalFeed,
+    private readonly feed: ReadModelFeed,
     private readonly access: SessionAccess,
+    private readonly streams: EventStreams,
   ) {}
 
   /** Every role reads; a client key only the approvals of sessions it opened. */
@@ -60,28 +60,19 @@ export class ApprovalsController {
     // Before the 200: a feed that cannot listen is a problem+json, not a stream that never speaks.
     await this.feed.start();
     const snapshot = after === undefined ? await this.reads.approvalSnapshot(p.tenantId) : { position: after, pending: [] };
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    const write = (a: ApprovalView) => res.write(`id: ${a.position}\nevent: approval\ndata: ${JSON.stringify(a)}\n\n`);
+    const stream = this.streams.open(req, res, p);
     // A client key's feed holds its own sessions' approvals only; writes stay in change order.
     let order = Promise.resolve();
     const send = (a: ApprovalView) => {
-      if (!own) return void write(a);
+      if (!own) return stream.send('approval', a, a.position);
       order = order.then(async () => {
-        if (await this.access.mayRead(p, a.sessionId)) write(a);
+        if (await this.access.mayRead(p, a.sessionId)) stream.send('approval', a, a.position);
       });
     };
     snapshot.pending.forEach(send);
     await order;
-    res.write(`event: ready\ndata: ${JSON.stringify({ position: snapshot.position })}\n\n`);
-    // The client may leave while the watch is being set up: close it whichever comes last.
-    const live: { closed: boolean; watch?: { close(): void } } = { closed: false };
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    req.on('close', () => {
-      live.closed = true;
-      clearInterval(heartbeat);
-      live.watch?.close();
-    });
-    live.watch = await this.feed.watch(p.tenantId, snapshot.position, (changes) => changes.forEach(send));
-    if (live.closed) live.watch.close();
+    stream.send('ready', { position: snapshot.position });
+    const watch = await this.feed.watch(APPROVAL_CHANGES, p.tenantId, snapshot.position, (changes) => changes.forEach(send));
+    stream.onClose(() => watch.close());
   }
 }

@@ -1,12 +1,14 @@
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { mayDo, OWN_SESSIONS_ONLY, refusal, type Principal } from '@hub/auth';
 import { DomainError, Protocol, SESSION_ID_PATTERN } from '@hub/domain';
-import { ReadModels, SESSION_STATUSES, TURN_STATUSES } from '@hub/projections';
+import { ReadModelFeed, ReadModels, SESSION_STATUSES, TURN_STATUSES, sessionChanges } from '@hub/projections';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { apiRef } from '../http/api-schemas';
 import { SessionAccess } from '../auth/session-access';
-import { SESSION_LIST_QUERY, TURN_LIST_QUERY, limitOf, oneOf, onlyKnown, single } from './query';
+import { SESSION_FEED_QUERY, SESSION_LIST_QUERY, TURN_LIST_QUERY, limitOf, oneOf, onlyKnown, positionOf, single } from './query';
+import { EventStreams } from '../http/event-streams';
 
 /**
  * The tenant's sessions and their turns, from the read models (one projection lag behind the
@@ -19,6 +21,8 @@ export class SessionListController {
   constructor(
     private readonly reads: ReadModels,
     private readonly access: SessionAccess,
+    private readonly feed: ReadModelFeed,
+    private readonly streams: EventStreams,
   ) {}
 
   /** Most recently active first; filters `status` and `protocol` (the one that opened it). */
@@ -38,6 +42,32 @@ export class SessionListController {
       openedBy: OWN_SESSIONS_ONLY.has(p.role) ? p.keyPrefix : undefined,
     });
     return { sessions: page.items, nextCursor: page.nextCursor };
+  }
+
+  /**
+   * `event: session` frames, each a session's row as the list shows it, with `id:` its position,
+   * whenever it moves (opened, a turn starts or ends, an approval is raised or answered...).
+   * Starts with `event: ready` naming where it starts: at `after` (or `Last-Event-ID`), else at
+   * the tenant's newest session. Filters are the client's to apply; an erased session is not
+   * announced. A client key's feed holds the sessions it opened only.
+   */
+  @ApiOperation({ summary: "Live sessions feed (Server-Sent Events): each of the tenant's sessions as it changes" })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: '`event: ready` with the starting position, then `event: session` frames whose `data` is a SessionView and whose `id` its position' })
+  @SESSION_FEED_QUERY.document()
+  @Get('stream')
+  async stream(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>, @Req() req: Request, @Res() res: Response) {
+    onlyKnown(q, SESSION_FEED_QUERY.names);
+    if (!mayDo(p.role, 'read')) throw new DomainError('FORBIDDEN', refusal(p.role, 'read'));
+    const after = positionOf(single(q, 'after') ?? req.header('last-event-id'), 'after');
+    // Before the 200: a feed that cannot listen is a problem+json, not a stream that never speaks.
+    await this.feed.start();
+    const start = after ?? (await this.reads.sessionHead(p.tenantId));
+    const stream = this.streams.open(req, res, p);
+    stream.send('ready', { position: start });
+    const source = sessionChanges(OWN_SESSIONS_ONLY.has(p.role) ? p.keyPrefix : undefined);
+    const watch = await this.feed.watch(source, p.tenantId, start, (changes) => changes.forEach((s) => stream.send('session', s, s.position)));
+    stream.onClose(() => watch.close());
   }
 
   /** The session's turns in request order: status, timings, usage, model and how each ended. */

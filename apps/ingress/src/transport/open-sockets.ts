@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { WebSocket } from 'ws';
 import type { KeyLiveness, Principal } from '@hub/auth';
 import { hubMetrics } from '@hub/telemetry';
+import { KeyRecheck } from '../auth/key-recheck';
 import { KEY_REVOKED_CLOSE_CODE, KEY_REVOKED_REASON, revokedKeyFrame } from './revocation-frames';
 
 interface OpenSocket {
@@ -16,24 +17,26 @@ const CLOSE_GRACE_MS = 2_000;
  * Every WebSocket this ingress process holds, whatever its protocol, for two rules:
  * - a per-process bound (`HUB_WS_MAX_SOCKETS`): `admit()` says no once the open sockets plus
  *   upgrades being authenticated reach it;
- * - revocation: every `HUB_KEY_RECHECK_MS`, one batched query asks which of the open sockets'
- *   keys still work; a socket whose key was revoked (by any process, or `bin/hub key revoke`)
- *   gets its protocol's error frame and is closed with 4401. Polling the key table, not a
- *   broadcast, so it needs nothing but Postgres and works across any number of instances.
+ * - revocation (KeyRecheck): every `HUB_KEY_RECHECK_MS`, and at once when a key changes, a
+ *   socket whose key was revoked (by any process, or `bin/hub key revoke`) gets its protocol's
+ *   error frame and is closed with 4401.
  */
 export class OpenSockets {
   private readonly sockets = new Map<WebSocket, OpenSocket>();
+  private readonly keys: KeyRecheck<WebSocket>;
   private upgrading = 0;
-  private timer?: NodeJS.Timeout;
-  private sweeping = false;
-  private lastSweepFailed = false;
   private readonly log = new Logger('sockets');
 
   constructor(
-    private readonly liveness: KeyLiveness,
+    liveness: KeyLiveness,
     readonly maxSockets: number,
-    private readonly recheckMs: number,
-  ) {}
+    recheckMs: number,
+  ) {
+    this.keys = new KeyRecheck(liveness, recheckMs, 'socket', (ws) => {
+      const s = this.sockets.get(ws);
+      if (s) this.closeRevoked(ws, s);
+    });
+  }
 
   get size(): number {
     return this.sockets.size;
@@ -64,6 +67,7 @@ export class OpenSockets {
   track(ws: WebSocket, principal: Principal | undefined, path: string): void {
     if (!principal) return;
     this.sockets.set(ws, { principal, path });
+    this.keys.add(ws, principal);
     const protocol = protocolOfPath(path);
     const opened = performance.now();
     hubMetrics().socketsOpened.add(1, { protocol });
@@ -71,32 +75,18 @@ export class OpenSockets {
     this.log.log({ msg: 'socket opened', protocol, path: path.split('?')[0], tenant_id: principal.tenantId, key: principal.keyPrefix });
     ws.once('close', (code: number) => {
       this.sockets.delete(ws);
+      this.keys.delete(ws);
       this.log.log({ msg: 'socket closed', protocol, tenant_id: principal.tenantId, code, ms: Math.round(performance.now() - opened) });
     });
-    this.timer ??= setInterval(() => void this.sweep(), this.recheckMs).unref();
   }
 
-  /** Closes the sockets whose key no longer works; never throws (a failed check keeps them until the next). */
-  async sweep(): Promise<void> {
-    if (this.sweeping || this.sockets.size === 0) return;
-    this.sweeping = true;
-    try {
-      const live = await this.liveness.liveKeyIds([...this.sockets.values()].map((s) => s.principal.keyId));
-      if (this.lastSweepFailed) this.log.log('key re-check works again');
-      this.lastSweepFailed = false;
-      for (const [ws, s] of this.sockets) if (!live.has(s.principal.keyId)) this.closeRevoked(ws, s);
-    } catch (e) {
-      // Logged once per outage, not per tick; the sockets stay until a check succeeds.
-      if (!this.lastSweepFailed) this.log.warn(`cannot re-check socket keys: ${e instanceof Error ? e.message : String(e)}`);
-      this.lastSweepFailed = true;
-    } finally {
-      this.sweeping = false;
-    }
+  /** Closes the sockets whose key no longer works (KeyRecheck); never throws. */
+  sweep(): Promise<void> {
+    return this.keys.sweep();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.keys.stop();
   }
 
   private closeRevoked(ws: WebSocket, s: OpenSocket): void {

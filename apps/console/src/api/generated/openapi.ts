@@ -63,7 +63,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key of this tenant by its prefix (admin); its open sockets close within seconds */
+        /** Revoke a key of this tenant by its prefix (admin); its open sockets and event streams close within seconds */
         delete: operations["AdminController_revokeKey"];
         options?: never;
         head?: never;
@@ -473,6 +473,23 @@ export interface paths {
         };
         /** A session's turns (read model) */
         get: operations["SessionListController_turns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live sessions feed (Server-Sent Events): each of the tenant's sessions as it changes */
+        get: operations["SessionListController_stream"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2107,6 +2124,27 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TurnList"];
                 };
+            };
+        };
+    };
+    SessionListController_stream: {
+        parameters: {
+            query?: {
+                /** @description Resume after this session position (an `id:` the feed sent; `Last-Event-ID` works too); without it the feed starts at the newest session */
+                after?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `event: ready` with the starting position, then `event: session` frames whose `data` is a SessionView and whose `id` its position */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,0 +1,48 @@
+import { useEffect, useRef, useState } from 'react';
+import type { HubApi } from './client';
+import { followFeed, type FeedStatus } from './live-feed';
+
+/**
+ * Follows one of the hub's feeds while the component is mounted (followFeed): `onItem` gets each
+ * item and returns its position, `onConnected` runs when it first goes live. Returns its status.
+ */
+export function useLiveFeed(
+  api: HubApi,
+  path: string,
+  event: string,
+  onItem: (data: unknown) => number,
+  onUnauthenticated: (message: string) => void,
+  onConnected?: () => void,
+): { status: FeedStatus; error: string | null } {
+  const [status, setStatus] = useState<FeedStatus>('connecting');
+  const [error, setError] = useState<string | null>(null);
+  // The latest callbacks, without restarting the feed when they change.
+  const handlers = useRef({ onItem, onConnected });
+  handlers.current = { onItem, onConnected };
+
+  useEffect(() => {
+    const abort = new AbortController();
+    let connected = false;
+    void followFeed(
+      api,
+      path,
+      {
+        event,
+        onItem: (data) => handlers.current.onItem(data),
+        onStatus: (s, e) => {
+          setStatus(s);
+          setError(e);
+          if (s === 'live' && !connected) {
+            connected = true;
+            handlers.current.onConnected?.();
+          }
+        },
+        onUnauthenticated,
+      },
+      abort.signal,
+    );
+    return () => abort.abort();
+  }, [api, path, event, onUnauthenticated]);
+
+  return { status, error };
+}

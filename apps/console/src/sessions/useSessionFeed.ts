@@ -1,0 +1,28 @@
+import { useQueryClient } from '@tanstack/react-query';
+import type { HubApi } from '../api/client';
+import type { FeedStatus } from '../api/live-feed';
+import type { SessionSummary } from '../api/types';
+import { useLiveFeed } from '../api/useLiveFeed';
+import { applySessionChange, type SessionFilters, type SessionPages } from './live-sessions';
+
+/**
+ * Keeps every loaded sessions list live: `GET /v1/sessions/stream` sends each session as it
+ * moves, and each change is applied to the cached pages of every filter (applySessionChange)
+ * instead of refetching them. Returns the feed's status for the screen to show.
+ */
+export function useSessionFeed(api: HubApi, onUnauthenticated: (message: string) => void): { status: FeedStatus; error: string | null } {
+  const queryClient = useQueryClient();
+  const apply = (s: SessionSummary) => {
+    for (const q of queryClient.getQueryCache().findAll({ queryKey: ['sessions'] })) {
+      const [, status, protocol] = q.queryKey as [string, SessionFilters['status'], SessionFilters['protocol']];
+      queryClient.setQueryData<SessionPages>(q.queryKey, (data) => applySessionChange(data, s, { status, protocol }));
+      // A page still on its way may have been read before this change: read it again.
+      if (q.state.data === undefined || q.state.fetchStatus === 'fetching') void queryClient.invalidateQueries({ queryKey: q.queryKey, exact: true });
+    }
+    return s.position;
+  };
+  // The feed starts at the newest session when it first connects; a list loaded before that
+  // could miss what moved in between, so it is read once more then. Resumes need nothing.
+  const reread = () => void queryClient.invalidateQueries({ queryKey: ['sessions'] });
+  return useLiveFeed(api, '/v1/sessions/stream', 'session', (data) => apply(data as SessionSummary), onUnauthenticated, reread);
+}

@@ -1,0 +1,68 @@
+import { Logger } from '@nestjs/common';
+import type { KeyLiveness, Principal } from '@hub/auth';
+
+/**
+ * Long-lived connections held under an API key (WebSockets, Server-Sent Events), re-checked
+ * against the key table: every `recheckMs`, and whenever `sweep()` is called (a key changed), one
+ * batched query asks which of their keys still work, and each connection whose key was revoked
+ * or expired is handed to `onRevoked` (which closes it) and dropped. Polling the key table, not
+ * a broadcast, so it needs nothing but Postgres and works across any number of instances.
+ */
+export class KeyRecheck<T> {
+  private readonly held = new Map<T, Principal>();
+  private timer?: NodeJS.Timeout;
+  private sweeping = false;
+  private lastSweepFailed = false;
+  private readonly log: Logger;
+
+  /** @param what names the connections in log lines ("socket", "event stream"). */
+  constructor(
+    private readonly liveness: KeyLiveness,
+    private readonly recheckMs: number,
+    private readonly what: string,
+    private readonly onRevoked: (item: T, principal: Principal) => void,
+  ) {
+    this.log = new Logger(`${what}s`);
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  add(item: T, principal: Principal): void {
+    this.held.set(item, principal);
+    this.timer ??= setInterval(() => void this.sweep(), this.recheckMs).unref();
+  }
+
+  /** The connection closed by itself. */
+  delete(item: T): void {
+    this.held.delete(item);
+  }
+
+  /** Closes the connections whose key no longer works; never throws (a failed check keeps them until the next). */
+  async sweep(): Promise<void> {
+    if (this.sweeping || this.held.size === 0) return;
+    this.sweeping = true;
+    try {
+      const live = await this.liveness.liveKeyIds([...this.held.values()].map((p) => p.keyId));
+      if (this.lastSweepFailed) this.log.log(`${this.what} key re-check works again`);
+      this.lastSweepFailed = false;
+      for (const [item, principal] of this.held) {
+        if (live.has(principal.keyId)) continue;
+        this.held.delete(item);
+        this.onRevoked(item, principal);
+      }
+    } catch (e) {
+      // Logged once per outage, not per tick; the connections stay until a check succeeds.
+      if (!this.lastSweepFailed) this.log.warn(`cannot re-check ${this.what} keys: ${e instanceof Error ? e.message : String(e)}`);
+      this.lastSweepFailed = true;
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
