@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Job, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
 import {
   ExternalTurnRunner,
   HarnessProcesses,
@@ -22,7 +22,7 @@ import { redriveOf, sessionStreamId, type CommandMetadata, type HubEvent, type R
 import { EventStore, asSystem, createPool, SecretStore, SnapshotStore } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionThread, projectionStatus } from '@hub/projections';
-import { CancelBus, DailyEventBytes, DailyTokens, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap } from '@hub/queue';
+import { CancelBus, DailyEventBytes, DailyTokens, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap, type StartedWorkers } from '@hub/queue';
 import { CommandHandler, SessionViews, type CommandLog } from '@hub/sessions';
 import { ATTR, observeGauge, currentSpanIds, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, runWithTenant, withContext, withSpan } from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
@@ -41,7 +41,7 @@ export class HubWorker {
   private readonly running = new RunningTurns();
   private readonly commands: CommandHandler;
   private readonly runner: TurnRunner;
-  private workers: Worker[] = [];
+  private workers: StartedWorkers | undefined;
   private readonly probe: DequeueProbe;
   /** MCP connections of the turns this process runs (OpenEnv environments' injected tools). */
   private readonly mcp: McpPool;
@@ -209,7 +209,7 @@ export class HubWorker {
       lockDurationMs: this.settings.lockMs,
       isRetryable,
     });
-    await Promise.all(this.workers.map((w) => w.waitUntilReady()));
+    await Promise.all(this.workers.workers.map((w) => w.waitUntilReady()));
     await this.probe.start();
     this.startReconciler();
     await this.projections.start();
@@ -250,7 +250,7 @@ export class HubWorker {
   async health(): Promise<{ ok: boolean; checks: Record<string, { ok: boolean; error?: string }> }> {
     const checks: Record<string, { ok: boolean; error?: string }> = {};
     checks.postgres = await check(() => this.store.headPosition(PROBE_TENANT));
-    for (const w of this.workers) {
+    for (const w of this.workers?.workers ?? []) {
       checks[`queue:${w.name}`] = await check(async () => {
         if (!w.isRunning() || w.isPaused()) throw new Error('consumer is not running');
       });
@@ -264,7 +264,7 @@ export class HubWorker {
     // Harness processes first: a turn holding one ends (HARNESS_STOPPED) and frees its job.
     await this.harnesses.stopAll();
     await this.projections.stop();
-    await Promise.all(this.workers.map((w) => w.close()));
+    await this.workers?.close();
     await this.probe.stop();
     await this.mcp.close();
     await this.harnessStops.close();

@@ -1,7 +1,6 @@
-import type { Worker } from 'bullmq';
 import { TEST_REDIS_URL, uniqueQueuePrefix } from '@hub/testing';
 import type { RunTurnJob } from './catalog';
-import { HubQueues, startWorkers, type ProcessorMap } from './queues';
+import { HubQueues, startWorkers, type ProcessorMap, type StartedWorkers } from './queues';
 
 // Issue 16: one tenant's backlog must not hold another tenant's turn behind it. Against real
 // Redis: tenant A queues 30 turns, a worker with one slot starts on them, then tenant B queues
@@ -16,7 +15,7 @@ async function run(fair: boolean): Promise<string[]> {
   const conn = { redisUrl: TEST_REDIS_URL, prefix: q.prefix, fair };
   const queues = new HubQueues(conn);
   const taken: string[] = [];
-  let workers: Worker[] = [];
+  let workers: StartedWorkers | undefined;
   try {
     for (let i = 0; i < 30; i++) await queues.enqueue('runTurn', { tenantId: A, sessionId: `a${i}`, turnId: 't', reason: 'start', trace });
     let bQueued: () => void = () => undefined;
@@ -32,11 +31,13 @@ async function run(fair: boolean): Promise<string[]> {
     workers = startWorkers(conn, processors, { concurrency: 1, lockDurationMs: 30_000, isRetryable: () => false });
     while (taken.length < 3) await new Promise((r) => setTimeout(r, 5));
     await queues.enqueue('runTurn', { tenantId: B, sessionId: 'b0', turnId: 't', reason: 'start', trace });
-    await Promise.race([bTaken, new Promise((r) => setTimeout(r, 15_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([bTaken, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+    clearTimeout(timer);
     while (taken.length < 31 && fair) await new Promise((r) => setTimeout(r, 5));
     return taken;
   } finally {
-    await Promise.all(workers.map((w) => w.close()));
+    await workers?.close();
     await queues.close();
     await q.cleanup();
   }

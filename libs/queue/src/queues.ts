@@ -146,16 +146,25 @@ export interface WorkerOptions {
  */
 const jobsAdded = new EventEmitter().setMaxListeners(0);
 
+/** The consumers `startWorkers` started, and what they hold besides (closed with them). */
+export interface StartedWorkers {
+  readonly workers: readonly Worker[];
+  /** Closes the workers (each finishes the jobs it runs), then their queue handles and the fair tags' connection. */
+  close(): Promise<void>;
+}
+
 /** Consumer side: one BullMQ worker per queue, dispatching by job name to its processor. */
-export function startWorkers(conn: QueueConnection, processors: ProcessorMap, opts: WorkerOptions): Worker[] {
+export function startWorkers(conn: QueueConnection, processors: ProcessorMap, opts: WorkerOptions): StartedWorkers {
   assertProcessorsCover(Object.keys(processors));
   const fair = conn.fair === false ? undefined : new FairShare(conn.redisUrl, conn.prefix);
+  const admins: Queue[] = [];
   const workers = QUEUE_NAMES.map((queue) => {
     const process = jobProcessor(queue, processors, opts, fair);
     const sharing = queue === 'turns' && (opts.burstSlots ?? 0) > 0;
     // One handle (one connection) on the queue for what looks at it besides fetching: the shared
     // slots' look at the waiting jobs, the fair tags' reset when it is idle.
     const admin = sharing || fair ? watchRedis(new Queue(queue, { connection: connectionOf(conn), prefix: conn.prefix })) : undefined;
+    if (admin) admins.push(admin);
     const slots = sharing && admin ? slotShare(admin, opts) : undefined;
     const worker: Worker = watchRedis(
       new Worker(queue, (job: Job, token?: string) => (slots ? slots.run(job, token, () => process(job)) : process(job)), {
@@ -171,14 +180,17 @@ export function startWorkers(conn: QueueConnection, processors: ProcessorMap, op
     // Held jobs go back to the queue: closing must not wait for jobs that never started.
     if (slots) worker.on('closing', () => slots.close());
     if (fair && admin) worker.on('drained', () => void fair.resetIfIdle(admin).catch(() => undefined));
-    if (admin) worker.on('closed', () => void admin.close());
     return worker;
   });
-  if (fair) {
-    let open = workers.length;
-    for (const w of workers) w.on('closed', () => void (--open === 0 && fair.close()));
-  }
-  return workers;
+  return {
+    workers,
+    // In order, each awaited: the queue handles and the tags' connection serve the workers until they are closed.
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(admins.map((a) => a.close()));
+      await fair?.close();
+    },
+  };
 }
 
 /** One job of `queue`, once it runs: checked against the catalog and handed to its processor. */
