@@ -29,10 +29,25 @@ async function sessionRows(): Promise<string[]> {
   return rows.map((r) => r.session_id);
 }
 
+/**
+ * What the runner reads from where the checkpoint stands, up to the log's head: the read returns
+ * settled events only (older than every transaction still open on the server, other tests' too),
+ * so it is read again until everything appended so far is in it.
+ */
+async function settledBatch(): Promise<Awaited<ReturnType<typeof readBatch>>> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const b = await readBatch(pool, await readCheckpoint(pool, def.name), 1000, readsOf(def));
+    if (b.events.at(-1)?.globalPosition === b.visibleHead) return b;
+    if (Date.now() > deadline) throw new Error(`events up to ${b.visibleHead} did not settle within 10 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** One batch of the runner's, from where the checkpoint stands. */
 async function step(batch?: Awaited<ReturnType<typeof readBatch>>): Promise<void> {
   const at = await readCheckpoint(pool, def.name);
-  const b = batch ?? (await readBatch(pool, at, 1000, readsOf(def)));
+  const b = batch ?? (await settledBatch());
   expect(await applyBatch(pool, def, at, b.events)).toBe(true);
 }
 
@@ -61,7 +76,7 @@ it('a batch read before an erasure brings the rows back; waitProjected holds unt
   // More of s1 arrives; the runner reads it, and before its write commits, s1 is erased.
   await seedTenant(store, T, { sessions: 1, turns: 1, prefix: 'late' });
   await store.append(T, 'session-s1', [{ type: 'TurnRequested', data: { turnId: 't9', userMessageId: 't9:u', prompt: 'late', context: {}, busyPolicy: 'enqueue' }, metadata: { correlationId: randomUUID() } }] as never, { expectedVersion: 'any' });
-  const stale = await readBatch(pool, await readCheckpoint(pool, def.name), 1000, readsOf(def));
+  const stale = await settledBatch();
   const erased = await eraseSession(pool, [def], {
     tenantId: T,
     sessionId: 's1',
