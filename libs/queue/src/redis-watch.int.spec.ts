@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freeListenPort } from '@hub/testing';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -14,14 +14,6 @@ import { watchRedis } from './redis-watch';
 // one line up, and nothing unhandled.
 
 jest.setTimeout(60_000);
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 let port = 0;
 let dir = '';
@@ -45,7 +37,7 @@ async function stopRedis(): Promise<void> {
 }
 
 beforeAll(async () => {
-  port = await freePort();
+  port = await freeListenPort();
   dir = mkdtempSync(join(tmpdir(), 'hub-redis-watch-'));
   await startRedis();
 });

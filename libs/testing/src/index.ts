@@ -7,3 +7,4 @@ export * from './transport-client';
 export * from './test-harnesses';
 export * from './openenv-client';
 export * from './attribution';
+export * from './ports';

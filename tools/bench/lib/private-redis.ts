@@ -4,7 +4,7 @@
  * else runs on the machine (tests, other people's benches).
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freeListenPort } from '@hub/testing';
 
 export interface PrivateRedis {
   url: string;
@@ -12,16 +12,8 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
+  const port = await freeListenPort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   await new Promise<void>((ready, fail) => {

@@ -1,24 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import Redis from 'ioredis';
+import { freeListenPort } from '@hub/testing';
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
-
-/** A free TCP port on 127.0.0.1 (asked of the kernel, then released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function until(what: string, ok: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -49,7 +37,7 @@ export class OwnPostgres {
     const user = runAs();
     if (user.uid !== undefined) chownSync(dir, user.uid, user.gid ?? user.uid);
     execFileSync(`${PG_BIN}/initdb`, ['-D', join(dir, 'data'), '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'], { ...user, stdio: 'ignore' });
-    const pg = new OwnPostgres(dir, await freePort());
+    const pg = new OwnPostgres(dir, await freeListenPort());
     await pg.start();
     return pg;
   }
@@ -95,7 +83,7 @@ export class OwnRedis {
   private constructor(readonly dir: string, readonly port: number) {}
 
   static async start(opts: RedisOptions): Promise<OwnRedis> {
-    const r = new OwnRedis(mkdtempSync(join(tmpdir(), 'hub-faults-redis-')), await freePort());
+    const r = new OwnRedis(mkdtempSync(join(tmpdir(), 'hub-faults-redis-')), await freeListenPort());
     await r.start(opts);
     return r;
   }

@@ -1,4 +1,4 @@
-import { HubStack, TransportTestClient } from '@hub/testing';
+import { HubStack, TransportTestClient, freeListenPort } from '@hub/testing';
 
 // HTTP edge against real processes: API-key auth (401 problem+json), tenancy on every read,
 // the audit export, answering approvals over HTTP, correlation and trace context reaching the
@@ -9,9 +9,11 @@ jest.setTimeout(120_000);
 let stack: HubStack;
 let a: { tenantId: string; apiKey: string; keyPrefix: string };
 let b: { tenantId: string; apiKey: string; keyPrefix: string };
+let healthPort: number;
 
 beforeAll(async () => {
-  stack = await HubStack.start({ label: 'http', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '5', HUB_WORKER_HEALTH_PORT: String(20000 + (process.pid % 20000)) } });
+  healthPort = await freeListenPort();
+  stack = await HubStack.start({ label: 'http', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '5', HUB_WORKER_HEALTH_PORT: String(healthPort) } });
   a = await stack.createTenant('a');
   b = await stack.createTenant('b');
 });
@@ -50,7 +52,7 @@ describe('authentication', () => {
   });
 
   it("a worker's health proves it can dequeue", async () => {
-    const res = await fetch(`http://127.0.0.1:${20000 + (process.pid % 20000)}/`);
+    const res = await fetch(`http://127.0.0.1:${healthPort}/`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(expect.objectContaining({ status: 'ok', checks: expect.objectContaining({ dequeue: { ok: true } }) }));
   });

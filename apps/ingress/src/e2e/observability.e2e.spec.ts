@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HubStack, OpenEnvWs, TransportTestClient } from '@hub/testing';
+import { HubStack, OpenEnvWs, TransportTestClient, freeListenPort } from '@hub/testing';
 import { AcpSdkClient } from '../acp/testing/sdk-client';
 
 // Issue 17: traces, metrics and logs of a real stack. An in-process OTLP/HTTP receiver takes the
@@ -29,7 +29,7 @@ const spans: OtlpSpan[] = [];
 let receiver: Server;
 let stack: HubStack;
 let tenant: { tenantId: string; apiKey: string; keyPrefix: string };
-const healthPort = 21000 + (process.pid % 20000);
+let healthPort: number;
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -45,6 +45,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const otel = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, OTEL_BSP_SCHEDULE_DELAY: '200' };
+  healthPort = await freeListenPort();
   stack = await HubStack.start({ label: 'otel', ingressEnv: { ...otel, LOG_LEVEL: 'info' }, workerEnv: { ...otel, LOG_LEVEL: 'info', HUB_WORKER_HEALTH_PORT: String(healthPort) } });
   tenant = await stack.createTenant('otel');
 });
