@@ -168,7 +168,9 @@ describe('bin/hub acp stdin limits (issue 11 defect 8)', () => {
       p.child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } })}\n`);
       p.child.stdin?.write(`${big}\n`);
       p.child.stdin?.end(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/list', params: {} })}\n`);
-      const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('timeout'), 60_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([p.exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 60_000)))]);
+      clearTimeout(timer);
       const lines = p.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Msg);
       expect(lines.find((m) => m.id === 2)?.error).toEqual(expect.objectContaining({ code: -32600, message: expect.stringContaining('too large') }));
       expect(lines.find((m) => m.id === 3)?.result).toEqual(expect.objectContaining({ sessions: expect.any(Array) }));

@@ -79,7 +79,9 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
           const until = Date.now() + waitMs;
           let text = '';
           while (!text.includes(`"sessionId":"${c.session}"`) && Date.now() < until) {
-            const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(0, until - Date.now())))]);
+            let timer: NodeJS.Timeout | undefined;
+            const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), Math.max(0, until - Date.now()))))]);
+            clearTimeout(timer);
             if (chunk?.value) text += new TextDecoder().decode(chunk.value);
           }
           await reader.cancel();
