@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ActionDirective, ResponseMessage } from '@hub/protocol-openharness';
+import { Client } from 'pg';
 import { HubStack, TransportTestClient } from '@hub/testing';
 
 // POST /v1/openharness against real ingress and worker processes (issue #4): the upstream
@@ -145,6 +146,35 @@ describe('turns, approvals and the transport WebSocket', () => {
     const resolved = (await stack.events(tenant.tenantId, 'ws-oh-1')).find((e) => e.type === 'ApprovalResolved');
     expect(resolved?.data).toEqual(expect.objectContaining({ decision: 'denied', via: 'openharness', reason: 'not today' }));
     await ws.close();
+  });
+
+  it('answers an approval with the rest of the turn even while another transaction holds the log unsettled', async () => {
+    const ws = await TransportTestClient.connect(stack.url, tenant.apiKey, { session: 'ws-oh-open-tx' });
+    await ws.waitFor('snapshot', (x) => x.state !== null);
+    ws.send([{ type: 'submit', prompt: 'delete notes.txt' }]);
+    await ws.waitFor('the pending approval', (x) => x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'pending');
+    const approvalId = ws.lastAssistant()?.toolCalls?.[0]?.approval?.id;
+    // A writer open anywhere on the server keeps every later commit unsettled until it ends: the
+    // answer's own event among them. The reply must not be read from the state before it.
+    const other = new Client({ connectionString: stack.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT txid_current()');
+      const ends = new Promise((r) => setTimeout(r, 500)).then(() => other.query('COMMIT'));
+      const reply = await post({
+        protocol_version: '1.0.0',
+        request_id: 'req-ws-oh-open-tx',
+        request: { context: { session_id: 'ws-oh-open-tx' }, extensions: { 'dev.harnesshub': { approval: { decision: 'denied', approval_id: approvalId, reason: 'not now' } } } },
+      });
+      await ends;
+      // Not the answered approval asked again: the turn after the denial.
+      expect((reply.body.response.action_directives ?? []).some((d) => d.requires_user_approval)).toBe(false);
+      expect(texts(reply)).toMatch(/denied/);
+    } finally {
+      await other.end();
+      await ws.close();
+    }
   });
 
   it('a decision sent with the continuation resolves the approval here; a repeat returns the first reply', async () => {

@@ -172,14 +172,17 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
   private async cancelTimedOut(principal: Principal, episode: Episode, turnId: string, correlationId: string, pending: TurnOutcome): Promise<TurnOutcome> {
     const command = { type: 'CancelTurn' as const, sessionId: episode.sessionId, turnId, reason: 'timeout' as const };
     const commandId = `openenv:${episode.sessionId}:${turnId}:timeout`;
+    let after = 0;
     try {
-      await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId });
+      const cancelled = await this.commands.dispatch(command, principal, { protocol: 'openenv', correlationId, commandId });
+      if (cancelled.ok) after = Math.max(0, ...cancelled.events.map((e) => e.globalPosition));
     } catch (e) {
       this.log.warn(`timeout cancel of ${turnId}: ${(e as Error).message}`);
       return pending;
     }
-    // The turn's end is committed now (the cancel's, or its own if it won the race): read it.
-    const ended = await this.outcomes.wait(principal.tenantId, episode.sessionId, turnId, END_GRACE_MS);
+    // The turn's end is committed now (the cancel's, or its own if it won the race): read it,
+    // from a state that includes the cancel.
+    const ended = await this.outcomes.wait(principal.tenantId, episode.sessionId, turnId, END_GRACE_MS, { after });
     return ended.kind === 'pending' || ended.kind === 'awaiting_approval' ? pending : ended;
   }
 

@@ -74,27 +74,34 @@ export class OpenHarnessExchange {
   private async run(r: DecodedRequest, principal: Principal, correlationId: string, startedAt: number): Promise<WireReply> {
     const fail = (e: WireError) => encodeError(e, r.echo, { capabilities: r.capabilities, latencyMs: elapsed(startedAt) });
     const action = r.action;
+    let after = 0;
     if (action.kind !== 'collect') {
-      const refused = await this.dispatch(action.command, principal, r, correlationId);
-      if (refused) return fail(refused);
+      const dispatched = await this.dispatch(action.command, principal, r, correlationId);
+      if ('refused' in dispatched) return fail(dispatched.refused);
+      after = dispatched.after;
     }
     const turnId = await this.turnOf(action, principal.tenantId, r.sessionId);
     if (!turnId) return fail(wireError('not_found', 'No such run in this session.', { details: { field: 'request.context.continuation' } }));
-    const outcome = await this.outcomes.wait(principal.tenantId, r.sessionId, turnId, r.waitMs);
+    // The reply reflects this request's own command (an answered approval is not still pending).
+    const outcome = await this.outcomes.wait(principal.tenantId, r.sessionId, turnId, r.waitMs, { after });
     const delivered = action.kind === 'submit' ? 0 : action.delivered;
     return encodeReply(outcome, { echo: r.echo, capabilities: r.capabilities, sessionId: r.sessionId, turnId, delivered, nowMs: Date.now(), latencyMs: elapsed(startedAt) });
   }
 
-  /** The hub's refusal of the command as a wire error, or null when it was accepted. */
-  private async dispatch(command: HubCommand, principal: Principal, r: DecodedRequest, correlationId: string): Promise<WireError | null> {
+  /**
+   * The hub's refusal of the command as a wire error, or where what it appended ends (the
+   * highest global position; 0 when it appended nothing).
+   */
+  private async dispatch(command: HubCommand, principal: Principal, r: DecodedRequest, correlationId: string): Promise<{ refused: WireError } | { after: number }> {
     try {
       const outcome = await this.commands.dispatch(command, principal, { protocol: 'openharness', correlationId, commandId: r.commandId, extra: r.metadata });
-      return outcome.ok ? null : wireErrorFromDomain(outcome.code, outcome.message);
+      if (!outcome.ok) return { refused: wireErrorFromDomain(outcome.code, outcome.message) };
+      return { after: Math.max(0, ...outcome.events.map((e) => e.globalPosition)) };
     } catch (e) {
       // The command was not decided in time: the hub is overloaded, not the turn slow.
-      if (isDomainError(e) && e.code === 'TIMEOUT') return wireError('engine_unavailable', 'The hub did not take the request in time.', { retryable: true });
+      if (isDomainError(e) && e.code === 'TIMEOUT') return { refused: wireError('engine_unavailable', 'The hub did not take the request in time.', { retryable: true }) };
       // A used-up tenant limit: 429 rate_limited with its wait (retryable, so never kept as the request's reply).
-      if (isDomainError(e) && e.code === 'RATE_LIMITED') return wireErrorFromDomain(e.code, e.message, retryAfterMsOf(e.details));
+      if (isDomainError(e) && e.code === 'RATE_LIMITED') return { refused: wireErrorFromDomain(e.code, e.message, retryAfterMsOf(e.details)) };
       throw e;
     }
   }

@@ -39,19 +39,30 @@ function outcomeOf(turnId: string, events: Recorded<HubEvent>[]): TurnOutcome | 
 export class TurnOutcomes {
   constructor(private readonly streams: SessionStreams) {}
 
-  async wait(tenantId: string, sessionId: string, turnId: string, budgetMs: number): Promise<TurnOutcome> {
+  /**
+   * `after`: the global position of what the caller itself just appended (an approval's answer, a
+   * cancel). No outcome is taken from a state older than that: the history is read up to the
+   * settled head, which a transaction still open anywhere on the server can hold behind the
+   * caller's own append, and the turn would then still look as it was (an answered approval
+   * still pending).
+   */
+  async wait(tenantId: string, sessionId: string, turnId: string, budgetMs: number, opts: { after?: number } = {}): Promise<TurnOutcome> {
     const seen: Recorded<HubEvent>[] = [];
+    let seenUpTo = 0;
     let settle!: (o: TurnOutcome) => void;
     const settled = new Promise<TurnOutcome>((r) => (settle = r));
     const check = () => {
+      if (seenUpTo < (opts.after ?? 0)) return;
       const o = outcomeOf(turnId, seen);
       if (o) settle(o);
     };
     const feed = await this.streams.open(tenantId, sessionId, (batch) => {
       seen.push(...batch);
+      seenUpTo = Math.max(seenUpTo, ...batch.map((e) => e.globalPosition));
       check();
     });
     seen.unshift(...feed.history);
+    seenUpTo = Math.max(seenUpTo, feed.head);
     check();
     const timer = setTimeout(() => {
       const p = foldTurn(seen.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId), turnId);
