@@ -1,4 +1,4 @@
-import { HubEvent, SessionErased } from '@hub/domain';
+import { HUB_EVENT_TYPES, SessionErased } from '@hub/domain';
 import { asSystem, scopeStatement, systemScope } from '@hub/event-store';
 import type { Pool } from 'pg';
 import type { ProjectedEvent, ProjectionDef, Row } from './projection';
@@ -7,8 +7,11 @@ import { advanceCheckpointSql, eraseSessionSql, isMoved, loadGroups, upsertSql, 
 /** The tombstone of an erased session (on the tenant's admin stream): its rows go from every session-keyed read model. */
 const ERASED = 'SessionErased';
 
-/** Every event type of the canonical union, and the erasure tombstone; anything else is skipped and counted. */
-export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set([...HubEvent.options.map((o) => o.shape.type.value), ERASED]);
+/**
+ * Every event type the hub writes (sessions', admin, protocol facts): a projection has no use for
+ * most, but only a type from a newer hub is skipped and counted as unknown.
+ */
+export const KNOWN_EVENT_TYPES: ReadonlySet<string> = HUB_EVENT_TYPES;
 
 /** Whether a read model's rows are keyed by session (so an erasure removes them). */
 export function keyedBySession(def: ProjectionDef): boolean {

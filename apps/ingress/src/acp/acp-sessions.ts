@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sessionIdOf, sessionStreamId } from '@hub/domain';
+import { ACP_SESSION_CREATED, sessionIdOf, sessionStreamId } from '@hub/domain';
 import { actorOf, type Principal } from '@hub/auth';
 import type { EventStore, StreamInfo } from '@hub/event-store';
 import { liveStreamId } from './live-registry';
@@ -10,7 +10,7 @@ import { liveStreamId } from './live-registry';
 // protocol exists once its own stream has events. Nothing else creates a session: a prompt,
 // resume or attach of an unknown id is ACP's resource-not-found.
 
-export const SESSION_CREATED_FACT = 'AcpSessionCreated';
+export const SESSION_CREATED_FACT = ACP_SESSION_CREATED;
 
 /** What starts the id of every session `session/new` makes. */
 const CREATED_ID_PREFIX = 'acp-';

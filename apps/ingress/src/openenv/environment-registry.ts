@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ADMIN_STREAM_ID, type Actor, type EnvironmentConfigured as AdminEnvironmentConfigured } from '@hub/domain';
+import { ADMIN_STREAM_ID, OPENENV_ENVIRONMENT_CONFIGURED, OPENENV_EPISODE_STARTED, type Actor, type EnvironmentConfigured as AdminEnvironmentConfigured } from '@hub/domain';
 import type { EventStore } from '@hub/event-store';
 import { EnvironmentConfig } from '@hub/protocol-openenv';
 import { recordEpisodeReset } from './episode-log';
@@ -12,9 +12,9 @@ import { recordEpisodeReset } from './episode-log';
 // Each episode's own session stream then begins with SessionOpened + EpisodeReset (HubEvents).
 // So every ingress instance sees the same environments and episodes; nothing lives in memory.
 
-const EnvironmentConfigured = z.object({ type: z.literal('OpenEnvEnvironmentConfigured'), data: z.object({ name: z.string(), config: EnvironmentConfig }) });
+const EnvironmentConfigured = z.object({ type: z.literal(OPENENV_ENVIRONMENT_CONFIGURED), data: z.object({ name: z.string(), config: EnvironmentConfig }) });
 const EpisodeStarted = z.object({
-  type: z.literal('OpenEnvEpisodeStarted'),
+  type: z.literal(OPENENV_EPISODE_STARTED),
   data: z.object({ env: z.string(), episodeId: z.string(), sessionId: z.string(), seed: z.number().nullable() }),
 });
 export type Episode = z.infer<typeof EpisodeStarted>['data'];
@@ -26,7 +26,7 @@ export class EnvironmentRegistry {
   constructor(private readonly store: EventStore) {}
 
   async put(tenantId: string, name: string, config: EnvironmentConfig, actor: Actor, correlationId: string): Promise<void> {
-    const event = { type: 'OpenEnvEnvironmentConfigured', data: { name, config } };
+    const event = { type: OPENENV_ENVIRONMENT_CONFIGURED, data: { name, config } };
     const metadata = { correlationId, actor, protocol: 'openenv' as const };
     const res = await this.store.append(tenantId, envStream(name), [{ ...event, metadata }], { expectedVersion: 'any' });
     // Then on the tenant's admin stream (issue 15). Not one transaction with the above: should
@@ -45,7 +45,7 @@ export class EnvironmentRegistry {
   /** A fresh episode: a new session, so a fresh conversation and a fresh working directory. */
   async startEpisode(tenantId: string, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string, actor: Actor): Promise<Episode> {
     const episode: Episode = { env, episodeId: req.episodeId ?? randomUUID(), sessionId: `oe.${env}.${randomUUID()}`, seed: req.seed ?? null };
-    await this.store.append(tenantId, episodesStream(env), [{ type: 'OpenEnvEpisodeStarted', data: episode, metadata: { correlationId, actor, protocol: 'openenv' } }], {
+    await this.store.append(tenantId, episodesStream(env), [{ type: OPENENV_EPISODE_STARTED, data: episode, metadata: { correlationId, actor, protocol: 'openenv' } }], {
       expectedVersion: 'any',
     });
     await recordEpisodeReset(this.store, tenantId, episode, actor, correlationId);
@@ -60,7 +60,7 @@ export class EnvironmentRegistry {
    */
   async registerFork(tenantId: string, env: string, sessionId: string, seed: number | null, metadata: { correlationId: string; actor: Actor }): Promise<Episode> {
     const episode: Episode = { env, episodeId: randomUUID(), sessionId, seed };
-    const res = await this.store.append(tenantId, episodesStream(env), [{ type: 'OpenEnvEpisodeStarted', data: episode, metadata: { ...metadata, protocol: 'openenv' } }], {
+    const res = await this.store.append(tenantId, episodesStream(env), [{ type: OPENENV_EPISODE_STARTED, data: episode, metadata: { ...metadata, protocol: 'openenv' } }], {
       expectedVersion: 'any',
       idempotencyKey: `openenv-fork:${sessionId}`,
     });

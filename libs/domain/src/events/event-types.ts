@@ -1,0 +1,22 @@
+import { AdminEvent } from './admin-events';
+import { HubEvent } from './events';
+
+/** The ACP bridge's fact that `session/new` made a session (on the session's live stream), before its first prompt. */
+export const ACP_SESSION_CREATED = 'AcpSessionCreated';
+/** An OpenEnv environment's configuration (on the environment's own stream). */
+export const OPENENV_ENVIRONMENT_CONFIGURED = 'OpenEnvEnvironmentConfigured';
+/** An OpenEnv episode and its session (on the environment's episodes stream). */
+export const OPENENV_EPISODE_STARTED = 'OpenEnvEpisodeStarted';
+
+/**
+ * Every event type this hub writes: the sessions' (`HubEvent`), the tenant admin stream's
+ * (`AdminEvent`) and the protocols' own facts above. A reader that meets any other type is
+ * reading a log written by a newer hub (projections count those as unknown).
+ */
+export const HUB_EVENT_TYPES: ReadonlySet<string> = new Set([
+  ...HubEvent.options.map((o) => o.shape.type.value),
+  ...AdminEvent.options.map((o) => o.shape.type.value),
+  ACP_SESSION_CREATED,
+  OPENENV_ENVIRONMENT_CONFIGURED,
+  OPENENV_EPISODE_STARTED,
+]);
