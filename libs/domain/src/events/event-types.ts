@@ -3,6 +3,8 @@ import { HubEvent } from './events';
 
 /** The ACP bridge's fact that `session/new` made a session (on the session's live stream), before its first prompt. */
 export const ACP_SESSION_CREATED = 'AcpSessionCreated';
+/** The ACP bridge's live-session facts (clients attaching, taking over, leaving, heartbeats), on the session's live stream. */
+export const ACP_LIVE_FACT_TYPES = ['AcpClientAttached', 'AcpControlTakenOver', 'AcpClientDetached', 'AcpClientHeartbeat'] as const;
 /** An OpenEnv environment's configuration (on the environment's own stream). */
 export const OPENENV_ENVIRONMENT_CONFIGURED = 'OpenEnvEnvironmentConfigured';
 /** An OpenEnv episode and its session (on the environment's episodes stream). */
@@ -17,6 +19,7 @@ export const HUB_EVENT_TYPES: ReadonlySet<string> = new Set([
   ...HubEvent.options.map((o) => o.shape.type.value),
   ...AdminEvent.options.map((o) => o.shape.type.value),
   ACP_SESSION_CREATED,
+  ...ACP_LIVE_FACT_TYPES,
   OPENENV_ENVIRONMENT_CONFIGURED,
   OPENENV_EPISODE_STARTED,
 ]);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACP_LIVE_FACT_TYPES } from '@hub/domain';
 
 // Live sessions (Harn bridge spec, "Live session attach/detach"): many observers, at most one
 // controller per session. A pure state machine; the caller brings the clock and keeps the state.
@@ -124,7 +125,7 @@ export type LiveFact =
   | { type: 'AcpClientHeartbeat'; data: { clientId: string; metadata: Record<string, unknown>; at: string } };
 
 /** The names of the live-session facts (anything else on the stream is ignored). */
-export const LIVE_FACT_TYPES: ReadonlySet<string> = new Set(['AcpClientAttached', 'AcpControlTakenOver', 'AcpClientDetached', 'AcpClientHeartbeat']);
+export const LIVE_FACT_TYPES: ReadonlySet<string> = new Set(ACP_LIVE_FACT_TYPES);
 
 /** Replays one recorded fact: the transition and the response its method gave. */
 export function replayLiveFact(state: LiveState, fact: LiveFact): LiveResult {
