@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { checkIds } from './ids';
+import { toPosition, type EventRow } from './rows';
 import { asSystem, asTenant, type ScopedDb } from './scope';
 import { StreamChecker, checkHead, type BrokenLink } from './hash-chain';
 
@@ -19,26 +20,15 @@ export interface ChainRow {
   prevHash: string | null;
 }
 
-interface RawChainRow {
-  global_position: string;
-  tenant_id: string;
-  stream_id: string;
-  stream_position: number;
-  event_id: string;
-  type: string;
-  created_at: Date;
-  data: string;
-  metadata: string;
-  hash: string | null;
-  prev_hash: string | null;
-}
+/** An event row with its JSON columns as stored text (`::text`), and its chain columns. */
+type RawChainRow = Omit<EventRow, 'data' | 'metadata'> & { data: string; metadata: string; hash: string | null; prev_hash: string | null };
 
 const CHAIN_COLUMNS = `global_position::text, tenant_id, stream_id, stream_position, event_id, type, created_at,
   data::text AS data, metadata::text AS metadata, hash, prev_hash`;
 
 function toChainRow(r: RawChainRow): ChainRow {
   return {
-    globalPosition: Number(r.global_position),
+    globalPosition: toPosition(r.global_position),
     tenantId: r.tenant_id,
     streamId: r.stream_id,
     streamPosition: r.stream_position,
