@@ -1,3 +1,4 @@
+import { continuationToken } from '@hub/protocol-openharness';
 import { OpenEnvWs, TransportTestClient, hubJson } from '@hub/testing';
 import { AcpSdkClient } from '../acp/testing/sdk-client';
 import { cancelled, episodeOf, fresh, http, idle, moved, openharness, pending, transportCommand, transportSubmit, withAcp, zene, zeneOutcome } from './roles-clients';
@@ -89,6 +90,15 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
         };
         for (let i = 0; i < 100 && !(await seen(w.keys.operator, 500)); i++) await new Promise((r) => setTimeout(r, 100)); // the read model's lag
         return (await seen(w.keyOf(who), 1000)) ? 'ok' : 'not_found';
+      },
+    },
+    'OpenHarness collect': {
+      prepare: idle,
+      async act(w, who, c) {
+        // A continuation token is not signed: anyone can mint one for a run whose ids they know.
+        const requested = (await w.stack.events(w.tenantId, c.session)).find((e) => e.type === 'TurnRequested');
+        const turnId = String((requested?.data as { turnId?: string } | undefined)?.turnId);
+        return openharness(w, w.keyOf(who), { continuation: { run_id: turnId, continuation_token: continuationToken({ sessionId: c.session, turnId, delivered: 0 }) } });
       },
     },
     'transport socket': {

@@ -12,6 +12,7 @@ import { OpenHarnessExceptionFilter, sendReply } from './openharness-errors';
 import { OpenHarnessExchange } from './openharness.exchange';
 import { ReplyCache } from './reply-cache';
 import { ApiTenantLimited } from '../limits/limits-openapi';
+import { SessionAccess } from '../auth/session-access';
 
 /**
  * `POST /v1/openharness` — OpenHarness v1 (specs/openharness-protocol-v1.md) plus our profile
@@ -27,9 +28,10 @@ export class OpenHarnessController implements OnModuleDestroy {
     commands: CommandService,
     outcomes: TurnOutcomes,
     store: EventStore,
+    access: SessionAccess,
     @Inject(INGRESS_CONFIG) config: IngressSettings,
   ) {
-    this.exchange = new OpenHarnessExchange(commands, outcomes, store, new ReplyCache(config.redisUrl, config.queuePrefix));
+    this.exchange = new OpenHarnessExchange(commands, outcomes, store, new ReplyCache(config.redisUrl, config.queuePrefix), access);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -14,6 +14,7 @@ import {
   type WireReply,
 } from '@hub/protocol-openharness';
 import { correlationIdFrom, runWithCorrelation } from '@hub/telemetry';
+import type { SessionAccess } from '../auth/session-access';
 import type { CommandService } from '../commands/command.service';
 import type { TurnOutcomes } from '../streams/turn-outcome.service';
 import type { ReplyCache } from './reply-cache';
@@ -39,6 +40,7 @@ export class OpenHarnessExchange {
     private readonly outcomes: TurnOutcomes,
     private readonly store: EventStore,
     private readonly cache: ReplyCache,
+    private readonly access: SessionAccess,
   ) {}
 
   async handle(body: unknown, principal: Principal, http: HttpContext): Promise<{ reply: WireReply; correlationId: string }> {
@@ -75,6 +77,15 @@ export class OpenHarnessExchange {
     const fail = (e: WireError) => encodeError(e, r.echo, { capabilities: r.capabilities, latencyMs: elapsed(startedAt) });
     const action = r.action;
     let after = 0;
+    // A collect appends nothing, so no command checks its key: a continuation token is not
+    // signed, and a client key must not read another key's run by naming its ids.
+    if (action.kind === 'collect') {
+      const refused = await this.access.check(principal, r.sessionId, 'read').then(
+        () => null,
+        (e: unknown) => (isDomainError(e) ? wireErrorFromDomain(e.code, e.message) : Promise.reject(e)),
+      );
+      if (refused) return fail(refused);
+    }
     if (action.kind !== 'collect') {
       const dispatched = await this.dispatch(action.command, principal, r, correlationId);
       if ('refused' in dispatched) return fail(dispatched.refused);

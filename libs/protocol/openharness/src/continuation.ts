@@ -7,9 +7,9 @@ import { z } from 'zod';
  *
  * The token is opaque to shells but not signed: it is `ohc1.` + base64url(JSON). It cannot
  * reach another tenant's data because every read and command it leads to is scoped to the
- * tenant of the API key that presents it; within a tenant it names nothing the key could not
- * already touch by session id. Forged or corrupt tokens fail to parse (`invalid_request`) or
- * point at a turn the tenant does not have (`not_found`).
+ * tenant of the API key that presents it, and within a tenant ingress checks the key's access to
+ * the session it names (a `client` key reads only sessions it opened). Forged or corrupt tokens
+ * fail to parse (`invalid_request`) or point at a turn the key cannot see (`not_found`).
  */
 export interface ContinuationRef {
   sessionId: string;
