@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { actionOf, mayDo, OWN_SESSIONS_ONLY, refusal, type Principal, type SessionAction } from '@hub/auth';
-import { DomainError, sessionStreamId, type HubCommand } from '@hub/domain';
+import { DomainError, sessionStreamId, type HubCommand, type HubEvent, type Recorded } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import { SESSION_CREATED_FACT, mayBeCreatedOverAcp } from '../acp/acp-sessions';
 import { liveStreamId } from '../acp/live-registry';
@@ -28,7 +28,8 @@ export class SessionAccess {
     if (!mayDo(p.role, action)) throw new DomainError('FORBIDDEN', refusal(p.role, action));
     if (!OWN_SESSIONS_ONLY.has(p.role)) return;
     const owner = await this.ownerOf(p.tenantId, sessionId);
-    // A session not opened yet is the client's to open (its first event will name this key).
+    // A session not opened yet is the client's to open (its first event will name this key). A
+    // watcher admitted so is checked again when that first event arrives (mayWatchOpenedBy).
     if (owner === undefined) return;
     if (owner !== p.keyPrefix) throw new DomainError('SESSION_NOT_FOUND', `session ${sessionId} not found`);
   }
@@ -41,6 +42,16 @@ export class SessionAccess {
   async mayRead(p: Principal, sessionId: string): Promise<boolean> {
     if (!OWN_SESSIONS_ONLY.has(p.role)) return mayDo(p.role, 'read');
     return (await this.ownerOf(p.tenantId, sessionId)) === p.keyPrefix;
+  }
+
+  /**
+   * Whether `p` may go on watching a session it began watching before the session existed, now
+   * that `first` (its first event) says who opened it: a client key only its own.
+   */
+  mayWatchOpenedBy(p: Principal, first: Recorded<HubEvent>): boolean {
+    if (!OWN_SESSIONS_ONLY.has(p.role)) return true;
+    const actor = first.metadata.actor;
+    return actor?.type === 'api_key' && actor.id === p.keyPrefix;
   }
 
   /** Drops what is remembered of an erased session: its id may be opened again, by another key. */

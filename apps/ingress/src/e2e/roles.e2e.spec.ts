@@ -75,3 +75,21 @@ it('every event a key caused names the key and its role', async () => {
   expect(resolved?.metadata.actor).toEqual({ type: 'api_key', id: world.prefixes.approver, name: 'approver', role: 'approver' });
   await world.settle(session);
 });
+
+it("a client key watching an id before anyone opens it sees nothing of the session another key opens there", async () => {
+  const id = world.fresh('prewatch');
+  const watcher = await TransportTestClient.connect(world.url, world.keys.client, { session: id });
+  await watcher.waitFor('the empty snapshot', (x) => x.state !== null);
+  // Another key opens the id and runs a turn in it.
+  const owner = await TransportTestClient.connect(world.url, world.keys.operator, { session: id });
+  await owner.waitFor('snapshot', (x) => x.state !== null);
+  owner.send([{ type: 'submit', prompt: 'read notes.txt' }]);
+  await owner.waitFor('the answer', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
+  await owner.close();
+  // The watcher is told the session does not exist (as at connect) and is closed, with none of it.
+  await watcher.waitFor('closed', (x) => x.closeCode !== null);
+  expect(watcher.closeCode).toBe(1008);
+  expect(watcher.errors().map((e) => e.code)).toEqual(['session_not_found']);
+  expect(watcher.state?.messages ?? []).toEqual([]);
+  expect(JSON.stringify(watcher.frames)).not.toContain('notes.txt');
+});

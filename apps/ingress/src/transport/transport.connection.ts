@@ -22,6 +22,8 @@ export class TransportConnection {
   private replaying = false;
   /** Aborted when the socket closes: a replay stops waiting and reading. */
   private readonly closed = new AbortController();
+  /** Set while the session has no event yet: its first one says whether this key may watch it. */
+  private unopened = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -32,6 +34,8 @@ export class TransportConnection {
     private readonly log: Logger,
     /** From the upgrade request: `X-Correlation-ID` and `traceparent` apply to every command sent on this socket. */
     private readonly trace: { correlationId?: string; context: TraceContext },
+    /** Whether this key may watch a session whose first event is this (SessionAccess.mayWatchOpenedBy). */
+    private readonly mayWatch: (first: Recorded<HubEvent>) => boolean = () => true,
   ) {
     this.chain = new Promise((resolve) => (this.openGate = resolve));
     ws.on('message', guarded('transport frame', (data: RawData, isBinary: boolean) => this.onMessage(isBinary ? null : data.toString())));
@@ -51,6 +55,7 @@ export class TransportConnection {
       return;
     }
     if (this.ws.readyState !== this.ws.OPEN) return void this.feed.close();
+    this.unopened = this.feed.history.length === 0;
     if (after === undefined) {
       for (const e of this.feed.history) this.view = encode(e, this.view).view;
       this.send(snapshot(this.view, this.feed.head));
@@ -98,7 +103,20 @@ export class TransportConnection {
   }
 
   private enqueue(batch: Recorded<HubEvent>[]): Promise<void> {
-    this.chain = this.chain.then(() => batch.forEach((e) => this.apply(e, true)));
+    this.chain = this.chain.then(() => {
+      if (this.unopened && batch.length > 0) {
+        this.unopened = false;
+        // Watched before it existed, and opened by another key than this client key: to it, the
+        // session does not exist (the same answer as at connect), and nothing of it is sent.
+        if (!this.mayWatch(batch[0])) {
+          this.send(domainErrorFrame(new DomainError('SESSION_NOT_FOUND', `session ${this.sessionId} not found`)));
+          this.ws.close(1008, 'session not readable with this key');
+          void this.feed?.close();
+          return;
+        }
+      }
+      batch.forEach((e) => this.apply(e, true));
+    });
     return this.chain;
   }
 

@@ -59,7 +59,8 @@ export class TransportGateway implements OnGatewayConnection {
     const asked = req.headers['x-correlation-id'];
     const correlation = Array.isArray(asked) ? asked[0] : asked;
     const trace = { correlationId: correlation ? correlationIdFrom(correlation) : undefined, context: contextFromHeaders(req.headers) };
-    const conn = new TransportConnection(ws, req.principal, sessionId, this.streams, this.commands, this.log, trace);
+    const principal = req.principal;
+    const conn = new TransportConnection(ws, principal, sessionId, this.streams, this.commands, this.log, trace, (first) => this.access.mayWatchOpenedBy(principal, first));
     if (replaySpeed !== undefined) return conn.replay(this.store, replaySpeed, after);
     await conn.start(after);
   }
