@@ -7,6 +7,7 @@ import { CancelBus, HarnessStopBus, HubQueues } from '@hub/queue';
 import { CommandHandler, SessionViews, type CommandLog, type CommandOutcome, type FollowUps } from '@hub/sessions';
 import { currentCorrelationId, currentTraceparent } from '@hub/telemetry';
 import { INGRESS_CONFIG, PG_POOL, type IngressSettings } from '../hub.providers';
+import { SessionAccess } from '../auth/session-access';
 
 /**
  * Commands decided where they arrive (ADR 0025): this process reads the session (its snapshot
@@ -21,11 +22,17 @@ export class SessionDecisions implements OnModuleInit, OnApplicationShutdown {
   private readonly views: SessionViews;
   private readonly handler: CommandHandler;
   private readonly cancels: CancelBus;
-  /** Resets and erasures are broadcast on it: a kept view of such a session is dropped. */
+  /** Resets and erasures are broadcast on it: a kept view and the remembered opener of such a session are dropped. */
   private readonly released: HarnessStopBus;
   private readonly log = new Logger('commands');
 
-  constructor(store: EventStore, queues: HubQueues, @Inject(PG_POOL) pool: Pool, @Inject(INGRESS_CONFIG) settings: IngressSettings) {
+  constructor(
+    store: EventStore,
+    queues: HubQueues,
+    @Inject(PG_POOL) pool: Pool,
+    @Inject(INGRESS_CONFIG) settings: IngressSettings,
+    private readonly access: SessionAccess,
+  ) {
     const readStream = (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => store.readStream<HubEvent>(tenantId, streamId, opts);
     this.views = new SessionViews({ readStream }, new SnapshotStore(pool), settings.snapshotEvery);
     this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
@@ -44,7 +51,12 @@ export class SessionDecisions implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    await this.released.listen((tenantId, sessionId) => this.views.forget(tenantId, sessionStreamId(sessionId)));
+    // Every ingress hears it, whoever erased (this process, another one, `hub retention run`): an
+    // erased id may be opened again, by another key, so what was kept of it goes.
+    await this.released.listen((tenantId, sessionId) => {
+      this.views.forget(tenantId, sessionStreamId(sessionId));
+      this.access.forget(tenantId, sessionId);
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -82,3 +82,29 @@ it('only an admin erases, and not while a turn runs', async () => {
   await c.close();
   expect((await api('/v1/sessions/busy', tenant.apiKey, 'DELETE')).status).toBe(200);
 });
+
+it('an erased id opened again by another client key is that key\'s on every ingress, not the first opener\'s', async () => {
+  const other = await stack.addIngress();
+  const newKey = async (name: string) =>
+    ((await (await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, role: 'client' }) })).json()) as { apiKey: string }).apiKey;
+  const [first, second] = [await newKey('first-opener'), await newKey('second-opener')];
+  const turn = async (url: string, key: string) => {
+    const c = await TransportTestClient.connect(url, key, { session: 'reused' });
+    await c.waitFor('snapshot or refusal', (x) => x.state !== null || x.errors().length > 0);
+    if (c.errors().length > 0) return (await c.close(), c.errors()[0].code);
+    c.send([{ type: 'submit', prompt: 'hello' }]);
+    await c.waitFor('the answer', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
+    await c.close();
+    return 'ok';
+  };
+  // The first client key opens it; the other ingress learns its opener by reading it there.
+  expect(await turn(stack.url, first)).toBe('ok');
+  expect((await fetch(`${other.url}/v1/sessions/reused/state`, { headers: { authorization: `Bearer ${first}` } })).status).toBe(200);
+  expect((await api('/v1/sessions/reused', tenant.apiKey, 'DELETE')).status).toBe(200);
+  // Opened again by the second key on the other ingress: it is the second key's there (the other
+  // ingress hears of the erasure on the broadcast, within moments; without it, never).
+  let opened = await turn(other.url, second);
+  for (let i = 0; i < 25 && opened !== 'ok'; i++) opened = (await new Promise((r) => setTimeout(r, 200)), await turn(other.url, second));
+  expect(opened).toBe('ok');
+  expect((await fetch(`${other.url}/v1/sessions/reused/state`, { headers: { authorization: `Bearer ${first}` } })).status).toBe(404);
+});

@@ -124,7 +124,7 @@ export class SessionsController {
       actor: actorOf(p),
       correlationId: req.correlationId ?? randomUUID(),
     });
-    this.access.forget(p.tenantId, sessionId);
+    // Broadcast to every ingress and worker: kept views and the remembered opener go (SessionDecisions).
     await this.episodes.releaseSession(p.tenantId, sessionId);
     // The transaction deleted the read rows, but a projection batch read before it committed can
     // write them back; they are gone for good once every read model has applied the tombstone.
