@@ -16,6 +16,8 @@ export interface EventStream {
   send(event: string, data: unknown, id?: number): void;
   /** Runs `close` once the stream has ended (the client went, or its key was revoked), whenever that was. */
   onClose(close: () => void): void;
+  /** Ends the stream from this side (the client resumes after the last id it got). */
+  end(): void;
 }
 
 /**
@@ -61,6 +63,7 @@ export class EventStreams implements OnApplicationShutdown {
     return {
       send: (event, data, id) => void (ended || res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)),
       onClose: (close) => (ended ? close() : void closers.push(close)),
+      end: () => void (ended || res.end()),
     };
   }
 

@@ -1,5 +1,5 @@
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Logger, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { mayDo, OWN_SESSIONS_ONLY, refusal, type Principal } from '@hub/auth';
 import { DomainError, SESSION_ID_PATTERN } from '@hub/domain';
@@ -17,6 +17,8 @@ import { APPROVAL_FEED_QUERY, APPROVAL_LIST_QUERY, limitOf, oneOf, onlyKnown, po
 @ApiTags('approvals')
 @Controller('v1/approvals')
 export class ApprovalsController {
+  private readonly log = new Logger('approvals');
+
   constructor(
     private readonly reads: ReadModels,
     private readonly feed: ReadModelFeed,
@@ -61,13 +63,20 @@ export class ApprovalsController {
     await this.feed.start();
     const snapshot = after === undefined ? await this.reads.approvalSnapshot(p.tenantId) : { position: after, pending: [] };
     const stream = this.streams.open(req, res, p);
-    // A client key's feed holds its own sessions' approvals only; writes stay in change order.
+    // A client key's feed holds its own sessions' approvals only (read from the log, not the
+    // sessions read model, which may not have the session yet); writes stay in change order. A
+    // failed check ends the feed: the client resumes after the last id it got, so none is lost.
     let order = Promise.resolve();
     const send = (a: ApprovalView) => {
       if (!own) return stream.send('approval', a, a.position);
-      order = order.then(async () => {
-        if (await this.access.mayRead(p, a.sessionId)) stream.send('approval', a, a.position);
-      });
+      order = order
+        .then(async () => {
+          if (await this.access.mayRead(p, a.sessionId)) stream.send('approval', a, a.position);
+        })
+        .catch((e: unknown) => {
+          this.log.warn(`approval feed of key ${p.keyPrefix} ended: ${e instanceof Error ? e.message : String(e)}`);
+          stream.end();
+        });
     };
     snapshot.pending.forEach(send);
     await order;
