@@ -47,6 +47,14 @@ it('the chain the database computes in the append is the one TypeScript verifies
   expect(await verifyChains(db.pool, { tenantId, streamId: 'awkward "stream" 🚀' })).toEqual({ streams: 1, events: events.length + 2, unchained: 0, broken: [] });
 });
 
+it('ids written in upper case chain as the lower case Postgres stores, on both append paths', async () => {
+  const upper = randomUUID().toUpperCase();
+  await store.append(upper, 'upper', [{ eventId: randomUUID().toUpperCase(), type: 'Thing', data: { n: 1 }, metadata }], { expectedVersion: 'any' });
+  await store.append(upper, 'upper', [{ eventId: randomUUID().toUpperCase(), type: 'Thing', data: { n: 2 }, metadata }], { expectedVersion: 'any', withinTransaction: async () => undefined });
+  expect(await verifyChains(db.pool, { tenantId: upper.toLowerCase() })).toEqual({ streams: 1, events: 2, unchained: 0, broken: [] });
+  expect((await store.readStream(upper, 'upper')).events.map((e) => e.tenantId)).toEqual([upper.toLowerCase(), upper.toLowerCase()]);
+});
+
 it('an edited event breaks its own hash', async () => {
   await stream('edited', 8);
   await db.ownerPool.query(`UPDATE events SET data = '{"n":4,"text":"rewritten"}' WHERE tenant_id = $1 AND stream_id = 'edited' AND stream_position = 5`, [tenantId]);

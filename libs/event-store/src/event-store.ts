@@ -63,6 +63,9 @@ export class EventStore {
     options: AppendOptions,
   ): Promise<AppendResult<E>> {
     checkIds(tenantId, streamId);
+    // The hash chain covers the ids as text, and Postgres stores a uuid in lower case: hashed as
+    // given, an id written in upper case would never verify (audit.int).
+    tenantId = tenantId.toLowerCase();
     const serialised = serialiseEvents(events, this.maxEventBytes, randomUUID);
     if (serialised.length === 0) return this.appendNothing<E>(tenantId, streamId, options);
     return withSpan('append', { [ATTR.TENANT_ID]: tenantId, 'hub.stream_id': streamId, 'hub.event_count': serialised.length, [ATTR.EVENT_TYPE]: serialised[0]?.type }, async (span) => {

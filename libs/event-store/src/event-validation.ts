@@ -45,7 +45,8 @@ export function serialiseEvents(events: NewEvent[], maxBytes: number, newId: () 
         maxBytes,
       });
     }
-    return { eventId: e.eventId ?? newId(), type, data, metadata, bytes: size };
+    // Lower case, as the uuid column stores it and the hash chain covers it.
+    return { eventId: (e.eventId ?? newId()).toLowerCase(), type, data, metadata, bytes: size };
   });
 }
 
