@@ -55,6 +55,16 @@ it('ids written in upper case chain as the lower case Postgres stores, on both a
   expect((await store.readStream(upper, 'upper')).events.map((e) => e.tenantId)).toEqual([upper.toLowerCase(), upper.toLowerCase()]);
 });
 
+it('a log being appended to while it is verified verifies (heads and events are read in one snapshot)', async () => {
+  const live = randomUUID();
+  const append = (n: number) => store.append(live, 'busy', [{ type: 'Thing', data: { n }, metadata }], { expectedVersion: 'any' });
+  await append(0);
+  for (let i = 1; i <= 40; i++) {
+    const [report] = await Promise.all([verifyChains(db.pool, { tenantId: live }), append(i), append(i + 1000)]);
+    expect(report.broken).toEqual([]);
+  }
+});
+
 it('an edited event breaks its own hash', async () => {
   await stream('edited', 8);
   await db.ownerPool.query(`UPDATE events SET data = '{"n":4,"text":"rewritten"}' WHERE tenant_id = $1 AND stream_id = 'edited' AND stream_position = 5`, [tenantId]);

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { checkIds } from './ids';
 import { toPosition, type EventRow } from './rows';
-import { asSystem, asTenant, type ScopedDb } from './scope';
+import { asSystem, asTenant, scopeStatement, systemScope, tenantScope, type DbScope, type ScopedDb } from './scope';
 import { StreamChecker, checkHead, type BrokenLink } from './hash-chain';
 
 /** An event as the chain sees it: stored texts, not parsed values. */
@@ -86,6 +86,10 @@ export interface VerifyReport {
 const PAGE = 2000;
 
 /** One tenant's rows, or (no tenant named: the whole log) system work `audit`. */
+function auditScope(tenantId: string | undefined): DbScope {
+  return tenantId === undefined ? systemScope('audit') : tenantScope(tenantId);
+}
+
 function auditDb(pool: Pool, tenantId: string | undefined): ScopedDb {
   return tenantId === undefined ? asSystem(pool, 'audit') : asTenant(pool, tenantId);
 }
@@ -97,7 +101,24 @@ function auditDb(pool: Pool, tenantId: string | undefined): ScopedDb {
  */
 export async function verifyChains(pool: Pool, filter: VerifyFilter = {}, progress?: (done: number) => void): Promise<VerifyReport> {
   if (filter.tenantId !== undefined) checkIds(filter.tenantId, filter.streamId);
-  const db = auditDb(pool, filter.tenantId);
+  // The heads and every page in one snapshot: a log appended to (or erased from) meanwhile is
+  // seen as it was when the check began, not as a head that disagrees with its events. Read
+  // only, it takes no transaction id, so it holds no append or subscriber back.
+  const client = await pool.connect();
+  try {
+    await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${scopeStatement(auditScope(filter.tenantId))}`);
+    const report = await verifyIn(client, filter, progress);
+    await client.query('COMMIT');
+    return report;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+async function verifyIn(db: ScopedDb, filter: VerifyFilter, progress?: (done: number) => void): Promise<VerifyReport> {
   const report: VerifyReport = { streams: 0, events: 0, unchained: 0, broken: [] };
   const heads = await streamHeads(db, filter);
   let checker: StreamChecker | undefined;
