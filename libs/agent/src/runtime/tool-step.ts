@@ -70,7 +70,7 @@ export function runTool(attempt: TurnAttempt, call: RequestedToolCall, deps: Too
     [ATTR.TOOL_CALL_ID]: call.toolCallId,
     [ATTR.TURN_ID]: attempt.turnId,
     [ATTR.APPROVAL_ID]: approval?.approvalId,
-    'hub.executor': 'builtin',
+    'hub.executor': deps.tools.get(call.name)?.executor ?? 'none',
     'hub.edited': edited,
     'hub.approval_wait_ms': approvalWaitMs(attempt, approval?.approvalId),
   };
@@ -106,7 +106,7 @@ async function runToolIn(attempt: TurnAttempt, call: RequestedToolCall, deps: To
     output = `ERROR: ${e instanceof Error ? e.message : String(e)}`;
   }
   span.setAttributes({ 'hub.tool_status': status, 'hub.tool_ms': Math.max(0, deps.now() - t0) });
-  hubMetrics().toolCalls.add(1, { tool: call.name, executor: 'builtin', status });
+  hubMetrics().toolCalls.add(1, { tool: call.name, executor: tool?.executor ?? 'none', status });
   await attempt.append([
     { type: 'ToolCallCompleted', data: { turnId: attempt.turnId, toolCallId: call.toolCallId, status, output, durationMs: Math.max(0, deps.now() - t0) } },
   ]);
