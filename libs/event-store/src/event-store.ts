@@ -172,6 +172,20 @@ export class EventStore {
   }
 
   /**
+   * The newest event of `type` in a stream, or null: one indexed read from the stream's end,
+   * for a reader that needs only the last word of a long stream (the tenant's limits on its
+   * admin stream, which every erasure's tombstone also grows).
+   */
+  async lastOfType<E extends StoredEvent = StoredEvent>(tenantId: string, streamId: string, type: string): Promise<Recorded<E> | null> {
+    checkIds(tenantId, streamId);
+    const { rows } = await asTenant(this.pool, tenantId).query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE tenant_id = $1 AND stream_id = $2 AND type = $3 ORDER BY stream_position DESC LIMIT 1`,
+      [tenantId, streamId, type],
+    );
+    return rows[0] ? toRecorded<E>(rows[0]) : null;
+  }
+
+  /**
    * A tenant's settled events after a global position, in global order. Settled events form
    * a prefix of the log that never changes, so `after` is a safe cursor: no gaps, no repeats.
    */

@@ -83,8 +83,8 @@ export async function retentionRun(o: RetentionOptions, out: Out, say: Out): Pro
 }
 
 async function retentionDaysOf(pool: Pool, tenantId: string): Promise<number | null> {
-  const { events } = await new EventStore(pool).readStream(tenantId, ADMIN_STREAM_ID);
-  return limitsOf(events).retentionDays;
+  const last = await new EventStore(pool).lastOfType(tenantId, ADMIN_STREAM_ID, 'TenantLimitsSet');
+  return limitsOf(last ? [last] : []).retentionDays;
 }
 
 /** Writes the stream's export (events with their hashes, `hub export`'s lines) to `file`, page by page; the number of events written. */

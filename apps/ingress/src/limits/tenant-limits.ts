@@ -49,8 +49,10 @@ export class TenantLimitsService implements OnModuleDestroy {
   async limitsOf(tenantId: string): Promise<TenantLimits> {
     const cached = this.cache.get(tenantId);
     if (cached && Date.now() - cached.at < LIMITS_TTL_MS) return cached.limits;
-    const { events } = await this.store.readStream(tenantId, ADMIN_STREAM_ID);
-    const limits = limitsOf(events);
+    // Only the last TenantLimitsSet counts: the admin stream also holds every key change and
+    // erasure tombstone, and grows with them.
+    const last = await this.store.lastOfType(tenantId, ADMIN_STREAM_ID, 'TenantLimitsSet');
+    const limits = limitsOf(last ? [last] : []);
     this.cache.set(tenantId, { limits, at: Date.now() });
     return limits;
   }
