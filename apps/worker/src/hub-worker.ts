@@ -24,7 +24,7 @@ import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionThread, projectionStatus } from '@hub/projections';
 import { CancelBus, DailyEventBytes, DailyTokens, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap, type StartedWorkers } from '@hub/queue';
 import { CommandHandler, SessionViews, type CommandLog } from '@hub/sessions';
-import { ATTR, observeGauge, currentSpanIds, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, runWithTenant, withContext, withSpan } from '@hub/telemetry';
+import { ATTR, observeGauge, oncePerScrape, currentSpanIds, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, runWithTenant, withContext, withSpan } from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
 import { isRetryable } from './retryability';
 import type { WorkerSettings } from './settings';
@@ -222,15 +222,15 @@ export class HubWorker {
     observeGauge('hub.queue.jobs', 'Jobs in each queue, by state', async () =>
       (await this.queues.counts()).flatMap(({ queue, counts }) => Object.entries(counts).map(([state, value]) => ({ value, attributes: { queue, state } }))),
     );
+    // One status read (it counts the events not applied yet) feeds both lag gauges of a scrape.
+    const status = oncePerScrape(() => projectionStatus(this.pool, names));
     observeGauge(
       'hub.projection.lag.seconds',
       'Age of the oldest event a read model has not applied yet',
-      async () => (await projectionStatus(this.pool, names)).map((s) => ({ value: s.lagMs / 1000, attributes: { projection: s.name } })),
+      async () => (await status()).map((s) => ({ value: s.lagMs / 1000, attributes: { projection: s.name } })),
       's',
     );
-    observeGauge('hub.projection.lag_events', 'Events a read model has not applied yet', async () =>
-      (await projectionStatus(this.pool, names)).map((s) => ({ value: s.lagEvents, attributes: { projection: s.name } })),
-    );
+    observeGauge('hub.projection.lag_events', 'Events a read model has not applied yet', async () => (await status()).map((s) => ({ value: s.lagEvents, attributes: { projection: s.name } })));
   }
 
   private startReconciler(): void {

@@ -22,4 +22,4 @@ export { startInMemoryTelemetry, type InMemoryTelemetry, type RecordedSpan } fro
 export { guarded, installProcessGuards } from './guard';
 export { NestPinoLogger } from './nest-logger';
 export { DependencyState, dependencyState } from './dependency-state';
-export { hubMetrics, observeGauge, serveMetrics, type HubInstruments } from './metrics';
+export { hubMetrics, observeGauge, oncePerScrape, serveMetrics, type HubInstruments } from './metrics';

@@ -87,6 +87,19 @@ export function hubMetrics(): HubInstruments {
  * An observable gauge read at each scrape by `read` (which may query a database or Redis; a
  * failure leaves the gauge out of that scrape instead of failing it).
  */
+/**
+ * `read`, shared by the gauges one scrape observes: calls within `windowMs` of the first get its
+ * answer (a scrape runs every gauge's callback back to back), so one query feeds several gauges.
+ */
+export function oncePerScrape<T>(read: () => Promise<T>, windowMs = 1_000): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!last || now - last.at > windowMs) last = { at: now, value: read() };
+    return last.value;
+  };
+}
+
 export function observeGauge(name: string, description: string, read: () => Promise<Array<{ value: number; attributes?: Attributes }>>, unit?: string): void {
   const gauge = metrics.getMeter(METER).createObservableGauge(name, { description, unit });
   gauge.addCallback(async (result: ObservableResult) => {

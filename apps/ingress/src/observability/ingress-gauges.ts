@@ -1,7 +1,7 @@
 import { asSystem } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { HubQueues } from '@hub/queue';
-import { observeGauge } from '@hub/telemetry';
+import { observeGauge, oncePerScrape } from '@hub/telemetry';
 import type { OpenSockets } from '../transport/open-sockets';
 
 /**
@@ -15,21 +15,15 @@ export function registerIngressGauges(sockets: OpenSockets, pool: Pool, queues: 
   observeGauge('hub.sockets.open', 'WebSockets open on this ingress, by protocol', async () =>
     [...sockets.byProtocol()].map(([protocol, value]) => ({ value, attributes: { protocol } })),
   );
-  observeGauge('hub.approvals.pending', 'Approvals waiting for an answer (all tenants)', async () => {
+  // One query feeds both approval gauges of a scrape.
+  const pending = oncePerScrape(async () => {
     const { rows } = await db.query<{ n: string; oldest: string | null }>(
       `SELECT count(*)::text AS n, extract(epoch FROM now() - min(requested_at))::text AS oldest FROM read_approvals WHERE status = 'pending'`,
     );
-    return [{ value: Number(rows[0]?.n ?? 0) }];
+    return { n: Number(rows[0]?.n ?? 0), oldest: Number(rows[0]?.oldest ?? 0) };
   });
-  observeGauge(
-    'hub.approvals.oldest_pending_age.seconds',
-    'Age of the oldest pending approval',
-    async () => {
-      const { rows } = await db.query<{ oldest: string | null }>(`SELECT extract(epoch FROM now() - min(requested_at))::text AS oldest FROM read_approvals WHERE status = 'pending'`);
-      return [{ value: Number(rows[0]?.oldest ?? 0) }];
-    },
-    's',
-  );
+  observeGauge('hub.approvals.pending', 'Approvals waiting for an answer (all tenants)', async () => [{ value: (await pending()).n }]);
+  observeGauge('hub.approvals.oldest_pending_age.seconds', 'Age of the oldest pending approval', async () => [{ value: (await pending()).oldest }], 's');
   observeGauge('hub.sessions.active', 'Sessions with a turn running or waiting for an approval, by the protocol that opened them (read model)', async () => {
     const { rows } = await db.query<{ protocol: string | null; status: string; n: string }>(
       `SELECT opened_via AS protocol, status, count(*)::text AS n FROM read_sessions WHERE status <> 'idle' GROUP BY opened_via, status`,
