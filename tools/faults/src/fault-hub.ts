@@ -4,8 +4,12 @@ import { devAppUrl, ensureAppLogin, migrate } from '@hub/event-store';
 import { HubProcess, REPO_ROOT, TransportTestClient } from '@hub/testing';
 import type { OwnPostgres, OwnRedis } from './own-services';
 
-/** Settings that make faults show within seconds: a 2 s BullMQ lock and reconcile interval. */
-export const FAULT_WORKER_ENV = { HUB_OFFLINE_DELAY_MS: '15', HUB_WORKER_CONCURRENCY: '3', HUB_WORKER_LOCK_MS: '2000', HUB_RECONCILE_INTERVAL_MS: '2000' };
+/**
+ * Settings that make faults show within seconds: a 2 s BullMQ lock and reconcile interval. No
+ * borrowed slots: a worker fetches exactly its 3, so more turns than the workers' slots leave
+ * jobs waiting in Redis (what a Redis loss without AOF must lose, and the reconciler find).
+ */
+export const FAULT_WORKER_ENV = { HUB_OFFLINE_DELAY_MS: '15', HUB_WORKER_CONCURRENCY: '3', HUB_WORKER_BURST_SLOTS: '0', HUB_WORKER_LOCK_MS: '2000', HUB_RECONCILE_INTERVAL_MS: '2000' };
 
 /** What the log says about a set of sessions once the fault is over. */
 export interface Ledger {
