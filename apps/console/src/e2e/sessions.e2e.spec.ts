@@ -79,12 +79,18 @@ describe('sessions', () => {
     await p.page.getByRole('link', { name: 'Sessions' }).click();
     await p.page.locator('tr[data-session-id="s-before"]').waitFor();
     await p.page.locator('.feed-live').waitFor();
+    // The first connect reads the list once more (useSessionFeed): wait until no read comes for 300 ms.
+    for (let last = -1; last !== reads; ) {
+      last = reads;
+      await new Promise((r) => setTimeout(r, 300));
+    }
     const settled = reads;
     const order = () => p.page.locator('.session-table tbody tr').evaluateAll((trs) => trs.map((t) => t.getAttribute('data-session-id')));
 
     await hub.turn('s-arrives', 'delete data/numbers.csv', 'approval');
     await p.page.locator('tr[data-session-id="s-arrives"] .status-awaiting_approval').waitFor();
     expect((await order())[0]).toBe('s-arrives');
+    expect(reads).toBe(settled);
 
     // Filtered to sessions awaiting approval, the session leaves the list once it is answered.
     await p.page.getByLabel('Status').selectOption('awaiting_approval');

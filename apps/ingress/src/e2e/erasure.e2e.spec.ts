@@ -33,7 +33,9 @@ it('an admin erases a session: events, snapshot and read rows go, the tombstone 
   const before = await stack.events(tenant.tenantId, 'gone');
   const keep = await stack.events(tenant.tenantId, 'keep');
   // The read model has the session before.
-  for (let i = 0; i < 50 && (await api('/v1/sessions/gone/turns')).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  let listed = 0;
+  for (let i = 0; i < 50 && (listed = (await api('/v1/sessions/gone/turns')).status) !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  expect(listed).toBe(200);
 
   const res = await api('/v1/sessions/gone', tenant.apiKey, 'DELETE');
   expect(res.status).toBe(200);
