@@ -28,4 +28,4 @@ export { chainHeads, exportLine, readChainPage, verifyChains, verifyExportLines,
 export { eventHash, type BrokenLink } from './hash-chain';
 export { eraseStreams, type ErasedStream } from './erasure';
 export { SCOPE_SETTING, TENANT_SETTING, asSystem, asTenant, beginAs, scopeStatement, scoped, systemScope, tenantScope, type DbScope, type ScopedDb, type SystemWork } from './scope';
-export { APP_ROLE, DEV_APP_LOGIN, devAppUrl, ensureAppLogin, rowSecurityProblem } from './app-role';
+export { APP_ROLE, devAppUrl, ensureAppLogin, rowSecurityProblem } from './app-role';

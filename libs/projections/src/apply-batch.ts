@@ -7,11 +7,6 @@ import { advanceCheckpointSql, eraseSessionSql, isMoved, loadGroups, upsertSql, 
 /** The tombstone of an erased session (on the tenant's admin stream): its rows go from every session-keyed read model. */
 const ERASED = 'SessionErased';
 
-/**
- * Every event type the hub writes (sessions', admin, protocol facts): a projection has no use for
- * most, but only a type from a newer hub is skipped and counted as unknown.
- */
-export const KNOWN_EVENT_TYPES: ReadonlySet<string> = HUB_EVENT_TYPES;
 
 /** Whether a read model's rows are keyed by session (so an erasure removes them). */
 export function keyedBySession(def: ProjectionDef): boolean {
@@ -67,7 +62,8 @@ export function foldBatch<R extends Row>(
       erased.push([e.tenantId, parsed.data.sessionId]);
       continue;
     }
-    if (!KNOWN_EVENT_TYPES.has(e.type)) {
+    // Only a type from a newer hub is skipped and counted as unknown (HUB_EVENT_TYPES: all the hub writes).
+    if (!HUB_EVENT_TYPES.has(e.type)) {
       skipped++;
       lastSkippedType = e.type;
       onSkip(e);
@@ -93,7 +89,7 @@ export function foldBatch<R extends Row>(
 export function groupsOf(def: ProjectionDef, events: readonly ProjectedEvent[]): string[][] {
   const seen = new Map<string, string[]>();
   for (const e of events) {
-    if (!KNOWN_EVENT_TYPES.has(e.type) || e.type === ERASED) continue;
+    if (!HUB_EVENT_TYPES.has(e.type) || e.type === ERASED) continue;
     const g = def.groupOf(e);
     if (g) seen.set(g.join(SEP), g);
   }

@@ -8,7 +8,7 @@ export { ProjectionRunner, type BatchInfo, type RunnerOptions } from './runner';
 export { ProjectionThread, type ProjectionThreadOptions } from './projection-thread';
 export { projectionStatus, type ProjectionStatus } from './status';
 export { PROJECTIONS_CHANNEL, resetProjection } from './store';
-export { KNOWN_EVENT_TYPES, foldBatch } from './apply-batch';
+export { foldBatch } from './apply-batch';
 export { SESSION_STATUSES, evolveSession, titleOf, type SessionRow } from './folds/sessions';
 export { TURN_STATUSES, evolveTurn, type TurnRow } from './folds/turns';
 export { APPROVAL_STATUSES, evolveApprovals, type ApprovalRow } from './folds/approvals';
@@ -25,6 +25,6 @@ export function projectionNamed(name: string): ProjectionDef | undefined {
   return HUB_PROJECTIONS.find((p) => p.name === name);
 }
 export { replaySession, sessionsOf, type ReplayDifference } from './replay-check';
-export { compareRuns, summariseTurns, type RunComparison, type TurnComparison, type TurnOutcomeSummary } from './run-compare';
+export { compareRuns, type RunComparison, type TurnComparison, type TurnOutcomeSummary } from './run-compare';
 export { eraseSession, type EraseRequest } from './erase-session';
 export { waitProjected, type WaitProjectedOptions } from './wait-projected';

@@ -16,7 +16,7 @@ import { watchRedis } from './redis-watch';
  */
 
 /** BullMQ's largest priority (2^21). */
-export const MAX_PRIORITY = 2_097_152;
+const MAX_PRIORITY = 2_097_152;
 /** Past this virtual time the tags are reset the next time the queue is idle. */
 const RESET_AFTER = 1_000_000;
 

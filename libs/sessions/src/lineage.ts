@@ -12,7 +12,7 @@ export interface LineageLog {
 }
 
 /** Forks and re-drives copy a session into memory once; past this many events they are refused. */
-export const DEFAULT_MAX_LINEAGE_EVENTS = 100_000;
+const DEFAULT_MAX_LINEAGE_EVENTS = 100_000;
 
 
 /**

@@ -1,5 +1,5 @@
 export { ATTR, type AttrName, type SpanAttributes } from './attributes';
-export { correlationIdFrom, currentCorrelationId, currentTenantId, runWithCorrelation, runWithTenant } from './correlation';
+export { correlationIdFrom, currentCorrelationId, runWithCorrelation, runWithTenant } from './correlation';
 export { createLogger, REDACTED_PATHS, type CreateLoggerOptions, type LogLevel, type Logger } from './logger';
 export { startTelemetry, type Telemetry, type TelemetryOptions, type TraceExporterKind } from './sdk';
 export {

@@ -2,7 +2,6 @@ import type { Pool } from 'pg';
 import { API_KEY_TEXT } from '@hub/domain';
 
 /** A full API key as `hub tenant create` and the admin API make them (the key format is @hub/domain's). */
-export const API_KEY_PATTERN = API_KEY_TEXT;
 
 export interface Unattributed {
   streamId: string;
@@ -31,7 +30,7 @@ export async function unattributedEvents(pool: Pool, limit = 20): Promise<Unattr
       WHERE missing IS NOT NULL
       ORDER BY stream_id, type, missing, stream_position
       LIMIT $2`,
-    [API_KEY_PATTERN, limit],
+    [API_KEY_TEXT, limit],
   );
   return rows.map((r) => ({ streamId: r.stream_id, streamPosition: Number(r.stream_position), type: r.type, missing: r.missing }));
 }

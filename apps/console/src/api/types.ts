@@ -8,7 +8,6 @@ export type Actor = Schemas['Actor'];
 export type Approval = Schemas['ApprovalView'];
 export type Usage = Schemas['Usage'];
 export type SessionSummary = Schemas['SessionView'];
-export type TurnSummary = Schemas['TurnView'];
 export type RecordedEvent = Schemas['RecordedEvent'];
 export type Problem = Schemas['Problem'];
 

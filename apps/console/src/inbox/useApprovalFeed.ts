@@ -5,8 +5,6 @@ import type { FeedStatus } from '../api/live-feed';
 import type { Approval } from '../api/types';
 import { useLiveFeed } from '../api/useLiveFeed';
 
-export type { FeedStatus } from '../api/live-feed';
-
 export interface ApprovalFeed {
   pending: Approval[];
   status: FeedStatus;

@@ -4,7 +4,7 @@ import { ListenConnection } from '@hub/event-store';
 import type { IngressSettings } from '../settings';
 
 /** The channel a committed change to a key (revoked, new expiry, deleted) is told on (migration `…_api_key_changes`). */
-export const KEY_CHANGES_CHANNEL = 'hub_keys';
+const KEY_CHANGES_CHANNEL = 'hub_keys';
 
 /** The longest a verified key is trusted without a read even if no change was heard. */
 const MAX_KEY_AGE_MS = 60_000;

@@ -25,10 +25,6 @@ export class KeyRecheck<T> {
     this.log = new Logger(`${what}s`);
   }
 
-  get size(): number {
-    return this.held.size;
-  }
-
   add(item: T, principal: Principal): void {
     this.held.set(item, principal);
     this.timer ??= setInterval(() => void this.sweep(), this.recheckMs).unref();

@@ -8,7 +8,7 @@ import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 const HEARTBEAT_MS = 15_000;
 
 /** The last frame of a stream whose key was revoked: `event: error` with this code. */
-export const STREAM_KEY_REVOKED = 'UNAUTHENTICATED';
+const STREAM_KEY_REVOKED = 'UNAUTHENTICATED';
 
 /** One Server-Sent Events response, opened with its headers. */
 export interface EventStream {

@@ -99,7 +99,7 @@ export class OpenSockets {
 }
 
 /** The protocol a WebSocket path belongs to: /v1/acp, /v1/openenv/ENV/ws or /harness, else the transport. */
-export function protocolOfPath(path: string): string {
+function protocolOfPath(path: string): string {
   const p = path.split('?')[0] ?? '';
   if (p.startsWith('/v1/acp')) return 'acp';
   if (p.startsWith('/v1/openenv')) return 'openenv';

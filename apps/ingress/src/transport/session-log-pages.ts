@@ -2,7 +2,7 @@ import { sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
 import type { EventStore } from '@hub/event-store';
 
 /** Events per read: a replay of a long session holds one page in memory, not the session. */
-export const SESSION_LOG_PAGE = 500;
+const SESSION_LOG_PAGE = 500;
 
 /**
  * One session's settled events after stream position `from` and up to the global position

@@ -1,3 +1,3 @@
 export { buildRubric, registerRubric, rubricKinds, type RubricFactory, type RubricInput } from './rubrics';
 export { RUBRIC_ACTOR, RubricSpec, recordTurnReward, rewardFor, rewardIdempotencyKey, rubricInputOf, rubricOfTurn, type RewardLog } from './score';
-export { scoreEndedTurn, turnEndedScoring, type ScoringLog, type TraceFields } from './turn-ended';
+export { turnEndedScoring } from './turn-ended';

@@ -2,5 +2,4 @@ export { RunningTurns, type TurnLog, type TurnScheduler } from './ports';
 export { TurnRunner, type RunTurnInput, type RunTurnOutcome, type TurnRunnerDeps } from './turn-runner';
 export { buildModelMessages, deniedToolOutput, SYSTEM_PROMPT } from './transcript';
 export type { FlushPolicy } from './model-step';
-export { RecordedTools, callKey, type RecordedResult } from './recorded-tools';
-export { RECORDED_EXECUTOR } from './tool-step';
+export { RecordedTools } from './recorded-tools';
