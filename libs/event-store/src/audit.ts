@@ -70,6 +70,34 @@ export async function readChainPage(pool: Pool, tenantId: string, streamId: stri
   return rows.map(toChainRow);
 }
 
+/**
+ * Hands every event of a stream to `write` as its export line (`exportLine`), in stream order,
+ * reading `pageSize` events at a time, up to stream position `upTo` when given (a consistent
+ * prefix of a stream still being written). `write` resolves false to stop early (its reader left)
+ * and should wait for its sink to drain. One write per event, not one string per page: a
+ * page-sized string is a large V8 object only a full GC reclaims. Returns the events written.
+ */
+export async function exportStream(
+  pool: Pool,
+  tenantId: string,
+  streamId: string,
+  write: (line: string) => Promise<boolean | void>,
+  o: { pageSize?: number; upTo?: number } = {},
+): Promise<number> {
+  let after = 0;
+  let n = 0;
+  for (;;) {
+    const rows = await readChainPage(pool, tenantId, streamId, after, o.pageSize ?? 1000);
+    for (const row of rows) {
+      if (o.upTo !== undefined && row.streamPosition > o.upTo) return n;
+      if ((await write(exportLine(row))) === false) return n;
+      n++;
+    }
+    if (rows.length === 0 || (o.upTo !== undefined && rows[rows.length - 1].streamPosition >= o.upTo)) return n;
+    after = rows[rows.length - 1].streamPosition;
+  }
+}
+
 export interface VerifyFilter {
   tenantId?: string;
   streamId?: string;

@@ -3,7 +3,7 @@ import { isDomainError, type Recorded } from '@hub/domain';
 import type { Pool } from 'pg';
 import { appendInTransaction, checkExpectedVersion } from './append';
 import { appendInOneStatement } from './append-function';
-import { readChainPage, type ChainRow } from './audit';
+import { exportStream, readChainPage, type ChainRow } from './audit';
 import { ATTR, hubMetrics, withSpan, withoutChildSpans } from '@hub/telemetry';
 import { DEFAULT_MAX_EVENT_BYTES, serialiseEvents, type SerialisedEvent } from './event-validation';
 import { checkIds } from './ids';
@@ -127,6 +127,11 @@ export class EventStore {
    */
   readChain(tenantId: string, streamId: string, afterPosition: number, limit: number): Promise<ChainRow[]> {
     return readChainPage(this.pool, tenantId, streamId, afterPosition, limit);
+  }
+
+  /** A stream's export lines, page by page, to `write` (see {@link exportStream}). */
+  exportStream(tenantId: string, streamId: string, write: (line: string) => Promise<boolean | void>, o: { pageSize?: number; upTo?: number } = {}): Promise<number> {
+    return exportStream(this.pool, tenantId, streamId, write, o);
   }
 
   /** An empty append writes nothing but still answers the version check. */

@@ -24,7 +24,7 @@ export type {
 export { assertPostgresReachable } from './preflight';
 export { SnapshotStore, type Snapshot } from './snapshots';
 export { SECRET_REF_PREFIX, SecretStore, UnknownSecretError } from './secret-store';
-export { chainHeads, exportLine, readChainPage, verifyChains, verifyExportLines, type ChainRow, type VerifyReport } from './audit';
+export { chainHeads, exportLine, exportStream, readChainPage, verifyChains, verifyExportLines, type ChainRow, type VerifyReport } from './audit';
 export { eventHash, type BrokenLink } from './hash-chain';
 export { eraseStreams, type ErasedStream } from './erasure';
 export { SCOPE_SETTING, TENANT_SETTING, asSystem, asTenant, beginAs, scopeStatement, scoped, systemScope, tenantScope, type DbScope, type ScopedDb, type SystemWork } from './scope';

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { sessionStreamId } from '@hub/domain';
-import { chainHeads, createPool, exportLine, readChainPage, verifyChains, verifyExportLines, type VerifyReport } from '@hub/event-store';
+import { chainHeads, createPool, exportStream, verifyChains, verifyExportLines, type VerifyReport } from '@hub/event-store';
 
 type Out = (line: string) => void;
 
@@ -50,16 +50,11 @@ export async function auditHeads(o: { databaseUrl: string; tenantId?: string }, 
 export async function exportSession(o: { databaseUrl: string; tenantId: string; sessionId: string }, write: (chunk: string) => Promise<void>, say: Out): Promise<number> {
   const pool = createPool(o.databaseUrl, { max: 1 });
   try {
-    let after = 0;
     let n = 0;
-    for (;;) {
-      const rows = await readChainPage(pool, o.tenantId, sessionStreamId(o.sessionId), after, 1000);
-      if (rows.length === 0) break;
-      for (const r of rows) await write(exportLine(r));
-      n += rows.length;
-      after = rows[rows.length - 1]?.streamPosition ?? after;
-      if (n % 100_000 < rows.length) say(`export: ${n} events`);
-    }
+    await exportStream(pool, o.tenantId, sessionStreamId(o.sessionId), async (line) => {
+      await write(line);
+      if (++n % 100_000 === 0) say(`export: ${n} events`);
+    });
     if (n === 0) {
       say(`export: no session ${o.sessionId} in tenant ${o.tenantId}`);
       return 1;

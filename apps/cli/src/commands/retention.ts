@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { ADMIN_STREAM_ID, isDomainError, limitsOf, sessionIdOf } from '@hub/domain';
-import { EventStore, asSystem, asTenant, createPool, exportLine, readChainPage } from '@hub/event-store';
+import { EventStore, asSystem, asTenant, createPool, exportStream } from '@hub/event-store';
 import { HUB_PROJECTIONS, eraseSession } from '@hub/projections';
 import { liveStreamId } from '@hub/protocol-acp';
 import { HarnessStopBus } from '@hub/queue';
@@ -91,15 +91,9 @@ async function retentionDaysOf(pool: Pool, tenantId: string): Promise<number | n
 async function archive(pool: Pool, tenantId: string, streamId: string, file: string): Promise<number> {
   await mkdir(join(file, '..'), { recursive: true });
   const stream = createWriteStream(file, { flags: 'w' });
-  let after = 0;
-  let n = 0;
-  for (;;) {
-    const rows = await readChainPage(pool, tenantId, streamId, after, 1000);
-    if (rows.length === 0) break;
-    for (const r of rows) if (!stream.write(exportLine(r))) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
-    n += rows.length;
-    after = rows[rows.length - 1]?.streamPosition ?? after;
-  }
+  const n = await exportStream(pool, tenantId, streamId, async (line) => {
+    if (!stream.write(line)) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
+  });
   stream.end();
   await finished(stream);
   // On disk before the erasure that relies on it.

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { DomainError, type HubEvent, type Recorded } from '@hub/domain';
-import { exportLine, type EventStore } from '@hub/event-store';
+import type { EventStore } from '@hub/event-store';
 import { QueryParams } from '../http/query-params';
 import { onlyKnown } from '../read-models/query';
 
@@ -70,18 +70,15 @@ export async function streamExport(store: EventStore, tenantId: string, streamId
   const { version: upTo } = await readPage(store, tenantId, streamId, sessionId, { after: 0, limit: 1 });
   res.status(200).type('application/x-ndjson');
   try {
-    let after = 0;
-    while (after < upTo) {
-      const rows = await store.readChain(tenantId, streamId, after, EXPORT_PAGE);
-      if (rows.length === 0) break;
-      // One write per event, not one string per page: a page-sized string (hundreds of KB) is a
-      // large V8 object that only a full GC reclaims, and 60 parallel exports piled them up.
-      for (const row of rows) {
-        if (row.streamPosition > upTo) break;
-        if (!(await written(res, exportLine(row)))) return;
-      }
-      after = rows[rows.length - 1]?.streamPosition ?? upTo;
-    }
+    // One write per event (60 parallel exports piled up page-sized strings); a client that left stops it.
+    let left = false;
+    const write = async (line: string) => {
+      if (await written(res, line)) return true;
+      left = true;
+      return false;
+    };
+    await store.exportStream(tenantId, streamId, write, { pageSize: EXPORT_PAGE, upTo });
+    if (left) return;
   } catch (e) {
     // Headers are out: a truncated body (the socket reset) is the only honest signal left.
     res.destroy(e as Error);
