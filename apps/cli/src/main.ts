@@ -10,7 +10,7 @@ import { expiresOption, keyCreate, keyRevoke, roleOption, tenantCreate } from '.
 import { projectionsRebuild, projectionsStatus } from './commands/projections';
 import { replay } from './commands/replay';
 import { retentionRun } from './commands/retention';
-import { tenantLimits } from './commands/limits';
+import { LIMIT_OPTIONS, limitFlagsOf, tenantLimits } from './commands/limits';
 import { status } from './commands/status';
 import { up } from './commands/up';
 
@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
       tenant: { type: 'string' }, file: { type: 'string' }, all: { type: 'boolean' }, wait: { type: 'string' }, 'skip-lagging': { type: 'boolean' },
       approve: { type: 'boolean' }, deny: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       archive: { type: 'string' }, 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' },
-      'turns-per-minute': { type: 'string' }, 'concurrent-turns': { type: 'string' }, 'tokens-per-day': { type: 'string' }, sessions: { type: 'string' }, 'open-sockets': { type: 'string' }, 'event-bytes-per-day': { type: 'string' }, 'retention-days': { type: 'string' },
+      ...LIMIT_OPTIONS,
     },
   });
   const [cmd, sub, arg] = positionals;
@@ -99,15 +99,7 @@ async function main(argv: string[]): Promise<number> {
       if (!arg) throw new UsageError('tenant limits needs a TENANT_ID');
       return (
         out(
-          await tenantLimits(config.DATABASE_URL, arg, {
-            'turns-per-minute': values['turns-per-minute'],
-            'concurrent-turns': values['concurrent-turns'],
-            'tokens-per-day': values['tokens-per-day'],
-            sessions: values.sessions,
-            'open-sockets': values['open-sockets'],
-            'event-bytes-per-day': values['event-bytes-per-day'],
-            'retention-days': values['retention-days'],
-          }),
+          await tenantLimits(config.DATABASE_URL, arg, limitFlagsOf(values)),
         ),
         0
       );

@@ -8,10 +8,15 @@ import { withKeys } from './admin';
 /** What the CLI writes on a tenant's admin stream: the operator at the console, over `cli`. */
 const CLI_ACTOR = { type: 'system' as const, id: 'cli', name: userInfo().username };
 
+/** The metadata of one admin event the CLI records. */
+export function cliAdminMetadata() {
+  return { correlationId: randomUUID(), actor: CLI_ACTOR, protocol: 'cli' as const };
+}
+
 async function recordAdmin(databaseUrl: string, tenantId: string, events: AdminEvent[]): Promise<void> {
   const pool = createPool(databaseUrl, { max: 1 });
   try {
-    const metadata = { correlationId: randomUUID(), actor: CLI_ACTOR, protocol: 'cli' as const };
+    const metadata = cliAdminMetadata();
     await new EventStore(pool).append(tenantId, ADMIN_STREAM_ID, events.map((e) => ({ ...e, metadata })), { expectedVersion: 'any' });
   } finally {
     await pool.end();

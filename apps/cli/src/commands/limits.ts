@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { userInfo } from 'node:os';
 import { ADMIN_STREAM_ID, TenantLimits, limitsOf } from '@hub/domain';
 import { EventStore, createPool } from '@hub/event-store';
+import { cliAdminMetadata } from './keys';
 
 /** The limit flags of `hub tenant limits`, by the limit each sets. */
 export const LIMIT_FLAGS = {
@@ -14,6 +13,14 @@ export const LIMIT_FLAGS = {
   'retention-days': 'retentionDays',
 } as const;
 export type LimitFlag = keyof typeof LIMIT_FLAGS;
+
+/** The limit flags as `parseArgs` options: each takes a value. */
+export const LIMIT_OPTIONS = Object.fromEntries(Object.keys(LIMIT_FLAGS).map((f) => [f, { type: 'string' }])) as { [F in LimitFlag]: { type: 'string' } };
+
+/** The limit flags among parsed options. */
+export function limitFlagsOf(values: Partial<Record<LimitFlag, string | boolean | undefined>>): Partial<Record<LimitFlag, string>> {
+  return Object.fromEntries((Object.keys(LIMIT_FLAGS) as LimitFlag[]).map((f) => [f, typeof values[f] === 'string' ? values[f] : undefined]));
+}
 
 /**
  * `hub tenant limits TENANT_ID [--turns-per-minute N] [--concurrent-turns N] [--tokens-per-day N]
@@ -37,8 +44,7 @@ export async function tenantLimits(databaseUrl: string, tenantId: string, flags:
       next[LIMIT_FLAGS[flag]] = value;
     }
     const limits = TenantLimits.parse(next);
-    const metadata = { correlationId: randomUUID(), actor: { type: 'system' as const, id: 'cli', name: userInfo().username }, protocol: 'cli' as const };
-    await store.append(tenantId, ADMIN_STREAM_ID, [{ type: 'TenantLimitsSet', data: { limits }, metadata }], { expectedVersion: 'any' });
+    await store.append(tenantId, ADMIN_STREAM_ID, [{ type: 'TenantLimitsSet', data: { limits }, metadata: cliAdminMetadata() }], { expectedVersion: 'any' });
     return limits;
   } finally {
     await pool.end();
