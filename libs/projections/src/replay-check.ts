@@ -4,6 +4,7 @@ import { EventStore, SnapshotStore, asSystem, asTenant } from '@hub/event-store'
 import { foldBatch, groupsOf, keyedBySession, readsOf } from './apply-batch';
 import type { ProjectedEvent, ProjectionDef, Row } from './projection';
 import { loadGroups, readCheckpoint } from './store';
+import { waitProjected } from './wait-projected';
 
 /** One field that differs between what is stored and what the log folds to. */
 export interface ReplayDifference {
@@ -63,12 +64,9 @@ export async function replaySession(pool: Pool, projections: readonly Projection
       globalPosition: e.globalPosition,
       createdAt: e.createdAt,
     }));
-    const deadline = Date.now() + (o.waitMs ?? 10_000);
-    let checkpoint = await readCheckpoint(pool, def.name);
-    while (checkpoint < last && Date.now() <= deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      checkpoint = await readCheckpoint(pool, def.name);
-    }
+    // Until the read model has applied this session's last event (no wait when nothing runs it).
+    await waitProjected(pool, [def.name], last, { timeoutMs: o.waitMs ?? 10_000, pollMs: 50 });
+    const checkpoint = await readCheckpoint(pool, def.name);
     if (checkpoint < last) {
       // Its rows are not yet what the log says; comparing them would only repeat that.
       if (o.skipLagging) o.onLagging?.(def.name);
