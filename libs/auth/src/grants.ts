@@ -1,4 +1,4 @@
-import type { HubCommandType } from '@hub/domain';
+import { DomainError, type HubCommandType } from '@hub/domain';
 import type { Role } from './roles';
 
 /** What a key may do to sessions, whatever the protocol it speaks. */
@@ -41,4 +41,9 @@ export function mayDo(role: Role, action: SessionAction): boolean {
 export function refusal(role: Role, action: SessionAction): string {
   const may = (Object.keys(GRANTS) as Role[]).filter((r) => GRANTS[r].has(action));
   return `this key's role (${role}) may not ${action.replace('_', ' ')}; roles that may: ${may.join(', ')}`;
+}
+
+/** Throws FORBIDDEN (naming the roles that may) unless `role` may do `action`. */
+export function requireGrant(role: Role, action: SessionAction): void {
+  if (!mayDo(role, action)) throw new DomainError('FORBIDDEN', refusal(role, action));
 }

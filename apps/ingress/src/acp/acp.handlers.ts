@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mayDo, refusal } from '@hub/auth';
-import { DomainError } from '@hub/domain';
+import { requireGrant } from '@hub/auth';
 import { AcpRpcError, extensionOptIn, initializeResult, promptText, RPC, rpcNotification, SESSION_MODES, type AgentMethod, type ParamsOf } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 import { live, LIVE_METHODS } from './acp-live';
@@ -57,7 +56,7 @@ export class AcpHandlers {
 
   private async newSession(p: ParamsOf<'session/new'>) {
     // A new session is the start of a conversation: the roles that may submit turns may.
-    if (!mayDo(this.c.principal.role, 'submit')) throw new DomainError('FORBIDDEN', refusal(this.c.principal.role, 'submit'));
+    requireGrant(this.c.principal.role, 'submit');
     const mcpServers = sessionMcpServers(p.mcpServers, this.c.deps.mcpAllow);
     await this.c.deps.commands.admitNewSession(this.c.principal, null);
     // Recorded at once (with its cwd): the session exists, and is listed, before its first prompt.

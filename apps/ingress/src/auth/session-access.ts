@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { actionOf, mayDo, OWN_SESSIONS_ONLY, refusal, type Principal, type SessionAction } from '@hub/auth';
+import { actionOf, mayDo, OWN_SESSIONS_ONLY, type Principal, requireGrant, type SessionAction } from '@hub/auth';
 import { DomainError, sessionStreamId, type HubCommand, type HubEvent, type Recorded } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import { SESSION_CREATED_FACT, mayBeCreatedOverAcp } from '../acp/acp-sessions';
@@ -25,7 +25,7 @@ export class SessionAccess {
    * existing session. Only a client key's check reads anything (the opener, once per session).
    */
   async check(p: Principal, sessionId: string, action: SessionAction): Promise<void> {
-    if (!mayDo(p.role, action)) throw new DomainError('FORBIDDEN', refusal(p.role, action));
+    requireGrant(p.role, action);
     if (!OWN_SESSIONS_ONLY.has(p.role)) return;
     const owner = await this.ownerOf(p.tenantId, sessionId);
     // A session not opened yet is the client's to open (its first event will name this key). A

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { actorOf, mayDo, refusal, type Principal } from '@hub/auth';
+import { actorOf, type Principal, requireGrant } from '@hub/auth';
 import { HARNESS_CONTEXT_KEY, MCP_CONTEXT_KEY, RUBRIC_ACTOR, recordTurnReward, rubricOfTurn, type ExternalHarnessSpec } from '@hub/agent';
-import { DomainError, isDomainError, sessionStreamId, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
+import { isDomainError, sessionStreamId, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import {
   encodeHarnessEventList,
@@ -79,7 +79,7 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
 
   async reset(principal: Principal, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<{ episode: Episode; result: StepResult }> {
     // A reset opens a session: the roles that may submit turns may; its first event names the key.
-    if (!mayDo(principal.role, 'submit')) throw new DomainError('FORBIDDEN', refusal(principal.role, 'submit'));
+    requireGrant(principal.role, 'submit');
     const config = await this.environment(principal.tenantId, env);
     const episode = await this.startEpisode(principal, env, config, req, correlationId);
     return { episode, result: encodeResetResult(episode.episodeId) };

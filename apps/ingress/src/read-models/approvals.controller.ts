@@ -1,7 +1,7 @@
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Controller, Get, Logger, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { mayDo, OWN_SESSIONS_ONLY, refusal, type Principal } from '@hub/auth';
+import { OWN_SESSIONS_ONLY, type Principal, requireGrant } from '@hub/auth';
 import { DomainError, SESSION_ID_PATTERN } from '@hub/domain';
 import { APPROVAL_CHANGES, APPROVAL_STATUSES, ReadModelFeed, ReadModels, type ApprovalView } from '@hub/projections';
 import { CurrentPrincipal } from '../auth/api-key.guard';
@@ -28,7 +28,7 @@ export class ApprovalsController {
 
   /** Every role reads; a client key only the approvals of sessions it opened. */
   private ownerFilter(p: Principal): string | undefined {
-    if (!mayDo(p.role, 'read')) throw new DomainError('FORBIDDEN', refusal(p.role, 'read'));
+    requireGrant(p.role, 'read');
     return OWN_SESSIONS_ONLY.has(p.role) ? p.keyPrefix : undefined;
   }
 

@@ -1,7 +1,7 @@
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { mayDo, OWN_SESSIONS_ONLY, refusal, type Principal } from '@hub/auth';
+import { OWN_SESSIONS_ONLY, type Principal, requireGrant } from '@hub/auth';
 import { DomainError, Protocol, SESSION_ID_PATTERN } from '@hub/domain';
 import { ReadModelFeed, ReadModels, SESSION_STATUSES, TURN_STATUSES, sessionChanges } from '@hub/projections';
 import { CurrentPrincipal } from '../auth/api-key.guard';
@@ -32,7 +32,7 @@ export class SessionListController {
   @Get()
   async list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>) {
     onlyKnown(q, SESSION_LIST_QUERY.names);
-    if (!mayDo(p.role, 'read')) throw new DomainError('FORBIDDEN', refusal(p.role, 'read'));
+    requireGrant(p.role, 'read');
     const page = await this.reads.sessions(p.tenantId, {
       limit: limitOf(q),
       cursor: single(q, 'cursor'),
@@ -58,7 +58,7 @@ export class SessionListController {
   @Get('stream')
   async stream(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>, @Req() req: Request, @Res() res: Response) {
     onlyKnown(q, SESSION_FEED_QUERY.names);
-    if (!mayDo(p.role, 'read')) throw new DomainError('FORBIDDEN', refusal(p.role, 'read'));
+    requireGrant(p.role, 'read');
     const after = positionOf(single(q, 'after') ?? req.header('last-event-id'), 'after');
     // Before the 200: a feed that cannot listen is a problem+json, not a stream that never speaks.
     await this.feed.start();
