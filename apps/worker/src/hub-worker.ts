@@ -71,8 +71,7 @@ export class HubWorker {
     this.queues = new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix, fair: settings.fairScheduling, traced: settings.telemetry.exporter !== 'none' });
     this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
     this.harnessStops = new HarnessStopBus(settings.redisUrl, settings.queuePrefix);
-    // A lost count under-counts the day; it never fails or slows a turn (one line per failed flush).
-    this.tokens = new DailyTokens(settings.redisUrl, settings.queuePrefix, { onError: (e) => this.log.warn(`token counts not kept: ${e.message}`) });
+    this.tokens = new DailyTokens(settings.redisUrl, settings.queuePrefix);
     this.harnesses = new HarnessProcesses(defaultAdapterFactory({ baseEnv: settings.harnessBaseEnv }));
     this.probe = new DequeueProbe({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix }, this.id);
     this.projections = new ProjectionThread({
@@ -114,8 +113,10 @@ export class HubWorker {
         return servers.length ? buildMcpRegistry(servers, this.mcp, undefined, tenantId) : createBuiltinRegistry();
       },
       worker,
-      // Gathered and written every 250 ms: a model call does not wait on Redis for its count.
-      onUsage: (tenantId, usage) => this.tokens.count(tenantId, usage.totalTokens),
+      // Counted before the turn's end is recorded, so the tenant's next turn sees it (one Redis
+      // round trip per model call; gathering them would let a turn start on an over-spent day).
+      // Counting never fails a turn: a lost count under-counts the day, it does not stop work.
+      onUsage: (tenantId, usage) => this.tokens.add(tenantId, usage.totalTokens).catch((e: unknown) => this.log.warn(`token count of ${tenantId} not kept: ${(e as Error).message}`)),
       maxSteps: settings.maxSteps,
       approvalTtlMs: settings.approvalTtlMs,
       flush,

@@ -26,7 +26,7 @@ export interface ModelStepDeps {
   flush: FlushPolicy;
   now: () => number;
   /** Told what each recorded model call used (a tenant's daily token count); must not throw. */
-  onUsage?: (tenantId: string, usage: Usage) => void;
+  onUsage?: (tenantId: string, usage: Usage) => Promise<void>;
 }
 
 /**
@@ -232,6 +232,6 @@ export function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mo
     if (ttft !== undefined && plan.step === 0) m.turnFirstDelta.record(ttft / 1000, model);
     m.modelTokens.add(finish.usage.promptTokens, { tenant: attempt.tenantId, kind: 'prompt' });
     m.modelTokens.add(finish.usage.completionTokens, { tenant: attempt.tenantId, kind: 'completion' });
-    deps.onUsage?.(attempt.tenantId, finish.usage);
+    await deps.onUsage?.(attempt.tenantId, finish.usage);
   });
 }

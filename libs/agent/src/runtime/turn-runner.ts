@@ -30,7 +30,7 @@ export interface TurnRunnerDeps {
   recordedFor?: (context: TurnContext, tenantId: string) => Promise<RecordedTools | null>;
   worker: Actor;
   /** Told what each recorded model call used (tenant limits); must not throw. */
-  onUsage?: (tenantId: string, usage: Usage) => void;
+  onUsage?: (tenantId: string, usage: Usage) => Promise<void>;
   maxSteps: number;
   approvalTtlMs: number;
   flush: FlushPolicy;
