@@ -2,7 +2,7 @@ import { ListenConnection } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { ReadModels } from './read-models';
 import { PROJECTIONS_CHANNEL } from './store';
-import type { ApprovalView, SessionView } from './views';
+import type { ApprovalView, SessionChange } from './views';
 
 /** Where a feed's changes come from: a read model's rows changed after a position, oldest first. */
 export interface ChangeSource<T> {
@@ -21,12 +21,12 @@ export const APPROVAL_CHANGES: ChangeSource<ApprovalView> = {
   positionOf: (a) => a.position,
 };
 
-/** The sessions read model: a session each time it moves (its last event's position). */
-export function sessionChanges(openedBy?: string): ChangeSource<SessionView> {
+/** The sessions list: a session each time it moves (its last event's position), and each erased. */
+export function sessionChanges(openedBy?: string): ChangeSource<SessionChange> {
   return {
     name: 'sessions',
     read: (reads, tenantId, after, limit) => reads.sessionChanges(tenantId, after, limit, openedBy),
-    positionOf: (s) => s.position,
+    positionOf: (c) => c.data.position,
   };
 }
 

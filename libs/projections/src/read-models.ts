@@ -1,10 +1,11 @@
-import { DomainError } from '@hub/domain';
+import { ADMIN_STREAM_ID, DomainError } from '@hub/domain';
 import { asTenant } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { sessionView, turnView, approvalView, type DbRow } from './views';
-import type { ApprovalView, SessionView, TurnView } from './views';
+import type { ApprovalView, SessionChange, SessionView, TurnView } from './views';
+import { sessionsProjection } from './folds/sessions';
 
-export type { ApprovalView, SessionView, TurnView } from './views';
+export type { ApprovalView, ErasedSessionView, SessionChange, SessionView, TurnView } from './views';
 
 /** One page of a list, and the opaque cursor of the next (null on the last page). */
 export interface Page<T> {
@@ -63,21 +64,53 @@ export class ReadModels {
   }
 
   /**
-   * Sessions of the tenant that moved after `after` (a session position), least recent first:
-   * a live list's changes. `openedBy` keeps a client key to the sessions it opened.
+   * What changed in the tenant's sessions list after `after` (a position), least recent first: a
+   * session each time it moved, and each session erased (its tombstone). `openedBy` keeps a
+   * client key to the sessions it opened; erasures are left out for it (an erased session's
+   * opener is erased with it, and a client key cannot erase).
+   *
+   * Rows come from the read model, which lags the log; tombstones come from the log. Only
+   * tombstones the sessions projection has passed are read (its checkpoint, in the rows' own
+   * snapshot), so a row the projection writes later is never behind a cursor already moved past it.
    */
-  async sessionChanges(tenantId: string, after: number, limit = 500, openedBy?: string): Promise<SessionView[]> {
-    const { rows } = await asTenant(this.pool, tenantId).query<DbRow>(
-      `SELECT * FROM read_sessions WHERE tenant_id = $1 AND last_position > $2 AND ($4::text IS NULL OR opened_by = $4)
-        ORDER BY last_position LIMIT $3`,
-      [tenantId, after, limit, openedBy ?? null],
+  async sessionChanges(tenantId: string, after: number, limit = 500, openedBy?: string): Promise<SessionChange[]> {
+    const { rows } = await asTenant(this.pool, tenantId).query<DbRow & { checkpoint: string }>(
+      `WITH cp AS (SELECT COALESCE((SELECT position FROM projection_checkpoints WHERE name = $5), 0)::text AS checkpoint)
+       SELECT cp.checkpoint, s.* FROM cp LEFT JOIN LATERAL (
+         SELECT * FROM read_sessions WHERE tenant_id = $1 AND last_position > $2 AND ($4::text IS NULL OR opened_by = $4)
+          ORDER BY last_position LIMIT $3) s ON true`,
+      [tenantId, after, limit, openedBy ?? null, sessionsProjection.name],
     );
-    return rows.map(sessionView);
+    const moved: SessionChange[] = rows.filter((r) => r.session_id !== null).map((r) => ({ event: 'session', data: sessionView(r) }));
+    if (openedBy !== undefined) return moved;
+    // A full page of rows: tombstones beyond its last row wait for the next page, in order.
+    const upTo = moved.length === limit ? moved[moved.length - 1].data.position : Number(rows[0]?.checkpoint ?? 0);
+    if (upTo <= after) return moved;
+    const { rows: tombstones } = await asTenant(this.pool, tenantId).query<{ p: string; session_id: string; created_at: Date }>(
+      `SELECT global_position::text AS p, data->>'sessionId' AS session_id, created_at FROM events
+        WHERE tenant_id = $1 AND stream_id = $2 AND type = 'SessionErased' AND global_position > $3 AND global_position <= $4
+        ORDER BY global_position LIMIT $5`,
+      [tenantId, ADMIN_STREAM_ID, after, upTo, limit],
+    );
+    const erased: SessionChange[] = tombstones.map((t) => ({ event: 'erased', data: { sessionId: t.session_id, erasedAt: t.created_at.toISOString(), position: Number(t.p) } }));
+    // A full page of tombstones: rows beyond its last wait for the next page.
+    const end = erased.length === limit ? erased[erased.length - 1].data.position : Infinity;
+    return [...moved.filter((c) => c.data.position <= end), ...erased].sort((a, b) => a.data.position - b.data.position);
   }
 
-  /** The newest session position of the tenant (0 without sessions): where a live list starts. */
+  /**
+   * Where a live list starts (0 with nothing yet): the tenant's newest change, a session's last
+   * event or an erasure the sessions projection has passed, whichever is later.
+   */
   async sessionHead(tenantId: string): Promise<number> {
-    const { rows } = await asTenant(this.pool, tenantId).query<{ head: string }>('SELECT COALESCE(max(last_position), 0)::text AS head FROM read_sessions WHERE tenant_id = $1', [tenantId]);
+    const { rows } = await asTenant(this.pool, tenantId).query<{ head: string }>(
+      `WITH cp AS (SELECT COALESCE((SELECT position FROM projection_checkpoints WHERE name = $2), 0) AS p)
+       SELECT GREATEST(
+         COALESCE((SELECT max(last_position) FROM read_sessions WHERE tenant_id = $1), 0),
+         COALESCE((SELECT max(global_position) FROM events, cp WHERE tenant_id = $1 AND stream_id = $3 AND type = 'SessionErased' AND global_position <= cp.p), 0)
+       )::text AS head`,
+      [tenantId, sessionsProjection.name, ADMIN_STREAM_ID],
+    );
     return Number(rows[0].head);
   }
 

@@ -27,6 +27,17 @@ export interface SessionView {
   position: number;
 }
 
+/** A session erased (by `DELETE /v1/sessions/ID` or retention): the live list's `erased` frame. */
+export interface ErasedSessionView {
+  sessionId: string;
+  erasedAt: string;
+  /** Global position of the tombstone (`SessionErased` on the tenant's admin stream). */
+  position: number;
+}
+
+/** One frame of the live sessions list: a session that moved, or one erased. */
+export type SessionChange = { event: 'session'; data: SessionView } | { event: 'erased'; data: ErasedSessionView };
+
 /** A turn of a session (`GET /v1/sessions/ID/turns`). */
 export interface TurnView {
   turnId: string;

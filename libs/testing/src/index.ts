@@ -8,3 +8,4 @@ export * from './test-harnesses';
 export * from './openenv-client';
 export * from './attribution';
 export * from './ports';
+export * from './sse-feed';

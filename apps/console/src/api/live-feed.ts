@@ -4,10 +4,11 @@ import { readSse } from './sse';
 export type FeedStatus = 'connecting' | 'live' | 'reconnecting' | 'error';
 
 export interface FeedHandlers {
-  /** The feed's item frames (`event:` of this name); each `data` is handed to `onItem`. */
-  event: string;
-  /** Applies one item and returns its position (where a dropped feed resumes after). */
-  onItem(data: unknown): number;
+  /**
+   * The feed's item frames by `event:` name (`session`, `erased`...): each applies its frame's
+   * `data` and returns its position (where a dropped feed resumes after). Other frames are ignored.
+   */
+  items: Readonly<Record<string, (data: unknown) => number>>;
   onStatus(status: FeedStatus, error: string | null): void;
   /** The key was refused (revoked or expired): the feed stops. */
   onUnauthenticated(message: string): void;
@@ -32,7 +33,8 @@ export async function followFeed(api: HubApi, path: string, h: FeedHandlers, sig
         url,
         api.authHeaders(),
         (e) => {
-          if (e.event === h.event) after = Math.max(after ?? 0, h.onItem(JSON.parse(e.data)));
+          const item = Object.hasOwn(h.items, e.event) ? h.items[e.event] : undefined;
+          if (item) after = Math.max(after ?? 0, item(JSON.parse(e.data)));
           // The hub ends a feed whose key was revoked with this frame: sign out now, not at the retry.
           if (e.event === 'error') {
             const frame = JSON.parse(e.data) as { code?: string; detail?: string };

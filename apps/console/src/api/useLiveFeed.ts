@@ -3,22 +3,23 @@ import type { HubApi } from './client';
 import { followFeed, type FeedStatus } from './live-feed';
 
 /**
- * Follows one of the hub's feeds while the component is mounted (followFeed): `onItem` gets each
- * item and returns its position, `onConnected` runs when it first goes live. Returns its status.
+ * Follows one of the hub's feeds while the component is mounted (followFeed): `items` apply each
+ * item frame by its event name and return its position, `onConnected` runs when it first goes
+ * live. Returns its status.
  */
 export function useLiveFeed(
   api: HubApi,
   path: string,
-  event: string,
-  onItem: (data: unknown) => number,
+  items: Readonly<Record<string, (data: unknown) => number>>,
   onUnauthenticated: (message: string) => void,
   onConnected?: () => void,
 ): { status: FeedStatus; error: string | null } {
   const [status, setStatus] = useState<FeedStatus>('connecting');
   const [error, setError] = useState<string | null>(null);
   // The latest callbacks, without restarting the feed when they change.
-  const handlers = useRef({ onItem, onConnected });
-  handlers.current = { onItem, onConnected };
+  const handlers = useRef({ items, onConnected });
+  handlers.current = { items, onConnected };
+  const events = Object.keys(items).join(',');
 
   useEffect(() => {
     const abort = new AbortController();
@@ -27,8 +28,7 @@ export function useLiveFeed(
       api,
       path,
       {
-        event,
-        onItem: (data) => handlers.current.onItem(data),
+        items: Object.fromEntries(events.split(',').map((name) => [name, (data: unknown) => handlers.current.items[name](data)])),
         onStatus: (s, e) => {
           setStatus(s);
           setError(e);
@@ -42,7 +42,7 @@ export function useLiveFeed(
       abort.signal,
     );
     return () => abort.abort();
-  }, [api, path, event, onUnauthenticated]);
+  }, [api, path, events, onUnauthenticated]);
 
   return { status, error };
 }

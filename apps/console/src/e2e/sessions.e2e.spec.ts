@@ -70,7 +70,7 @@ describe('sessions', () => {
     await p.screenshot('sessions-list');
   });
 
-  it('keeps the list live without a reload or a poll: a new session appears on top, and one leaves a filter it stops matching', async () => {
+  it('keeps the list live without a reload or a poll: a new session appears on top, one leaves a filter it stops matching, an erased one leaves', async () => {
     await hub.turn('s-before', 'read notes.txt', 'idle');
     const p = await hub.open();
     // Count the list reads the page makes: after the first load, the feed alone moves the rows.
@@ -104,6 +104,19 @@ describe('sessions', () => {
     // Moved by the feed: no list was read again for either change (the filter's own load aside).
     expect(reads - readsBeforeAnswer).toBe(0);
     expect(settled).toBeGreaterThan(0);
+
+    // Erased by an admin elsewhere: the row leaves the unfiltered list, again without a read.
+    await p.page.getByLabel('Status').selectOption('');
+    await p.page.locator('tr[data-session-id="s-before"]').waitFor();
+    for (let last = -1; last !== reads; ) {
+      last = reads;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const readsBeforeErase = reads;
+    expect((await hub.api('DELETE', '/v1/sessions/s-before')).status).toBe(200);
+    await p.page.locator('tr[data-session-id="s-before"]').waitFor({ state: 'detached' });
+    expect(await order()).toContain('s-arrives');
+    expect(reads - readsBeforeErase).toBe(0);
   });
 
   it('shows a session live: a prompt and an inline approval from the page, the transcript equal to the server’s state', async () => {

@@ -30,7 +30,7 @@ export function useApprovalFeed(api: HubApi, onUnauthenticated: (message: string
     if (a.status === 'resolved') void queryClient.invalidateQueries({ queryKey: ['approvals', 'resolved'] });
     return a.position;
   };
-  const feed = useLiveFeed(api, '/v1/approvals/stream', 'approval', (data) => apply(data as Approval), onUnauthenticated);
+  const feed = useLiveFeed(api, '/v1/approvals/stream', { approval: (data) => apply(data as Approval) }, onUnauthenticated);
   const list = [...pending.values()].sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
   return { pending: list, ...feed };
 }

@@ -1,5 +1,5 @@
 import type { SessionSummary } from '../api/types';
-import { applySessionChange, type SessionPages } from './live-sessions';
+import { applySessionChange, applySessionErasure, type SessionPages } from './live-sessions';
 
 const session = (sessionId: string, position: number, more: Partial<SessionSummary> = {}): SessionSummary =>
   ({
@@ -45,5 +45,20 @@ describe('a sessions feed change applied to the loaded list', () => {
 
   it('leaves a list that has not loaded alone', () => {
     expect(applySessionChange(undefined, session('a', 1), {})).toBeUndefined();
+  });
+});
+
+describe('a sessions feed erasure applied to the loaded list', () => {
+  const loaded = list([session('c', 30), session('b', 20)], [session('a', 10)]);
+  const erasure = (sessionId: string) => ({ sessionId, erasedAt: '2026-11-25T00:00:01.000Z', position: 50 });
+
+  it('takes the session off whichever page showed it', () => {
+    expect(ids(applySessionErasure(loaded, erasure('a')))).toEqual([['c', 'b'], []]);
+    expect(ids(applySessionErasure(loaded, erasure('c')))).toEqual([['b'], ['a']]);
+  });
+
+  it('leaves a list that did not show it as it was', () => {
+    expect(applySessionErasure(loaded, erasure('z'))).toBe(loaded);
+    expect(applySessionErasure(undefined, erasure('a'))).toBeUndefined();
   });
 });

@@ -29,3 +29,16 @@ export function applySessionChange(data: SessionPages | undefined, s: SessionSum
   if (matches(s, f)) pages[0] = { ...pages[0], sessions: [s, ...pages[0].sessions] };
   return { ...data, pages };
 }
+
+/** An `erased` frame of the sessions feed: the session and everything of it is gone. */
+export interface SessionErasure {
+  sessionId: string;
+  erasedAt: string;
+  position: number;
+}
+
+/** The list after a session was erased: it leaves whichever page showed it. */
+export function applySessionErasure(data: SessionPages | undefined, e: SessionErasure): SessionPages | undefined {
+  if (!data || !data.pages.some((p) => p.sessions.some((x) => x.sessionId === e.sessionId))) return data;
+  return { ...data, pages: data.pages.map((p) => ({ ...p, sessions: p.sessions.filter((x) => x.sessionId !== e.sessionId) })) };
+}

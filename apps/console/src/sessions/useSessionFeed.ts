@@ -3,12 +3,12 @@ import type { HubApi } from '../api/client';
 import type { FeedStatus } from '../api/live-feed';
 import type { SessionSummary } from '../api/types';
 import { useLiveFeed } from '../api/useLiveFeed';
-import { applySessionChange, type SessionFilters, type SessionPages } from './live-sessions';
+import { applySessionChange, applySessionErasure, type SessionErasure, type SessionFilters, type SessionPages } from './live-sessions';
 
 /**
  * Keeps every loaded sessions list live: `GET /v1/sessions/stream` sends each session as it
- * moves, and each change is applied to the cached pages of every filter (applySessionChange)
- * instead of refetching them. Returns the feed's status for the screen to show.
+ * moves and each one erased, and each is applied to the cached pages of every filter
+ * (applySessionChange, applySessionErasure) instead of refetching them. Returns the feed's status for the screen to show.
  */
 export function useSessionFeed(api: HubApi, onUnauthenticated: (message: string) => void): { status: FeedStatus; error: string | null } {
   const queryClient = useQueryClient();
@@ -24,5 +24,10 @@ export function useSessionFeed(api: HubApi, onUnauthenticated: (message: string)
   // The feed starts at the newest session when it first connects; a list loaded before that
   // could miss what moved in between, so it is read once more then. Resumes need nothing.
   const reread = () => void queryClient.invalidateQueries({ queryKey: ['sessions'] });
-  return useLiveFeed(api, '/v1/sessions/stream', 'session', (data) => apply(data as SessionSummary), onUnauthenticated, reread);
+  // An erased session leaves every list; its page, if open, finds it gone at its next read.
+  const erase = (e: SessionErasure) => {
+    queryClient.setQueriesData<SessionPages>({ queryKey: ['sessions'] }, (data) => applySessionErasure(data, e));
+    return e.position;
+  };
+  return useLiveFeed(api, '/v1/sessions/stream', { session: (data) => apply(data as SessionSummary), erased: (data) => erase(data as SessionErasure) }, onUnauthenticated, reread);
 }

@@ -1,4 +1,4 @@
-import { HubStack, TransportTestClient } from '@hub/testing';
+import { HubStack, openSseFeed, TransportTestClient } from '@hub/testing';
 
 // Issue 16: erasure. An admin erases a session: its events, snapshot and read-model rows go, a
 // SessionErased tombstone on the tenant's admin stream names who did it and what went, and every
@@ -109,4 +109,46 @@ it('an erased id opened again by another client key is that key\'s on every ingr
   for (let i = 0; i < 25 && opened !== 'ok'; i++) opened = (await new Promise((r) => setTimeout(r, 200)), await turn(other.url, second));
   expect(opened).toBe('ok');
   expect((await fetch(`${other.url}/v1/sessions/reused/state`, { headers: { authorization: `Bearer ${first}` } })).status).toBe(404);
+});
+
+it('the live sessions list announces an erasure (event: erased, after the session\'s last row), not to a client key', async () => {
+  const feedUrl = `${stack.url}/v1/sessions/stream`;
+  const admin = await openSseFeed(feedUrl, tenant.apiKey);
+  const clientKey = ((await (await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'feed-client', role: 'client' }) })).json()) as { apiKey: string }).apiKey;
+  const client = await openSseFeed(feedUrl, clientKey);
+  const until = async (what: string, ok: () => boolean) => {
+    for (let i = 0; !ok(); i++) {
+      if (i > 200) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(admin.frames.slice(-3))}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  await until('both feeds ready', () => admin.frames[0]?.event === 'ready' && client.frames[0]?.event === 'ready');
+  const start = admin.frames[0].data.position as number;
+  await session('feed-gone', 'hello');
+  await until('feed-gone idle on the feed', () => admin.frames.some((f) => f.event === 'session' && f.data.sessionId === 'feed-gone' && f.data.status === 'idle'));
+
+  expect((await api('/v1/sessions/feed-gone', tenant.apiKey, 'DELETE')).status).toBe(200);
+  await until('the erasure on the feed', () => admin.frames.some((f) => f.event === 'erased'));
+  const tombstone = (await stack.streamEvents(tenant.tenantId, 'tenant-admin')).filter((e) => e.type === 'SessionErased').at(-1) as { globalPosition: number };
+  const erased = admin.frames.filter((f) => f.event === 'erased');
+  expect(erased).toEqual([{ event: 'erased', data: { sessionId: 'feed-gone', erasedAt: expect.any(String), position: tombstone.globalPosition }, id: tombstone.globalPosition }]);
+  const lastRow = admin.frames.filter((f) => f.event === 'session' && f.data.sessionId === 'feed-gone').at(-1);
+  expect(lastRow?.id).toBeLessThan(tombstone.globalPosition);
+
+  // A feed resumed from before the session was opened replays the same: its rows are gone, its erasure is not.
+  const resumed = await openSseFeed(`${feedUrl}?after=${start}`, tenant.apiKey);
+  await until('the resumed feed reaching the erasure', () => resumed.frames.some((f) => f.event === 'erased'));
+  expect(resumed.frames.filter((f) => f.event === 'erased').map((f) => f.data.sessionId)).toEqual(['feed-gone']);
+  expect(resumed.frames.some((f) => f.event === 'session' && f.data.sessionId === 'feed-gone')).toBe(false);
+
+  // The client key's feed moves past the tombstone (its own session) without hearing of it.
+  const c = await TransportTestClient.connect(stack.url, clientKey, { session: 'client-after' });
+  await c.waitFor('snapshot', (x) => x.state !== null);
+  c.send([{ type: 'submit', prompt: 'hello' }]);
+  await c.waitFor('the answer', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
+  await c.close();
+  await until('the client feed past the tombstone', () => client.frames.some((f) => (f.id ?? 0) > tombstone.globalPosition));
+  expect(client.frames.filter((f) => f.event !== 'ready').map((f) => [f.event, f.data.sessionId])).toEqual(expect.arrayContaining([['session', 'client-after']]));
+  expect(client.frames.some((f) => f.event === 'erased')).toBe(false);
+  for (const f of [admin, client, resumed]) f.close();
 });

@@ -1,4 +1,4 @@
-import { HubStack, TransportTestClient } from '@hub/testing';
+import { HubStack, openSseFeed, TransportTestClient } from '@hub/testing';
 
 // Read models against real processes: the worker's projections feed GET /v1/sessions,
 // /v1/sessions/ID/turns, /v1/approvals and the live approval feed; every list is the key's
@@ -46,31 +46,10 @@ async function turn(key: string, session: string, prompt: string): Promise<void>
 
 /** Reads SSE frames of a feed (the approvals', or `path`) as they arrive. */
 async function openFeed(key: string, query = '', path = '/v1/approvals/stream') {
-  const ctrl = new AbortController();
-  const res = await fetch(`${stack.url}${path}${query}`, { headers: { Authorization: `Bearer ${key}` }, signal: ctrl.signal });
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  const frames: { event: string; data: Record<string, unknown>; id?: number }[] = [];
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  let buf = '';
-  const state = { ended: false };
-  void (async () => {
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) return void (state.ended = true);
-      buf += Buffer.from(value as Uint8Array).toString();
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const frame = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const event = /^event: (.*)$/m.exec(frame)?.[1];
-        const data = /^data: (.*)$/m.exec(frame)?.[1];
-        const id = /^id: (.*)$/m.exec(frame)?.[1];
-        if (event && data) frames.push({ event, data: JSON.parse(data), ...(id === undefined ? {} : { id: Number(id) }) });
-      }
-    }
-  })();
-  return { frames, state, close: () => ctrl.abort() };
+  const feed = await openSseFeed(`${stack.url}${path}${query}`, key);
+  expect(feed.status).toBe(200);
+  expect(feed.contentType).toMatch(/^text\/event-stream/);
+  return feed;
 }
 
 describe('read models over HTTP', () => {

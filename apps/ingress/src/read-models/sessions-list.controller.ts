@@ -48,12 +48,13 @@ export class SessionListController {
    * `event: session` frames, each a session's row as the list shows it, with `id:` its position,
    * whenever it moves (opened, a turn starts or ends, an approval is raised or answered...).
    * Starts with `event: ready` naming where it starts: at `after` (or `Last-Event-ID`), else at
-   * the tenant's newest session. Filters are the client's to apply; an erased session is not
-   * announced. A client key's feed holds the sessions it opened only.
+   * the tenant's newest session. Filters are the client's to apply. An erased session (by
+   * `DELETE /v1/sessions/ID` or retention) comes as `event: erased` with its id, in position
+   * order after its last row. A client key's feed holds the sessions it opened only, and no erasures.
    */
   @ApiOperation({ summary: "Live sessions feed (Server-Sent Events): each of the tenant's sessions as it changes" })
   @ApiProduces('text/event-stream')
-  @ApiOkResponse({ description: '`event: ready` with the starting position, then `event: session` frames whose `data` is a SessionView and whose `id` its position' })
+  @ApiOkResponse({ description: '`event: ready` with the starting position, then `event: session` frames whose `data` is a SessionView and `event: erased` frames whose `data` is `{sessionId, erasedAt, position}`, each with `id` its position' })
   @SESSION_FEED_QUERY.document()
   @Get('stream')
   async stream(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>, @Req() req: Request, @Res() res: Response) {
@@ -66,7 +67,7 @@ export class SessionListController {
     const stream = this.streams.open(req, res, p);
     stream.send('ready', { position: start });
     const source = sessionChanges(OWN_SESSIONS_ONLY.has(p.role) ? p.keyPrefix : undefined);
-    const watch = await this.feed.watch(source, p.tenantId, start, (changes) => changes.forEach((s) => stream.send('session', s, s.position)));
+    const watch = await this.feed.watch(source, p.tenantId, start, (changes) => changes.forEach((c) => stream.send(c.event, c.data, c.data.position)));
     stream.onClose(() => watch.close());
   }
 

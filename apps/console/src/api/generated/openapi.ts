@@ -2139,7 +2139,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `event: ready` with the starting position, then `event: session` frames whose `data` is a SessionView and whose `id` its position */
+            /** @description `event: ready` with the starting position, then `event: session` frames whose `data` is a SessionView and `event: erased` frames whose `data` is `{sessionId, erasedAt, position}`, each with `id` its position */
             200: {
                 headers: {
                     [name: string]: unknown;
