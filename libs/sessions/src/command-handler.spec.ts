@@ -53,3 +53,47 @@ describe('CommandHandler: a reused id', () => {
     expect(outcome).toEqual(expect.objectContaining({ ok: false, code: 'INVALID_COMMAND' }));
   });
 });
+
+// A client key may open a session id nobody has opened; its access was checked against "nobody's".
+// Should another key open it between that check and the decision, the decision checks again.
+describe('CommandHandler: a command let through because its session was not opened yet', () => {
+  const refuse = () => Promise.reject(new Error('SESSION_NOT_FOUND: another key opened it'));
+
+  it('is checked again when the session exists by the time it is decided, and appends nothing when refused', async () => {
+    const log = new InMemoryEventLog();
+    const handler = new CommandHandler(log, noFollowUps);
+    await handler.handle(submit('t1', 'first key'), meta('k1-c1'));
+    const before = log.all(tenantId, sessionStreamId('s-1')).length;
+    const whenOpened = jest.fn(refuse);
+    await expect(handler.handle(submit('t2', 'second key'), meta('k2-c1'), whenOpened)).rejects.toThrow('another key opened it');
+    expect(whenOpened).toHaveBeenCalledTimes(1);
+    expect(log.all(tenantId, sessionStreamId('s-1'))).toHaveLength(before);
+  });
+
+  it('is checked again when another command opens it between its read and its append (the version conflict)', async () => {
+    const log = new InMemoryEventLog();
+    const handler = new CommandHandler(log, noFollowUps);
+    const append = log.append.bind(log);
+    let raced = false;
+    // The first append of the second key's command finds the first key's command just appended.
+    jest.spyOn(log, 'append').mockImplementation(async (...args) => {
+      if (!raced && args[3].idempotencyKey === 'k2-c1') {
+        raced = true;
+        await new CommandHandler({ readStream: log.readStream.bind(log), append }, noFollowUps).handle(submit('t1', 'first key'), meta('k1-c1'));
+      }
+      return append(...args);
+    });
+    const whenOpened = jest.fn(refuse);
+    await expect(handler.handle(submit('t2', 'second key'), meta('k2-c1'), whenOpened)).rejects.toThrow('another key opened it');
+    expect(raced).toBe(true);
+    expect(whenOpened).toHaveBeenCalledTimes(1);
+    expect(log.all(tenantId, sessionStreamId('s-1')).map((e) => e.type === 'TurnRequested' && e.data.prompt).filter(Boolean)).toEqual(['first key']);
+  });
+
+  it('is not asked again when it opens the session itself', async () => {
+    const log = new InMemoryEventLog();
+    const whenOpened = jest.fn(refuse);
+    expect(await new CommandHandler(log, noFollowUps).handle(submit('t1', 'hello'), meta('c1'), whenOpened)).toEqual(expect.objectContaining({ ok: true }));
+    expect(whenOpened).not.toHaveBeenCalled();
+  });
+});

@@ -50,11 +50,21 @@ export class CommandHandler {
     this.views = views ?? new SessionViews(log, null, Infinity);
   }
 
-  async handle(command: HubCommand, meta: CommandMetadata): Promise<CommandOutcome> {
+  /**
+   * `whenOpened`: the command was let through because its session did not exist yet (a client
+   * key may open a new id). Should it exist by the time it is decided (another command opened it
+   * meanwhile), this is awaited first, once, and may refuse: a check made against "nobody's
+   * session" is made again against its opener, before anything is appended to it.
+   */
+  async handle(command: HubCommand, meta: CommandMetadata, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {
     const streamId = sessionStreamId(command.sessionId);
     for (let attempt = 0; attempt < MAX_CONFLICT_RETRIES; attempt++) {
       const loaded = await this.views.load(meta.tenantId, streamId, 'decision');
       const { version, tail: events } = loaded;
+      if (whenOpened && version > 0) {
+        await whenOpened();
+        whenOpened = undefined;
+      }
       let decided: HubEvent[];
       try {
         decided = decide(command, loaded.view.session, meta);

@@ -23,18 +23,22 @@ export class SessionAccess {
   /**
    * Throws FORBIDDEN when the role may not, SESSION_NOT_FOUND when a client key does not own an
    * existing session. Only a client key's check reads anything (the opener, once per session).
+   * Says on what it let the key through: its role (`role`), its own session (`own`), or a
+   * session nobody has opened yet (`unopened`, which the key may open).
    */
-  async check(p: Principal, sessionId: string, action: SessionAction): Promise<void> {
+  async check(p: Principal, sessionId: string, action: SessionAction): Promise<'role' | 'own' | 'unopened'> {
     requireGrant(p.role, action);
-    if (!OWN_SESSIONS_ONLY.has(p.role)) return;
+    if (!OWN_SESSIONS_ONLY.has(p.role)) return 'role';
     const owner = await this.ownerOf(p.tenantId, sessionId);
     // A session not opened yet is the client's to open (its first event will name this key). A
-    // watcher admitted so is checked again when that first event arrives (mayWatchOpenedBy).
-    if (owner === undefined) return;
+    // watcher admitted so is checked again when that first event arrives (mayWatchOpenedBy), a
+    // command when it is decided on a session that exists by then (CommandHandler's whenOpened).
+    if (owner === undefined) return 'unopened';
     if (owner !== p.keyPrefix) throw new DomainError('SESSION_NOT_FOUND', `session ${sessionId} not found`);
+    return 'own';
   }
 
-  checkCommand(p: Principal, command: HubCommand): Promise<void> {
+  checkCommand(p: Principal, command: HubCommand): Promise<'role' | 'own' | 'unopened'> {
     return this.check(p, command.sessionId, actionOf(command.type));
   }
 

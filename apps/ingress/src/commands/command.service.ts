@@ -52,8 +52,10 @@ export class CommandService {
     // per command (from what this process verified, forgotten when any key changes), so nothing
     // is appended for a revoked key, on any protocol.
     if (!(await this.keys.verified.isLive(principal))) throw new DomainError('UNAUTHENTICATED', 'the API key was revoked');
-    // The key's role, and a client key's own sessions: the same rule on every protocol.
-    await this.access.checkCommand(principal, command);
+    // The key's role, and a client key's own sessions: the same rule on every protocol. A client
+    // key may open a new id; if another key opens it first, the decision checks again (whenOpened).
+    const unopened = (await this.access.checkCommand(principal, command)) === 'unopened';
+    const whenOpened = unopened ? async () => void (await this.access.checkCommand(principal, command)) : undefined;
     if (command.type === 'SubmitTurn') await this.limits.takeTurn(principal.tenantId, command.sessionId);
     const meta: CommandMetadata = {
       ...ctx.extra,
@@ -66,15 +68,15 @@ export class CommandService {
       ...currentTraceparent(),
     };
     const attrs = { [ATTR.TENANT_ID]: meta.tenantId, [ATTR.SESSION_ID]: command.sessionId, [ATTR.COMMAND]: command.type };
-    return runWithCorrelation(meta.correlationId, () => runWithTenant(meta.tenantId, () => withSpan('command', attrs, () => this.decide(command, meta))));
+    return runWithCorrelation(meta.correlationId, () => runWithTenant(meta.tenantId, () => withSpan('command', attrs, () => this.decide(command, meta, whenOpened))));
   }
 
-  private async decide(command: HubCommand, meta: CommandMetadata): Promise<CommandOutcome> {
+  private async decide(command: HubCommand, meta: CommandMetadata, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {
     const count = (outcome: string) => hubMetrics().commands.add(1, { protocol: meta.protocol, command: command.type, outcome });
     const deadline = Date.now() + this.config.commandTimeoutMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        const outcome = await withDeadline(this.decisions.decide(command, meta), deadline, this.config.commandTimeoutMs);
+        const outcome = await withDeadline(this.decisions.decide(command, meta, whenOpened), deadline, this.config.commandTimeoutMs);
         count('decided');
         return outcome;
       } catch (e) {

@@ -64,7 +64,8 @@ export class SessionDecisions implements OnModuleInit, OnApplicationShutdown {
     await this.cancels.close();
   }
 
-  decide(command: HubCommand, meta: CommandMetadata): Promise<CommandOutcome> {
-    return this.handler.handle(command, meta);
+  /** `whenOpened`: see CommandHandler.handle (a client key's command to a session not opened when checked). */
+  decide(command: HubCommand, meta: CommandMetadata, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {
+    return this.handler.handle(command, meta, whenOpened);
   }
 }

@@ -93,3 +93,23 @@ it("a client key watching an id before anyone opens it sees nothing of the sessi
   expect(watcher.state?.messages ?? []).toEqual([]);
   expect(JSON.stringify(watcher.frames)).not.toContain('notes.txt');
 });
+
+it('two client keys opening one new id at once: one opens it, the other is told it does not exist, nothing of it lands in the session', async () => {
+  const second = await hubJson('POST', `${world.url}/v1/admin/keys`, world.keys.admin, { name: 'second-client', role: 'client' });
+  const keys = { [world.prefixes.client]: world.keys.client, [String(second.body['prefix'])]: String(second.body['apiKey']) };
+  for (let round = 0; round < 8; round++) {
+    const id = world.fresh('race');
+    const clients = await Promise.all(Object.values(keys).map((key) => TransportTestClient.connect(world.url, key, { session: id })));
+    await Promise.all(clients.map((c) => c.waitFor('the empty snapshot', (x) => x.state !== null)));
+    // Both submits leave at once: both access checks may see an id nobody has opened.
+    for (const c of clients) c.send([{ type: 'submit', prompt: `round ${round}` }]);
+    await Promise.all(clients.map((c) => c.waitFor('an answer or a refusal', (x) => x.errors().length > 0 || x.closeCode !== null || (x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete'))));
+    await Promise.all(clients.map((c) => c.close()));
+    const events = await world.stack.events(world.tenantId, id);
+    const opener = events[0].metadata.actor as { id: string };
+    // Every request in the session is its opener's: the other key's submit appended nothing there.
+    const requesters = events.filter((e) => e.type === 'TurnRequested').map((e) => (e.metadata.actor as { id: string }).id);
+    expect([round, requesters]).toEqual([round, [opener.id]]);
+    expect(Object.keys(keys)).toContain(opener.id);
+  }
+});
