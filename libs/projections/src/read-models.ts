@@ -1,4 +1,4 @@
-import { ADMIN_STREAM_ID, DomainError } from '@hub/domain';
+import { ADMIN_STREAM_ID, DomainError, sessionStreamId } from '@hub/domain';
 import { asTenant } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { sessionView, turnView, approvalView, type DbRow } from './views';
@@ -41,6 +41,30 @@ function page<T>(rows: DbRow[], limit: number, kind: CursorKind, view: (r: DbRow
   const items = rows.slice(0, limit);
   return { items: items.map(view), nextCursor: more ? encodeCursor(kind, keyOf(items[items.length - 1])) : null };
 }
+
+/** `ReadModels.runningSessions`' statement ($1 tenant, $2 the sessions projection, $3 the session stream prefix), named: planned once per connection. */
+export const RUNNING_SESSIONS_SQL = {
+  name: 'hub_running_sessions',
+  // One pass over each: the log after the checkpoint, grouped by stream (its last started turn,
+  // and every turn it ended: a turn starts once, so an end is always after its start), joined
+  // to the read model's running rows. A stream with no start or end after the checkpoint is as
+  // the read model says.
+  // (The checkpoint is MATERIALIZED: inlined, it becomes a parameter the events index cannot use.)
+  text: `WITH cp AS MATERIALIZED (SELECT COALESCE((SELECT position FROM projection_checkpoints WHERE name = $2), 0) AS p),
+       tail AS (
+         SELECT stream_id,
+                (array_agg(data->>'turnId' ORDER BY global_position DESC) FILTER (WHERE type = 'TurnStarted'))[1] AS started,
+                COALESCE(array_agg(data->>'turnId') FILTER (WHERE type <> 'TurnStarted'), '{}') AS ended
+           FROM events, cp
+          WHERE tenant_id = $1 AND global_position > cp.p AND starts_with(stream_id, $3)
+            AND type IN ('TurnStarted', 'TurnCompleted', 'TurnFailed', 'TurnCancelled')
+          GROUP BY stream_id),
+       running AS (SELECT $3 || session_id AS stream_id, active_turn_id FROM read_sessions WHERE tenant_id = $1 AND status <> 'idle')
+       SELECT substr(COALESCE(t.stream_id, r.stream_id), length($3) + 1) AS session_id
+         FROM running r FULL JOIN tail t ON t.stream_id = r.stream_id
+        WHERE COALESCE(t.started, r.active_turn_id) IS NOT NULL
+          AND NOT (COALESCE(t.started, r.active_turn_id) = ANY (COALESCE(t.ended, '{}')))`,
+};
 
 /**
  * Tenant-scoped reads of the read models with keyset pagination. Every query names the tenant
@@ -112,6 +136,17 @@ export class ReadModels {
       [tenantId, sessionsProjection.name, ADMIN_STREAM_ID],
     );
     return Number(rows[0].head);
+  }
+
+  /**
+   * The tenant's sessions running a turn now (started, not ended; waiting for an approval counts),
+   * exactly as the committed log says, not one projection step behind: the read model's rows as
+   * of its checkpoint, corrected by the turn starts and ends the log holds after it, read in one
+   * snapshot. What a `concurrentTurns` limit counts.
+   */
+  async runningSessions(tenantId: string): Promise<string[]> {
+    const { rows } = await asTenant(this.pool, tenantId).query<{ session_id: string }>(RUNNING_SESSIONS_SQL, [tenantId, sessionsProjection.name, sessionStreamId('')]);
+    return rows.map((r) => r.session_id);
   }
 
   async session(tenantId: string, sessionId: string): Promise<SessionView | null> {

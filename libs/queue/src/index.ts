@@ -5,3 +5,4 @@ export * from './preflight';
 export * from './reconciler';
 export * from './redis-watch';
 export * from './daily-counter';
+export * from './turn-reservations';

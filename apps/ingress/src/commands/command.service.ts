@@ -56,7 +56,8 @@ export class CommandService {
     // key may open a new id; if another key opens it first, the decision checks again (whenOpened).
     const unopened = (await this.access.checkCommand(principal, command)) === 'unopened';
     const whenOpened = unopened ? async () => void (await this.access.checkCommand(principal, command)) : undefined;
-    if (command.type === 'SubmitTurn') await this.limits.takeTurn(principal.tenantId, command.sessionId);
+    // An admitted turn holds its place among the tenant's running turns until it is decided.
+    const release = command.type === 'SubmitTurn' ? await this.limits.takeTurn(principal.tenantId, command.sessionId) : undefined;
     const meta: CommandMetadata = {
       ...ctx.extra,
       commandId: ctx.commandId,
@@ -68,7 +69,11 @@ export class CommandService {
       ...currentTraceparent(),
     };
     const attrs = { [ATTR.TENANT_ID]: meta.tenantId, [ATTR.SESSION_ID]: command.sessionId, [ATTR.COMMAND]: command.type };
-    return runWithCorrelation(meta.correlationId, () => runWithTenant(meta.tenantId, () => withSpan('command', attrs, () => this.decide(command, meta, whenOpened))));
+    try {
+      return await runWithCorrelation(meta.correlationId, () => runWithTenant(meta.tenantId, () => withSpan('command', attrs, () => this.decide(command, meta, whenOpened))));
+    } finally {
+      await release?.();
+    }
   }
 
   private async decide(command: HubCommand, meta: CommandMetadata, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {

@@ -5,7 +5,7 @@ import type { TenantLimits } from '@hub/domain';
 /** What each tenant limit bounds, as the admin API documents it (README, "Administration"). */
 const LIMIT_DOCS: Record<keyof TenantLimits, string> = {
   turnsPerMinute: 'turns submitted over every protocol together in a rolling minute',
-  concurrentTurns: 'sessions running a turn at once (from the sessions read model: a soft cap)',
+  concurrentTurns: 'sessions running a turn at once (from the log, exactly; waiting for an approval counts)',
   tokensPerDay: "model tokens the workers counted in the tenant's current 24-hour window",
   sessions: 'sessions the tenant may have (erased ones do not count)',
   openSockets: 'WebSockets of every protocol open at once, across every ingress',

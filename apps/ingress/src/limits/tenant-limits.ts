@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { ADMIN_STREAM_ID, DomainError, limitsOf, sessionStreamId, type TenantLimits } from '@hub/domain';
 import { EventStore, asTenant } from '@hub/event-store';
-import { DailyEventBytes, DailyTokens, type DailyCounter } from '@hub/queue';
+import { ReadModels } from '@hub/projections';
+import { DailyEventBytes, DailyTokens, TurnReservations, type DailyCounter } from '@hub/queue';
 import type { Pool } from 'pg';
 import { INGRESS_CONFIG, PG_POOL, type IngressSettings } from '../hub.providers';
 
@@ -12,6 +13,10 @@ const LIMITS_TTL_MS = 2_000;
 
 /** What a client refused for its number of sessions is told to wait: one must be erased first. */
 const SESSIONS_RETRY_MS = 60_000;
+
+/** Gives back what an admitted turn held while its command was decided (a `concurrentTurns` place). */
+export type TurnRelease = () => Promise<void>;
+const NOTHING_HELD: TurnRelease = async () => undefined;
 
 /**
  * Waits for independent checks together (each is a read of its own: Postgres or Redis, one round
@@ -34,6 +39,8 @@ export class TenantLimitsService implements OnModuleDestroy {
   private readonly cache = new Map<string, { limits: TenantLimits; at: number }>();
   /** One limiter per limit value: a changed limit starts counting under its own key. */
   private readonly turnLimiters = new Map<number, RateLimiterRedis>();
+  private readonly reads: ReadModels;
+  private readonly reservations: TurnReservations;
 
   constructor(
     private readonly store: EventStore,
@@ -44,6 +51,9 @@ export class TenantLimitsService implements OnModuleDestroy {
   ) {
     // A command waits for its counter: with Redis gone it fails after one retry rather than hanging.
     this.redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 1 });
+    this.reads = new ReadModels(pool);
+    // A place is held while a command is decided, at most its deadline; a dead ingress's runs out.
+    this.reservations = new TurnReservations(this.redis, settings.queuePrefix, settings.commandTimeoutMs + 5_000);
   }
 
   async limitsOf(tenantId: string): Promise<TenantLimits> {
@@ -66,9 +76,10 @@ export class TenantLimitsService implements OnModuleDestroy {
    * Checks the limits a submitted turn is held to, and counts it: running turns, the day's model
    * tokens and event bytes, the number of sessions when it opens a new one, and turns per minute
    * (counted last, so a turn refused for another limit does not spend one). RATE_LIMITED (with
-   * `retryAfterMs`) names the limit that is used up.
+   * `retryAfterMs`) names the limit that is used up. An admitted turn holds a place among the
+   * running ones until its command is decided: call the release then (appended or refused).
    */
-  takeTurn(tenantId: string, sessionId: string): Promise<void> {
+  takeTurn(tenantId: string, sessionId: string): Promise<TurnRelease> {
     return this.checkTurn(tenantId, sessionId, true);
   }
 
@@ -80,14 +91,29 @@ export class TenantLimitsService implements OnModuleDestroy {
    * that would be refused its first turn opens nothing.
    */
   async openSession(tenantId: string, sessionId: string | null, opts: { turn?: boolean } = {}): Promise<void> {
-    if (opts.turn && sessionId !== null) return this.checkTurn(tenantId, sessionId, false);
+    if (opts.turn && sessionId !== null) {
+      await this.checkTurn(tenantId, sessionId, false);
+      return;
+    }
     await this.checkGrowth(tenantId, sessionId, await this.limitsOf(tenantId));
   }
 
-  private async checkTurn(tenantId: string, sessionId: string, spend: boolean): Promise<void> {
+  private async checkTurn(tenantId: string, sessionId: string, spend: boolean): Promise<TurnRelease> {
     const limits = await this.limitsOf(tenantId);
-    const { turnsPerMinute } = limits;
-    await firstRefusal([this.checkRunning(tenantId, sessionId, limits.concurrentTurns), this.daily(tenantId, limits.tokensPerDay, this.tokens, 'model tokens'), this.checkGrowth(tenantId, sessionId, limits)]);
+    const running = this.checkRunning(tenantId, sessionId, limits.concurrentTurns, spend);
+    try {
+      await firstRefusal([running.then(() => undefined), this.daily(tenantId, limits.tokensPerDay, this.tokens, 'model tokens'), this.checkGrowth(tenantId, sessionId, limits)]);
+      await this.spendTurn(tenantId, limits.turnsPerMinute, spend);
+    } catch (e) {
+      // Refused for another limit: the place taken among the running turns goes back at once.
+      await (await running.catch(() => NOTHING_HELD))();
+      throw e;
+    }
+    return running;
+  }
+
+  /** Turns per minute: counted when `spend` (a submit), only compared otherwise. */
+  private async spendTurn(tenantId: string, turnsPerMinute: number | null, spend: boolean): Promise<void> {
     if (turnsPerMinute === null) return;
     const limiter = this.turnLimiter(turnsPerMinute);
     const refuse = (res: RateLimiterRes) => {
@@ -107,12 +133,25 @@ export class TenantLimitsService implements OnModuleDestroy {
     }
   }
 
-  /** The tenant's running turns, from the sessions read model (one projection lag behind): a soft cap. */
-  private async checkRunning(tenantId: string, sessionId: string, concurrentTurns: number | null): Promise<void> {
-    if (concurrentTurns === null) return;
-    // A submit to a session that is already running only queues behind its turn, so it does not count.
-    const { rows } = await asTenant(this.pool, tenantId).query<{ n: number }>(`SELECT count(*)::int AS n FROM read_sessions WHERE tenant_id = $1 AND status <> 'idle' AND session_id <> $2`, [tenantId, sessionId]);
-    if ((rows[0]?.n ?? 0) >= concurrentTurns) throw new DomainError('RATE_LIMITED', `this tenant may run ${concurrentTurns} turns at once and runs ${rows[0]?.n}; retry when one ends`, { retryAfterMs: 1_000 });
+  /**
+   * The tenant's running turns: the sessions the log says run one (exactly, not a projection
+   * step behind), and, when `reserve`, the turns admitted but not appended yet, whose places are
+   * held in Redis (TurnReservations) so that a burst of submits cannot all pass. A submit to a
+   * session that is already running only queues behind its turn, so that session counts once.
+   */
+  private async checkRunning(tenantId: string, sessionId: string, concurrentTurns: number | null, reserve: boolean): Promise<TurnRelease> {
+    if (concurrentTurns === null) return NOTHING_HELD;
+    const running = await this.reads.runningSessions(tenantId);
+    const refuse = (n: number) => new DomainError('RATE_LIMITED', `this tenant may run ${concurrentTurns} turns at once and runs ${n}; retry when one ends`, { retryAfterMs: 1_000 });
+    if (!reserve) {
+      const others = running.filter((s) => s !== sessionId).length;
+      if (others >= concurrentTurns) throw refuse(others);
+      return NOTHING_HELD;
+    }
+    const admission = await this.reservations.admit(tenantId, sessionId, concurrentTurns, running);
+    if (!admission.admitted) throw refuse(admission.running);
+    // A release lost with Redis away: the place runs out by itself.
+    return () => this.reservations.release(tenantId, sessionId).catch(() => undefined);
   }
 
   /** How much the tenant's log may still grow: event bytes today, and sessions when `sessionId` is new (null: a new id). */

@@ -1568,7 +1568,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description sessions running a turn at once (from the sessions read model: a soft cap); null or absent: no limit */
+                    /** @description sessions running a turn at once (from the log, exactly; waiting for an approval counts); null or absent: no limit */
                     concurrentTurns?: number | null;
                     /** @description bytes of events (data + metadata as stored) the tenant's log may grow by in its current 24-hour window; null or absent: no limit */
                     eventBytesPerDay?: number | null;
