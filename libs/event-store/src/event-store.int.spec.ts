@@ -263,4 +263,14 @@ describe('EventStore', () => {
       client.release();
     }
   });
+
+  it('countUnlessExists: the tenant\'s streams of a prefix for a new id, null for one that exists, another tenant\'s not counted', async () => {
+    const t = randomUUID();
+    for (const id of ['session-a', 'session-b', 'other-c']) await store.append(t, id, [ev(1)], { expectedVersion: 'no_stream' });
+    await store.append(randomUUID(), 'session-z', [ev(1)], { expectedVersion: 'no_stream' });
+    expect(await store.countUnlessExists(t, 'session-', 'session-new')).toBe(2);
+    expect(await store.countUnlessExists(t, 'session-', null)).toBe(2);
+    expect(await store.countUnlessExists(t, 'session-', 'session-a')).toBeNull();
+    expect(await store.countUnlessExists(randomUUID(), 'session-', 'session-a')).toBe(0);
+  });
 });

@@ -21,6 +21,13 @@ import type {
   StoredEvent,
 } from './types';
 
+// Uncorrelated scalar subqueries run only when their CASE branch is taken: the count only for a new id.
+const COUNT_UNLESS_EXISTS = {
+  name: 'hub_count_unless_exists',
+  text: `SELECT CASE WHEN EXISTS (SELECT 1 FROM streams WHERE tenant_id = $1 AND stream_id = $3) THEN NULL
+              ELSE (SELECT count(*)::int FROM streams WHERE tenant_id = $1 AND starts_with(stream_id, $2)) END AS n`,
+};
+
 /** Every command decision and runner step reads a stream: a named statement, planned once per connection. */
 const READ_STREAM = {
   name: 'hub_read_stream',
@@ -153,6 +160,18 @@ export class EventStore {
       [tenantId, streamId],
     );
     return rows[0]?.version ?? 0;
+  }
+
+  /**
+   * How many of the tenant's streams start with `prefix`, unless `streamId` (null: an id not
+   * chosen yet) already exists: null then. What a limit on new streams needs (the `sessions`
+   * limit), with the count paid only by what would open a new one; a turn of an existing
+   * session is one index lookup, whatever the tenant's size.
+   */
+  async countUnlessExists(tenantId: string, prefix: string, streamId: string | null): Promise<number | null> {
+    checkIds(tenantId);
+    const { rows } = await asTenant(this.pool, tenantId).query<{ n: number | null }>(COUNT_UNLESS_EXISTS, [tenantId, prefix, streamId]);
+    return rows[0]?.n ?? null;
   }
 
   /**

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { ADMIN_STREAM_ID, DomainError, limitsOf, sessionStreamId, type TenantLimits } from '@hub/domain';
-import { EventStore, asTenant } from '@hub/event-store';
+import { EventStore } from '@hub/event-store';
 import { ReadModels } from '@hub/projections';
 import { DailyEventBytes, DailyTokens, TurnReservations, type DailyCounter } from '@hub/queue';
 import type { Pool } from 'pg';
@@ -44,7 +44,7 @@ export class TenantLimitsService implements OnModuleDestroy {
 
   constructor(
     private readonly store: EventStore,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(PG_POOL) pool: Pool,
     @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
     private readonly tokens: DailyTokens,
     private readonly eventBytes: DailyEventBytes,
@@ -161,12 +161,10 @@ export class TenantLimitsService implements OnModuleDestroy {
 
   private async checkSessions(tenantId: string, sessionId: string | null, sessions: number | null): Promise<void> {
     if (sessions === null) return;
-    // Only a submit that opens a session counts against it (one read, only with the limit set).
-    const { rows } = await asTenant(this.pool, tenantId).query<{ n: number; exists: boolean }>(
-      `SELECT count(*)::int AS n, bool_or(stream_id = $2) AS exists FROM streams WHERE tenant_id = $1 AND stream_id LIKE 'session-%'`,
-      [tenantId, sessionId === null ? null : sessionStreamId(sessionId)],
-    );
-    if (!rows[0]?.exists && (rows[0]?.n ?? 0) >= sessions) throw new DomainError('RATE_LIMITED', `this tenant may have ${sessions} sessions and has ${rows[0]?.n}: erase one or ask for more`, { retryAfterMs: SESSIONS_RETRY_MS });
+    // Only a submit that opens a session counts against it: a turn of an existing one is one
+    // index lookup, the tenant's sessions are counted only for a new id (only with the limit set).
+    const n = await this.store.countUnlessExists(tenantId, sessionStreamId(''), sessionId === null ? null : sessionStreamId(sessionId));
+    if (n !== null && n >= sessions) throw new DomainError('RATE_LIMITED', `this tenant may have ${sessions} sessions and has ${n}: erase one or ask for more`, { retryAfterMs: SESSIONS_RETRY_MS });
   }
 
   /**
