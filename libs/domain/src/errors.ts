@@ -42,6 +42,27 @@ export function isDomainError(e: unknown): e is DomainError {
   return e instanceof DomainError;
 }
 
+/**
+ * How long a refusal says to wait (`details.retryAfterMs`, set by a used-up tenant limit), in
+ * whole milliseconds, at least 1; undefined for any other error. Every protocol's refusal names
+ * this one wait, in its own shape.
+ */
+export function retryAfterMsOf(e: unknown): number | undefined {
+  return isDomainError(e) ? retryAfterMsIn(e.details) : undefined;
+}
+
+/** {@link retryAfterMsOf} for an error's details carried apart from it (a command outcome, a frame to encode). */
+export function retryAfterMsIn(details: Readonly<Record<string, unknown>> | undefined): number | undefined {
+  const wait = details?.['retryAfterMs'];
+  return typeof wait === 'number' && wait > 0 ? Math.max(1, Math.ceil(wait)) : undefined;
+}
+
+/** The same wait in whole seconds, at least 1: what an HTTP `Retry-After` header says. */
+export function retryAfterSecondsOf(e: unknown): number | undefined {
+  const ms = retryAfterMsOf(e);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
+
 /** Compile-time exhaustiveness for discriminated unions. */
 export function assertNever(value: never, what = 'value'): never {
   throw new Error(`Unhandled ${what}: ${JSON.stringify(value)}`);

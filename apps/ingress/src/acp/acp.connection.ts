@@ -2,7 +2,7 @@ import type { McpServerSpec } from '@hub/agent';
 import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { actorOf, mayDo, type Principal } from '@hub/auth';
-import { isDomainError, SESSION_ID_PATTERN, type HubCommand } from '@hub/domain';
+import { isDomainError, retryAfterMsOf, SESSION_ID_PATTERN, type HubCommand } from '@hub/domain';
 import { acceptsUpdate, AcpRpcError, detach, isAgentMethod, optInAfter, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type ExtensionOptIn, type Incoming } from '@hub/protocol-acp';
 import { AcpSession, type LiveFacts, type PacedReplay } from './acp-session';
 import { sessionExists } from './acp-sessions';
@@ -262,15 +262,15 @@ function clientName(info: unknown): string | undefined {
 function toRpcError(e: unknown, log: Logger, correlationId: string) {
   if (e instanceof AcpRpcError) return e.toJSON();
   // A domain error's text may quote a queue library or a driver: only client-facing ones go out.
-  if (isDomainError(e)) return { code: RPC.INTERNAL_ERROR, message: publicErrorMessage(e, log, 'acp: handler', correlationId), data: { code: e.code, ...retryAfterOf(e.details) } };
+  if (isDomainError(e)) return { code: RPC.INTERNAL_ERROR, message: publicErrorMessage(e, log, 'acp: handler', correlationId), data: { code: e.code, ...retryAfterOf(e) } };
   log.error(`acp: handler failed: ${(e as Error).stack}`);
   return { code: RPC.INTERNAL_ERROR, message: 'Internal error' };
 }
 
 /** A used-up tenant limit's wait, the one detail of a domain error that goes out (`data.retryAfterMs`). */
-function retryAfterOf(details: Record<string, unknown>): { retryAfterMs?: number } {
-  const wait = details['retryAfterMs'];
-  return typeof wait === 'number' && wait > 0 ? { retryAfterMs: Math.ceil(wait) } : {};
+function retryAfterOf(e: unknown): { retryAfterMs?: number } {
+  const wait = retryAfterMsOf(e);
+  return wait === undefined ? {} : { retryAfterMs: wait };
 }
 
 /** What ACP answers for a session this key cannot see: the same as for one that does not exist. */

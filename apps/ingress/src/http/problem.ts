@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DomainError, type DomainErrorCode } from '@hub/domain';
+import { DomainError, retryAfterSecondsOf, type DomainErrorCode } from '@hub/domain';
 import { failRequestSpans } from '@hub/telemetry';
 import { InvalidInputException } from './body-errors';
 
@@ -78,8 +78,8 @@ export class ProblemFilter implements ExceptionFilter {
     traceFailure(e);
     if (problem.status >= 500) this.log.error(`${req.method} ${req.path}: ${(e as Error)?.stack ?? String(e)}`);
     if (res.headersSent) return;
-    const retryAfterMs = e instanceof DomainError ? e.details['retryAfterMs'] : undefined;
-    if (typeof retryAfterMs === 'number') res.setHeader('Retry-After', String(Math.ceil(retryAfterMs / 1000)));
+    const retryAfterS = retryAfterSecondsOf(e);
+    if (retryAfterS !== undefined) res.setHeader('Retry-After', String(retryAfterS));
     res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
   }
 }

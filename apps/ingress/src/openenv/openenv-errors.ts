@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isDomainError } from '@hub/domain';
+import { isDomainError, retryAfterSecondsOf } from '@hub/domain';
 import { httpDetail } from '@hub/protocol-openenv';
 import { InvalidInputException } from '../http/body-errors';
 import { traceFailure } from '../http/problem';
@@ -16,18 +16,6 @@ const REFUSAL_STATUS: Record<OpenEnvRefusal['kind'], number> = {
   invalid: 400,
   unavailable: 503,
 };
-
-/** A used-up tenant limit's wait in milliseconds (`RATE_LIMITED` carries `retryAfterMs`); undefined for anything else. */
-export function retryAfterMsOf(e: unknown): number | undefined {
-  const wait = isDomainError(e) && e.code === 'RATE_LIMITED' ? e.details['retryAfterMs'] : undefined;
-  return typeof wait === 'number' ? Math.max(1, Math.ceil(wait)) : undefined;
-}
-
-/** The same wait as an HTTP `Retry-After` (whole seconds). */
-export function retryAfterSOf(e: unknown): number | undefined {
-  const ms = retryAfterMsOf(e);
-  return ms === undefined ? undefined : Math.ceil(ms / 1000);
-}
 
 /** An error as OpenEnv's (FastAPI) server writes it: `{"detail": ...}` with the HTTP status. */
 export function errorReply(e: unknown): { status: number; body: { detail: unknown } } {
@@ -59,7 +47,7 @@ export class OpenEnvExceptionFilter implements ExceptionFilter {
     traceFailure(e, e instanceof OpenEnvRefusal ? `OPENENV_${e.kind.toUpperCase()}` : undefined);
     if (status >= 500) log.error(`${req.method} ${req.path}: ${(e as Error)?.stack ?? String(e)}`);
     if (res.headersSent) return;
-    const retryAfterS = retryAfterSOf(e);
+    const retryAfterS = retryAfterSecondsOf(e);
     if (retryAfterS !== undefined) res.setHeader('Retry-After', String(retryAfterS));
     res.status(status).json(body);
   }

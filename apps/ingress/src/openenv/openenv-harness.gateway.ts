@@ -4,7 +4,7 @@ import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { mayDo, refusal, type Principal } from '@hub/auth';
-import { DomainError, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
+import { DomainError, retryAfterMsOf, type HubEvent, type Recorded, type TurnContext } from '@hub/domain';
 import { SessionAccess } from '../auth/session-access';
 import { encodeHarnessEvents, initialHarnessEventView, type HarnessEvent, type HarnessEventView } from '@hub/protocol-openenv';
 import { EventStore } from '@hub/event-store';
@@ -19,7 +19,6 @@ import { replayHarnessEpisode } from './openenv-harness-replay';
 import { OPENENV_HARNESS_PATH, openEnvSocket, upgradeParams } from './openenv-upgrade';
 import { publicErrorMessage } from '../transport/public-error';
 import { replaySpeedOf } from '../transport/replay-pace';
-import { retryAfterMsOf } from './openenv-errors';
 
 /**
  * `WS /v1/openenv/<env>/harness[?episode_id=ID][&after=CURSOR]` — RFC 005 production mode: each

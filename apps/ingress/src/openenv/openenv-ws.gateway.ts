@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
-import { isDomainError } from '@hub/domain';
+import { isDomainError, retryAfterMsOf } from '@hub/domain';
 import { decodeAction, decodeWsFrame, wsError, wsObservation, wsState, type WsClientFrame, type WsErrorCode } from '@hub/protocol-openenv';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import type { Episode } from './environment-registry';
@@ -11,7 +11,6 @@ import { OpenEnvEpisodes, OpenEnvRefusal } from './openenv-episodes';
 import { OpenEnvMcp } from './openenv-mcp';
 import { OPENENV_WS_PATH, openEnvSocket, upgradeParams } from './openenv-upgrade';
 import { publicErrorMessage } from '../transport/public-error';
-import { retryAfterMsOf } from './openenv-errors';
 
 /**
  * `WS /v1/openenv/<env>/ws` — OpenEnv's WebSocket API (what its Python client uses by default):

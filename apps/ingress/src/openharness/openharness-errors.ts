@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isDomainError } from '@hub/domain';
+import { isDomainError, retryAfterMsOf } from '@hub/domain';
 import { InvalidInputException } from '../http/body-errors';
 import { traceFailure } from '../http/problem';
 import { echoOf, encodeError, wireError, wireErrorFromDomain, type WireError, type WireReply } from '@hub/protocol-openharness';
@@ -15,7 +15,7 @@ export function sendReply(res: Response, reply: WireReply, correlationId?: strin
 }
 
 function wireErrorOf(e: unknown): WireError {
-  if (isDomainError(e)) return wireErrorFromDomain(e.code, e.message, retryAfterMsOf(e.details));
+  if (isDomainError(e)) return wireErrorFromDomain(e.code, e.message, retryAfterMsOf(e));
   if (e instanceof HttpException) {
     const status = e.getStatus();
     if (status === 413) return wireError('payload_too_large', 'The request body is larger than this engine accepts.', { details: { field: '(body)' } });
@@ -43,8 +43,3 @@ export class OpenHarnessExceptionFilter implements ExceptionFilter {
   }
 }
 
-/** A used-up tenant limit's wait (`RATE_LIMITED` carries `retryAfterMs`). */
-export function retryAfterMsOf(details: Record<string, unknown>): number | undefined {
-  const wait = details['retryAfterMs'];
-  return typeof wait === 'number' ? wait : undefined;
-}

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
-import { assertNever, isDomainError, sessionStreamId, type HubCommand, type HubEvent } from '@hub/domain';
+import { assertNever, isDomainError, retryAfterMsOf, sessionStreamId, type HubCommand, type HubEvent } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import {
   decode,
@@ -18,7 +18,6 @@ import type { SessionAccess } from '../auth/session-access';
 import type { CommandService } from '../commands/command.service';
 import type { TurnOutcomes } from '../streams/turn-outcome.service';
 import type { ReplyCache } from './reply-cache';
-import { retryAfterMsOf } from './openharness-errors';
 
 /** What the HTTP request adds to the body. */
 export interface HttpContext {
@@ -112,7 +111,7 @@ export class OpenHarnessExchange {
       // The command was not decided in time: the hub is overloaded, not the turn slow.
       if (isDomainError(e) && e.code === 'TIMEOUT') return { refused: wireError('engine_unavailable', 'The hub did not take the request in time.', { retryable: true }) };
       // A used-up tenant limit: 429 rate_limited with its wait (retryable, so never kept as the request's reply).
-      if (isDomainError(e) && e.code === 'RATE_LIMITED') return { refused: wireErrorFromDomain(e.code, e.message, retryAfterMsOf(e.details)) };
+      if (isDomainError(e) && e.code === 'RATE_LIMITED') return { refused: wireErrorFromDomain(e.code, e.message, retryAfterMsOf(e)) };
       throw e;
     }
   }

@@ -3,7 +3,7 @@ import { WsAdapter } from '@nestjs/platform-ws';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { bearerToken, type Principal, type VerifiedKeys } from '@hub/auth';
-import { isDomainError } from '@hub/domain';
+import { isDomainError, retryAfterSecondsOf } from '@hub/domain';
 import type { SocketLease } from '../limits/socket-leases';
 import type { TenantSockets } from '../limits/tenant-sockets';
 import type { OpenSockets } from './open-sockets';
@@ -84,7 +84,7 @@ export class AuthenticatedWsAdapter extends WsAdapter {
       )
       .catch((e: unknown) => {
         if (isDomainError(e) && e.code === 'RATE_LIMITED') {
-          const retryAfterS = Math.ceil(Number(e.details['retryAfterMs'] ?? 1000) / 1000);
+          const retryAfterS = retryAfterSecondsOf(e) ?? 1;
           return done(false, 429, problem('RATE_LIMITED', 429, e.message), { 'Content-Type': 'application/problem+json', 'Retry-After': String(retryAfterS) });
         }
         this.edgeLog.warn(`cannot count the tenant's open sockets: ${(e as Error).message}`);

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@hub/auth';
-import { HubCommand, isDomainError, sessionStreamId, type DomainErrorCode, type HubEvent } from '@hub/domain';
+import { HubCommand, isDomainError, retryAfterMsOf, sessionStreamId, type DomainErrorCode, type HubEvent } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -132,8 +132,8 @@ export class ZeneRunService {
       return await this.commands.dispatch(command, call.principal, { protocol: 'zene', correlationId: call.correlationId, commandId });
     } catch (e) {
       if (isDomainError(e) && e.code === 'RATE_LIMITED') {
-        const wait = e.details['retryAfterMs'];
-        return { ok: false as const, code: e.code, message: e.message, ...(typeof wait === 'number' ? { retryAfterMs: wait } : {}) };
+        const wait = retryAfterMsOf(e);
+        return { ok: false as const, code: e.code, message: e.message, ...(wait === undefined ? {} : { retryAfterMs: wait }) };
       }
       this.log.error(`${command.type} failed: ${(e as Error).stack}`);
       return isDomainError(e) ? { ok: false as const, code: e.code, message: e.message } : { ok: false as const, code: 'INTERNAL' as const, message: 'command failed' };

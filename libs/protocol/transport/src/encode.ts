@@ -1,5 +1,6 @@
 import {
   evolveHarness,
+  retryAfterMsIn,
   type DomainErrorCode,
   type HarnessView,
   type HubEvent,
@@ -69,8 +70,8 @@ const OPAQUE: Partial<Record<WireErrorCode, string>> = {
 export function domainErrorFrame(error: { code: DomainErrorCode; message: string; details?: Record<string, unknown> }, cursor?: number): ErrorMessage {
   const code = WIRE_ERROR_CODES[error.code];
   const frame = errorFrame(code, OPAQUE[code] ?? error.message, cursor);
-  const wait = error.details?.['retryAfterMs'];
-  return typeof wait === 'number' && wait > 0 ? { ...frame, retryAfterMs: Math.ceil(wait) } : frame;
+  const wait = retryAfterMsIn(error.details);
+  return wait === undefined ? frame : { ...frame, retryAfterMs: wait };
 }
 
 /** For a failure that is not a domain error: the client gets the id to quote; the log has the rest. */
