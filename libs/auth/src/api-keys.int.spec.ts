@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 describe('ApiKeyService on Postgres', () => {
-  it('tells hub_keys when a key is revoked or deleted, not when it is merely used', async () => {
+  it('tells hub_keys when a key is revoked, deleted or changed (role, name, hash), not when it is merely used', async () => {
     const listener = new Client({ connectionString: db.ownerUrl });
     await listener.connect();
     const heard: string[] = [];
@@ -35,8 +35,17 @@ describe('ApiKeyService on Postgres', () => {
       const otherId = (await prisma.apiKey.findUnique({ where: { prefix: other.keyPrefix } }))?.id as string;
       // The apps may not delete keys; an operator (the owner) may, and is heard all the same.
       await listener.query('DELETE FROM api_keys WHERE id = $1', [otherId]);
-      for (const deadline = Date.now() + 5_000; heard.length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-      expect(heard).toEqual([id, otherId]);
+      // An operator's SQL that changes what a verified key stands for (its role, its name, its
+      // secret's hash) must reach every ingress too: a demoted key must not keep its old role.
+      const third = await keys.createKey(t.tenantId, 'third');
+      const thirdId = (await prisma.apiKey.findUnique({ where: { prefix: third.keyPrefix } }))?.id as string;
+      await listener.query(`UPDATE api_keys SET role = 'viewer' WHERE id = $1`, [thirdId]);
+      await listener.query(`UPDATE api_keys SET name = 'renamed' WHERE id = $1`, [thirdId]);
+      await listener.query(`UPDATE api_keys SET hash = repeat('0', 64) WHERE id = $1`, [thirdId]);
+      await keys.verify(third.apiKey); // a use alone is still not a change
+      for (const deadline = Date.now() + 5_000; heard.length < 5 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(heard).toEqual([id, otherId, thirdId, thirdId, thirdId]);
     } finally {
       await listener.end();
     }

@@ -25,8 +25,8 @@ interface Kept {
 /**
  * The keys this process verified, kept until the database says one changed: every request,
  * socket upgrade and command used to read `api_keys` (two Prisma queries per trivial turn). A
- * revocation, a new expiry or a deleted key NOTIFYs `hub_keys` when it commits (migration
- * `…_api_key_changes`), whoever made it, and `forgetAll` drops everything kept; an expiry is
+ * change to a key (revoked, new expiry, new role, name or hash) or a deleted key NOTIFYs
+ * `hub_keys` when it commits (migrations `…_api_key_changes`, `…_api_key_every_change`), whoever made it, and `forgetAll` drops everything kept; an expiry is
  * checked here against the clock. Only keys that verified are kept: a wrong key reads the
  * database every time, as before. ADR 0027.
  */

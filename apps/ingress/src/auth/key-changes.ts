@@ -3,7 +3,7 @@ import { ApiKeyService, KeyLiveness, VerifiedKeys } from '@hub/auth';
 import { ListenConnection } from '@hub/event-store';
 import type { IngressSettings } from '../settings';
 
-/** The channel a committed change to a key (revoked, new expiry, deleted) is told on (migration `…_api_key_changes`). */
+/** The channel a committed change to a key (any but a use; deleted too) is told on (migrations `…_api_key_changes`, `…_api_key_every_change`). */
 const KEY_CHANGES_CHANNEL = 'hub_keys';
 
 /** The longest a verified key is trusted without a read even if no change was heard. */
