@@ -196,6 +196,20 @@ export class EventStore {
   }
 
   /**
+   * The first event of each of `streamIds` that has one, by stream id, in one read (each an
+   * index lookup): who opened a page of sessions, what each began with.
+   */
+  async firstEvents<E extends StoredEvent = StoredEvent>(tenantId: string, streamIds: readonly string[]): Promise<Map<string, Recorded<E>>> {
+    checkIds(tenantId);
+    if (streamIds.length === 0) return new Map();
+    const { rows } = await asTenant(this.pool, tenantId).query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE tenant_id = $1 AND stream_id = ANY($2::text[]) AND stream_position = 1`,
+      [tenantId, streamIds],
+    );
+    return new Map(rows.map((r) => [r.stream_id, toRecorded<E>(r)]));
+  }
+
+  /**
    * The newest event of `type` in a stream, or null: one indexed read from the stream's end,
    * for a reader that needs only the last word of a long stream (the tenant's limits on its
    * admin stream, which every erasure's tombstone also grows).

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { ACP_SESSION_CREATED, sessionIdOf, sessionStreamId } from '@hub/domain';
+import { ACP_SESSION_CREATED, sessionIdOf, sessionStreamId, type Recorded } from '@hub/domain';
 import { actorOf, type Principal } from '@hub/auth';
-import type { EventStore, StreamInfo } from '@hub/event-store';
+import type { EventStore, StoredEvent, StreamInfo } from '@hub/event-store';
+import { openerOf } from '../auth/opener';
 import { liveStreamId } from './live-registry';
 
 // Which ACP sessions exist, and their cwd. `session/new` records `AcpSessionCreated {cwd}` as
@@ -24,6 +25,9 @@ export const UNKNOWN_CWD = '/';
 /** How many sessions `session/list` returns at most (newest first). */
 const LIST_LIMIT = 200;
 
+/** How many streams of each kind (live, session) a filtered `session/list` looks through. */
+const LIST_SCAN = 2_000;
+
 /** One row of `session/list` (ACP `SessionInfo`). */
 export interface SessionInfo {
   sessionId: string;
@@ -43,13 +47,17 @@ export async function createSession(store: EventStore, principal: Principal, cwd
   return sessionId;
 }
 
+/** The cwd a `session/new` creation fact recorded; null when `fact` is not one. */
+function cwdOf(fact: Recorded<StoredEvent> | undefined): string | null {
+  if (fact?.type !== SESSION_CREATED_FACT) return null;
+  const cwd = (fact.data as { cwd?: unknown }).cwd;
+  return typeof cwd === 'string' ? cwd : UNKNOWN_CWD;
+}
+
 /** The cwd `session/new` recorded for the session; null when it was not created over ACP. */
 async function createdCwd(store: EventStore, tenantId: string, sessionId: string): Promise<string | null> {
   const { events } = await store.readStream(tenantId, liveStreamId(sessionId), { maxCount: 1 });
-  const first = events[0];
-  if (first?.type !== SESSION_CREATED_FACT) return null;
-  const cwd = (first.data as { cwd?: unknown }).cwd;
-  return typeof cwd === 'string' ? cwd : UNKNOWN_CWD;
+  return cwdOf(events[0]);
 }
 
 /** Whether the session exists: created over ACP, or has events of its own. */
@@ -59,25 +67,35 @@ export async function sessionExists(store: EventStore, tenantId: string, session
 }
 
 /**
- * The tenant's sessions, newest first: ACP-created ones with their cwd (prompted or not) and
- * those of other protocols with `UNKNOWN_CWD`. `cwd` keeps only the sessions created with it.
+ * The tenant's sessions, newest first, at most 200: ACP-created ones with their cwd (prompted or
+ * not) and those of other protocols with `UNKNOWN_CWD`. `cwd` keeps only the sessions created
+ * with it; `openedBy` (a client key's prefix) only the sessions that key opened. A filtered list
+ * looks through the tenant's newest 2,000 streams of each kind for its 200, so another key's
+ * busy sessions do not crowd a client key's out of its list. What each stream began with (the
+ * creation fact, the opener) is one read for the whole page.
  */
-export async function listSessions(store: EventStore, tenantId: string, cwd: string | null): Promise<SessionInfo[]> {
+export async function listSessions(store: EventStore, tenantId: string, cwd: string | null, openedBy?: string): Promise<SessionInfo[]> {
+  const scan = cwd === null && openedBy === undefined ? LIST_LIMIT : LIST_SCAN;
   const [live, sessions] = await Promise.all([
-    store.listStreams(tenantId, { prefix: liveStreamId(''), limit: LIST_LIMIT }),
-    store.listStreams(tenantId, { prefix: sessionStreamId(''), limit: LIST_LIMIT }),
+    store.listStreams(tenantId, { prefix: liveStreamId(''), limit: scan }),
+    store.listStreams(tenantId, { prefix: sessionStreamId(''), limit: scan }),
   ]);
-  const byId = new Map<string, { cwd: string | null; updatedAt: string }>();
-  const touch = (sessionId: string, s: StreamInfo, cwdOf: string | null) => {
+  // A session's own first event names its opener; an ACP-created one's creation fact, until then.
+  const firsts = await store.firstEvents(tenantId, [...live.map((s) => s.streamId), ...(openedBy === undefined ? [] : sessions.map((s) => s.streamId))]);
+  const byId = new Map<string, { cwd: string | null; updatedAt: string; opener: string | null | undefined }>();
+  const touch = (sessionId: string, s: StreamInfo, cwdOfIt: string | null, opener: string | null | undefined) => {
     const known = byId.get(sessionId);
     const updatedAt = known && known.updatedAt > s.updatedAt ? known.updatedAt : s.updatedAt;
-    byId.set(sessionId, { cwd: cwdOf ?? known?.cwd ?? null, updatedAt });
+    byId.set(sessionId, { cwd: cwdOfIt ?? known?.cwd ?? null, updatedAt, opener: opener ?? known?.opener });
   };
-  const created = await Promise.all(live.map(async (s) => ({ s, sessionId: s.streamId.slice(liveStreamId('').length), cwd: await createdCwd(store, tenantId, s.streamId.slice(liveStreamId('').length)) })));
-  // A live stream without a creation fact is attachment history of a session that lives elsewhere.
-  for (const c of created) if (c.cwd !== null) touch(c.sessionId, c.s, c.cwd);
-  for (const s of sessions) touch(sessionIdOf(s.streamId) ?? s.streamId, s, null);
+  for (const s of live) {
+    const fact = firsts.get(s.streamId);
+    // A live stream without a creation fact is attachment history of a session that lives elsewhere.
+    if (cwdOf(fact) !== null) touch(s.streamId.slice(liveStreamId('').length), s, cwdOf(fact), openerOf(fact));
+  }
+  for (const s of sessions) touch(sessionIdOf(s.streamId) ?? s.streamId, s, null, openerOf(firsts.get(s.streamId)));
   return [...byId]
+    .filter(([, v]) => openedBy === undefined || v.opener === openedBy)
     .map(([sessionId, v]) => ({ sessionId, cwd: v.cwd ?? UNKNOWN_CWD, updatedAt: new Date(v.updatedAt).toISOString(), known: v.cwd !== null }))
     .filter((s) => cwd === null || (s.known && s.cwd === cwd))
     .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))

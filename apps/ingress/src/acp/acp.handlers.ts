@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { requireGrant } from '@hub/auth';
+import { OWN_SESSIONS_ONLY, requireGrant } from '@hub/auth';
 import { AcpRpcError, extensionOptIn, initializeResult, promptText, RPC, rpcNotification, SESSION_MODES, type AgentMethod, type ParamsOf } from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 import { live, LIVE_METHODS } from './acp-live';
@@ -99,10 +99,11 @@ export class AcpHandlers {
   }
 
   private async list(p: ParamsOf<'session/list'>) {
-    const all = await listSessions(this.c.deps.store, this.c.principal.tenantId, p.cwd ?? null);
+    const { principal } = this.c;
+    requireGrant(principal.role, 'read');
     // A client key lists the sessions it opened only (issue 16); other roles read every session.
-    const readable = await Promise.all(all.map((s) => this.c.deps.access.mayRead(this.c.principal, s.sessionId)));
-    return { sessions: all.filter((_, i) => readable[i]) };
+    const openedBy = OWN_SESSIONS_ONLY.has(principal.role) ? principal.keyPrefix : undefined;
+    return { sessions: await listSessions(this.c.deps.store, principal.tenantId, p.cwd ?? null, openedBy) };
   }
 
   private async closeSession(p: ParamsOf<'session/close'>) {

@@ -4,6 +4,7 @@ import { DomainError, sessionStreamId, type HubCommand, type HubEvent, type Reco
 import { EventStore } from '@hub/event-store';
 import { SESSION_CREATED_FACT, mayBeCreatedOverAcp } from '../acp/acp-sessions';
 import { liveStreamId } from '../acp/live-registry';
+import { openerOf } from './opener';
 
 /** Openers remembered per process; a session's opener never changes, so a hit is always right. */
 const MAX_CACHED_OWNERS = 10_000;
@@ -53,9 +54,7 @@ export class SessionAccess {
    * that `first` (its first event) says who opened it: a client key only its own.
    */
   mayWatchOpenedBy(p: Principal, first: Recorded<HubEvent>): boolean {
-    if (!OWN_SESSIONS_ONLY.has(p.role)) return true;
-    const actor = first.metadata.actor;
-    return actor?.type === 'api_key' && actor.id === p.keyPrefix;
+    return !OWN_SESSIONS_ONLY.has(p.role) || openerOf(first) === p.keyPrefix;
   }
 
   /** Drops what is remembered of an erased session: its id may be opened again, by another key. */
@@ -74,9 +73,8 @@ export class SessionAccess {
     const { events } = await this.store.readStream(tenantId, sessionStreamId(sessionId), { maxCount: 1 });
     // Only an id session/new makes can have a creation fact: a client key's first submit to a new session of its own reads once.
     const first = events[0] ?? (mayBeCreatedOverAcp(sessionId) ? await this.acpCreation(tenantId, sessionId) : undefined);
-    if (!first) return undefined;
-    const actor = first.metadata.actor;
-    const owner = actor?.type === 'api_key' ? actor.id : null;
+    const owner = openerOf(first);
+    if (owner === undefined) return undefined;
     if (this.owners.size >= MAX_CACHED_OWNERS) this.owners.delete(this.owners.keys().next().value as string);
     this.owners.set(key, owner);
     return owner;
