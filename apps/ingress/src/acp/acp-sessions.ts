@@ -25,8 +25,8 @@ export const UNKNOWN_CWD = '/';
 /** How many sessions `session/list` returns at most (newest first). */
 const LIST_LIMIT = 200;
 
-/** How many streams of each kind (live, session) a filtered `session/list` looks through. */
-const LIST_SCAN = 2_000;
+/** How many streams of each kind (live, session) a filtered `session/list` looks through (listStreams' most). */
+const LIST_SCAN = 1_000;
 
 /** One row of `session/list` (ACP `SessionInfo`). */
 export interface SessionInfo {
@@ -70,7 +70,7 @@ export async function sessionExists(store: EventStore, tenantId: string, session
  * The tenant's sessions, newest first, at most 200: ACP-created ones with their cwd (prompted or
  * not) and those of other protocols with `UNKNOWN_CWD`. `cwd` keeps only the sessions created
  * with it; `openedBy` (a client key's prefix) only the sessions that key opened. A filtered list
- * looks through the tenant's newest 2,000 streams of each kind for its 200, so another key's
+ * looks through the tenant's newest 1,000 streams of each kind for its 200, so another key's
  * busy sessions do not crowd a client key's out of its list. What each stream began with (the
  * creation fact, the opener) is one read for the whole page.
  */
