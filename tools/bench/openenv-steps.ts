@@ -13,6 +13,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HubStack, testAllowEntry } from '@hub/testing';
+import { pct } from './lib/percentile';
 
 const { values } = parseArgs({
   options: { episodes: { type: 'string', default: '8' }, steps: { type: 'string', default: '10' }, harness: { type: 'string', default: 'builtin,acp,command' } },
@@ -30,10 +31,6 @@ const HARNESSES: Record<string, () => Record<string, unknown>> = {
   command: () => ({ name: 'command-test-agent', kind: 'command', command: agentCommand('command-test-agent.ts') }),
 };
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
 
 async function call(stack: HubStack, apiKey: string, method: string, route: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${stack.url}/v1/openenv/${route}`, {

@@ -18,6 +18,7 @@ import { Client } from 'pg';
 import { EventStore, EventSubscriber, createPool } from '@hub/event-store';
 import { HUB_PROJECTIONS, rebuildProjection } from '@hub/projections';
 import { HubStack, TransportTestClient } from '@hub/testing';
+import { pct } from './lib/percentile';
 
 const { values } = parseArgs({
   options: { sessions: { type: 'string', default: '20' }, turns: { type: 'string', default: '10' }, workers: { type: 'string', default: '1' }, events: { type: 'string', default: '200000' } },
@@ -26,10 +27,6 @@ const SESSIONS = Number(values.sessions);
 const TURNS = Number(values.turns);
 const NAMES = HUB_PROJECTIONS.map((p) => p.name);
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
 
 async function oneSession(stack: HubStack, apiKey: string, id: string): Promise<void> {
   const c = await TransportTestClient.connect(stack.url, apiKey, { session: id });

@@ -18,6 +18,7 @@ import { EventStore, asTenant, createPool } from '@hub/event-store';
 import { HUB_PROJECTIONS, ProjectionRunner, RUNNING_SESSIONS_SQL, ReadModels } from '@hub/projections';
 import { TEST_REDIS_URL, createTestDatabase, uniqueQueuePrefix } from '@hub/testing';
 import { TurnReservations } from '@hub/queue';
+import { timeEach } from './lib/percentile';
 
 const { values } = parseArgs({ options: { sessions: { type: 'string', default: '2000' }, running: { type: 'string', default: '20' }, tail: { type: 'string', default: '0,50,500' }, n: { type: 'string', default: '2000' }, explain: { type: 'boolean', default: false } } });
 const SESSIONS = Number(values.sessions);
@@ -30,22 +31,6 @@ const turn = (turnId: string, end: boolean) => [
   { type: 'TurnStarted', data: { turnId }, metadata: meta() },
   ...(end ? [{ type: 'TurnCompleted', data: { turnId, text: 'ok', stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } }, metadata: meta() }] : []),
 ];
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-async function time(what: string, fn: () => Promise<unknown>): Promise<string> {
-  for (let i = 0; i < 50; i++) await fn();
-  const us: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const t0 = process.hrtime.bigint();
-    await fn();
-    us.push(Number(process.hrtime.bigint() - t0) / 1000);
-  }
-  return `${what} p50 ${pct(us, 50).toFixed(0)} µs, p99 ${pct(us, 99).toFixed(0)} µs`;
-}
 
 async function main(): Promise<void> {
   const db = await createTestDatabase({ prefix: 'bench_running' });
@@ -80,10 +65,10 @@ async function main(): Promise<void> {
         const plan = await asTenant(pool, tenantId).query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql.text}`, [tenantId, 'sessions', 'session-']);
         console.log(plan.rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n'));
       }
-      console.log(`  ${await time('before: read model count       ', before)}`);
-      console.log(`  ${await time('after:  runningSessions        ', () => reads.runningSessions(tenantId))}`);
+      console.log(`  ${await timeEach('before: read model count       ', N, before)}`);
+      console.log(`  ${await timeEach('after:  runningSessions        ', N, () => reads.runningSessions(tenantId))}`);
       console.log(
-        `  ${await time('after:  + Redis place and back ', async () => {
+        `  ${await timeEach('after:  + Redis place and back ', N, async () => {
           const r = await reads.runningSessions(tenantId);
           await reservations.admit(tenantId, 'new', 1_000_000, r);
           await reservations.release(tenantId, 'new');

@@ -13,26 +13,11 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { EventStore, asTenant, createPool } from '@hub/event-store';
 import { createTestDatabase } from '@hub/testing';
+import { timeEach } from './lib/percentile';
 
 const { values } = parseArgs({ options: { sessions: { type: 'string', default: '20000' }, n: { type: 'string', default: '1000' } } });
 const SESSIONS = Number(values.sessions);
 const N = Number(values.n);
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
-async function time(what: string, fn: () => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < 20; i++) await fn();
-  const us: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const t0 = process.hrtime.bigint();
-    await fn();
-    us.push(Number(process.hrtime.bigint() - t0) / 1000);
-  }
-  console.log(`  ${what} p50 ${pct(us, 50).toFixed(0)} µs, p99 ${pct(us, 99).toFixed(0)} µs`);
-}
 
 async function main(): Promise<void> {
   const db = await createTestDatabase({ prefix: 'bench_sessions_check' });
@@ -48,11 +33,11 @@ async function main(): Promise<void> {
     const store = new EventStore(pool);
     const after = (id: string) => store.countUnlessExists(tenantId, 'session-', `session-${id}`);
     console.log(`${SESSIONS} sessions; a submit to an existing session:`);
-    await time('before ', () => before('s7'));
-    await time('after  ', () => after('s7'));
+    console.log(`  ${await timeEach('before ', N, () => before('s7'))}`);
+    console.log(`  ${await timeEach('after  ', N, () => after('s7'))}`);
     console.log('a submit that opens a new one:');
-    await time('before ', () => before('new'));
-    await time('after  ', () => after('new'));
+    console.log(`  ${await timeEach('before ', N, () => before('new'))}`);
+    console.log(`  ${await timeEach('after  ', N, () => after('new'))}`);
   } finally {
     await Promise.all([pool.end(), owner.end()]);
     await db.drop();

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { HubStack, TEST_REDIS_URL, TransportTestClient, uniqueQueuePrefix } from '@hub/testing';
+import { pct } from './lib/percentile';
 
 const { values } = parseArgs({
   options: {
@@ -27,10 +28,6 @@ const { values } = parseArgs({
 const SESSIONS = Number(values.sessions);
 const TURNS = Number(values.turns);
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
 
 async function oneSession(stack: HubStack, apiKey: string, id: string, latencies: number[]): Promise<void> {
   const c = await TransportTestClient.connect(stack.url, apiKey, { session: id });
