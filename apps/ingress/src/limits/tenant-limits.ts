@@ -5,8 +5,7 @@ import { ADMIN_STREAM_ID, DomainError, limitsOf, sessionStreamId, type TenantLim
 import { EventStore } from '@hub/event-store';
 import { ReadModels } from '@hub/projections';
 import { DailyEventBytes, DailyTokens, TurnReservations, type DailyCounter } from '@hub/queue';
-import type { Pool } from 'pg';
-import { INGRESS_CONFIG, PG_POOL, type IngressSettings } from '../hub.providers';
+import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 
 /** How long a tenant's limits are taken as read: a change reaches every ingress within this. */
 const LIMITS_TTL_MS = 2_000;
@@ -39,19 +38,17 @@ export class TenantLimitsService implements OnModuleDestroy {
   private readonly cache = new Map<string, { limits: TenantLimits; at: number }>();
   /** One limiter per limit value: a changed limit starts counting under its own key. */
   private readonly turnLimiters = new Map<number, RateLimiterRedis>();
-  private readonly reads: ReadModels;
   private readonly reservations: TurnReservations;
 
   constructor(
     private readonly store: EventStore,
-    @Inject(PG_POOL) pool: Pool,
+    private readonly reads: ReadModels,
     @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
     private readonly tokens: DailyTokens,
     private readonly eventBytes: DailyEventBytes,
   ) {
     // A command waits for its counter: with Redis gone it fails after one retry rather than hanging.
     this.redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 1 });
-    this.reads = new ReadModels(pool);
     // A place is held while a command is decided, at most its deadline; a dead ingress's runs out.
     this.reservations = new TurnReservations(this.redis, settings.queuePrefix, settings.commandTimeoutMs + 5_000);
   }
