@@ -12,7 +12,7 @@ export { foldBatch } from './apply-batch';
 export { SESSION_STATUSES, evolveSession, titleOf, type SessionRow } from './folds/sessions';
 export { TURN_STATUSES, evolveTurn, type TurnRow } from './folds/turns';
 export { APPROVAL_STATUSES, evolveApprovals, type ApprovalRow } from './folds/approvals';
-export { ReadModels, RUNNING_SESSIONS_SQL, type ApprovalView, type ErasedSessionView, type Page, type SessionChange, type SessionView, type TurnView } from './read-models';
+export { ReadModels, RUNNING_SESSIONS_SQL, type ApprovalView, type Page, type SessionView, type TurnView } from './read-models';
 export { APPROVAL_CHANGES, ReadModelFeed, sessionChanges, type ChangeSource } from './read-model-feed';
 export { rebuildProjection } from './rebuild';
 export { sessionsProjection, turnsProjection, approvalsProjection };

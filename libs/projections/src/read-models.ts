@@ -5,7 +5,7 @@ import { sessionView, turnView, approvalView, type DbRow } from './views';
 import type { ApprovalView, SessionChange, SessionView, TurnView } from './views';
 import { sessionsProjection } from './folds/sessions';
 
-export type { ApprovalView, ErasedSessionView, SessionChange, SessionView, TurnView } from './views';
+export type { ApprovalView, SessionView, TurnView } from './views';
 
 /** One page of a list, and the opaque cursor of the next (null on the last page). */
 export interface Page<T> {

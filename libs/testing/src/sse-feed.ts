@@ -1,3 +1,5 @@
+import { createParser } from 'eventsource-parser';
+
 /** One Server-Sent Events frame as a test reads it: `data` parsed as JSON, `id` as a number. */
 export interface SseFrame {
   event: string;
@@ -27,22 +29,16 @@ export async function openSseFeed(url: string, key: string): Promise<SseFeed> {
     await res.body?.cancel();
     return feed;
   }
-  const reader = res.body.getReader();
-  let buf = '';
+  // The wire format is eventsource-parser's to read (multi-line data, comments, CRLF), not ours.
+  const parser = createParser({
+    onEvent: (e) => feed.frames.push({ event: e.event ?? 'message', data: JSON.parse(e.data) as Record<string, unknown>, ...(e.id === undefined ? {} : { id: Number(e.id) }) }),
+  });
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   void (async () => {
     for (;;) {
       const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
       if (done) return void (feed.state.ended = true);
-      buf += Buffer.from(value as Uint8Array).toString();
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const frame = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const event = /^event: (.*)$/m.exec(frame)?.[1];
-        const data = /^data: (.*)$/m.exec(frame)?.[1];
-        const id = /^id: (.*)$/m.exec(frame)?.[1];
-        if (event && data) feed.frames.push({ event, data: JSON.parse(data) as Record<string, unknown>, ...(id === undefined ? {} : { id: Number(id) }) });
-      }
+      parser.feed(value as string);
     }
   })();
   return feed;

@@ -14,7 +14,7 @@ const LIMITS_TTL_MS = 2_000;
 const SESSIONS_RETRY_MS = 60_000;
 
 /** Gives back what an admitted turn held while its command was decided (a `concurrentTurns` place). */
-export type TurnRelease = () => Promise<void>;
+type TurnRelease = () => Promise<void>;
 const NOTHING_HELD: TurnRelease = async () => undefined;
 
 /**
