@@ -28,7 +28,7 @@ export function hubProviders(settings: IngressSettings): Provider[] {
         return changes;
       },
     },
-    { provide: PG_POOL, useFactory: () => createPool(settings.databaseUrl, { max: 20 }) },
+    { provide: PG_POOL, useFactory: () => createPool(settings.databaseUrl, { max: settings.dbPoolSize }) },
     // What ingress appends counts towards the tenant's event bytes per day, as the workers' appends do.
     { provide: EventStore, inject: [PG_POOL, DailyEventBytes], useFactory: (pool: Pool, bytes: DailyEventBytes) => new EventStore(pool, { onAppended: (tenantId, n) => bytes.count(tenantId, n) }) },
     { provide: SecretStore, inject: [PG_POOL], useFactory: (pool: Pool) => new SecretStore(pool) },

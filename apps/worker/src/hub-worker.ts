@@ -60,7 +60,7 @@ export class HubWorker {
   private reconciler: TurnReconciler | null = null;
 
   constructor(private readonly settings: WorkerSettings) {
-    this.pool = createPool(settings.databaseUrl, { max: (settings.concurrency + settings.burstSlots) * 2 + 4 });
+    this.pool = createPool(settings.databaseUrl, { max: settings.dbPoolSize });
     // Tenant-set environment values are recorded as references; they are opened for the tenant only here.
     const secrets = new SecretStore(this.pool);
     const openEnv = (tenantId: string, env: Readonly<Record<string, string>>) => secrets.open(tenantId, env);

@@ -61,6 +61,12 @@ function sharedShape(serviceName: string) {
      * running turns.
      */
     HUB_SNAPSHOT_EVERY: envInt({ min: 10, max: 1_000_000, default: 500 }),
+    /**
+     * Connections of the process's main Postgres pool (ADR 0028). Sized on its own, never from
+     * the turns in flight: a turn waiting on its model holds no connection, and queries beyond
+     * the pool wait in it (backpressure). What a whole deployment holds: docs/connections.md.
+     */
+    HUB_DB_POOL_SIZE: envInt({ min: 2, max: 500, default: 10 }),
     LOG_LEVEL: envEnum(LOG_LEVELS, { default: 'info' }),
     OTEL_TRACES_EXPORTER: envEnum(TRACE_EXPORTERS, { default: 'none' }),
     OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalUrl(['http', 'https']),
@@ -90,6 +96,12 @@ export const IngressConfig = z.object({
   HUB_ACP_PERMISSION_TIMEOUT_MS: envInt({ min: 1, max: INT32_MAX, default: 120_000 }),
   /** Open WebSockets one ingress process holds (every protocol); over it an upgrade gets 503 + Retry-After. */
   HUB_WS_MAX_SOCKETS: envInt({ min: 1, max: 1_000_000, default: 10_000 }),
+  /**
+   * Bytes a WebSocket may hold unsent in ingress (ws's `bufferedAmount`) before the next frame:
+   * at or over it the client is not reading, and the socket is closed 4008 (slow consumer) and
+   * its feed released; the client resumes by cursor. Per socket, on every protocol that streams.
+   */
+  HUB_WS_MAX_BUFFERED_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
   /** How often open sockets re-check their API key (one batched query); a revoked key's sockets close within about this long. */
   HUB_KEY_RECHECK_MS: envInt({ min: 100, max: 600_000, default: 2_000 }),
   /**
@@ -110,14 +122,19 @@ export type IngressConfig = z.output<typeof IngressConfig>;
 /** BullMQ workers and projectors. */
 export const WorkerConfig = z.object({
   ...sharedShape('hub-worker'),
-  HUB_WORKER_CONCURRENCY: envInt({ min: 1, max: 1024, default: 8 }),
+  /**
+   * Turns one worker runs at once, at most (ADR 0028). A turn waiting on its model costs a
+   * promise and a little memory, not a connection, so the ceiling is high; the worker takes
+   * fewer while its event loop lags or its appends back up (the admission gate).
+   */
+  HUB_WORKER_CONCURRENCY: envInt({ min: 1, max: 10_000, default: 1000 }),
   /**
    * Turn slots beyond HUB_WORKER_CONCURRENCY that a tenant below its share of the worker may
    * borrow while another tenant's turns fill it (they are paid back as those end): a turn is
    * never preempted, so without them a newcomer waits for a busy tenant's turn to end.
    * -1 (default): half of HUB_WORKER_CONCURRENCY, rounded up; 0: off.
    */
-  HUB_WORKER_BURST_SLOTS: envInt({ min: -1, max: 1024, default: -1 }),
+  HUB_WORKER_BURST_SLOTS: envInt({ min: -1, max: 10_000, default: -1 }),
   /** BullMQ lock duration: a stalled turn is taken over by another worker after this long. */
   HUB_WORKER_LOCK_MS: envInt({ min: 1000, max: INT32_MAX, default: 30_000 }),
   /**

@@ -30,6 +30,8 @@ export interface ServiceSettings {
   telemetry: { serviceName: string; exporter: (typeof TRACE_EXPORTERS)[number]; otlpEndpoint?: string };
   /** Events after a session's snapshot before the next is written (`HUB_SNAPSHOT_EVERY`). */
   snapshotEvery: number;
+  /** `HUB_DB_POOL_SIZE`: connections of the process's main Postgres pool. */
+  dbPoolSize: number;
   /** `LOG_LEVEL`: the least severe line the process writes. */
   logLevel: (typeof LOG_LEVELS)[number];
 }
@@ -48,6 +50,7 @@ export function serviceSettings(c: SharedConfig): ServiceSettings {
     harnessAllowlist: harnessAllowlist(c),
     telemetry: { serviceName: c.OTEL_SERVICE_NAME, exporter: c.OTEL_TRACES_EXPORTER, otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT },
     snapshotEvery: c.HUB_SNAPSHOT_EVERY,
+    dbPoolSize: c.HUB_DB_POOL_SIZE,
     logLevel: c.LOG_LEVEL,
   };
 }

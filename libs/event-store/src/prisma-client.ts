@@ -8,13 +8,19 @@ export { PrismaClient };
 export type { Prisma } from './generated/prisma/client';
 
 /**
+ * Connections of a Prisma client's pool: Prisma holds tenants and API keys only (a key is read
+ * once, then kept until it changes), so it needs few; counted in docs/connections.md.
+ */
+export const PRISMA_POOL_SIZE = 3;
+
+/**
  * The pool under a Prisma client: each statement Prisma sends outside a transaction (its adapter
  * calls `pool.query(config)`) goes with the scope's setting, in the same round trip (scope.ts).
  * A transaction's statements go through a client of its own and carry no scope until the
  * transaction sets one ({@link setPrismaTenant}).
  */
 function scopedPool(connectionString: string, scope: DbScope): Pool {
-  const pool = new Pool({ connectionString });
+  const pool = new Pool({ connectionString, max: PRISMA_POOL_SIZE });
   // Prisma's adapter uses the config form only; anything else is refused rather than sent unscoped.
   const query = (config: QueryConfig, values?: unknown): Promise<QueryResult> => {
     if (typeof config !== 'object' || values !== undefined || 'submit' in config) return Promise.reject(new Error('a scoped pool takes a query config only'));

@@ -1,0 +1,121 @@
+/**
+ * The streaming workload (issue 31), written once for every bench that drives it against the
+ * hub: N sessions in flight at all times (a closed loop), each a fresh session of one turn whose
+ * answer streams at the model's pace, read over the Harness transport WebSocket to its end.
+ *
+ * Per turn it measures, in the client: the turn time (from the socket's open request to the
+ * frame that ends the turn, what a user waits) and the longest silence inside the stream (the
+ * widest gap between two frames from the turn's first frame after the submit to its last). A turn
+ * fails on an error frame, a failed or cancelled end, a socket closed early, or no end within
+ * `timeoutMs`.
+ */
+import { TransportTestClient } from '@hub/testing';
+import { pct } from './percentile';
+
+export interface StreamingOptions {
+  /** Sessions in flight at all times. */
+  inFlight: number;
+  /** Turns in all (each in a fresh session). */
+  turns: number;
+  /** The prompt of every turn (default `long answer 100`). */
+  prompt?: string;
+  /** A turn with no end after this long fails (default 180 s). */
+  timeoutMs?: number;
+  /** Called every second with the turns ended so far (progress on stderr). */
+  progress?: (ended: number, failed: number) => void;
+}
+
+export interface StreamingResult {
+  inFlight: number;
+  turns: number;
+  failed: number;
+  wallMs: number;
+  turnsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** p99 over turns of each turn's longest silence. */
+  silenceP99Ms: number;
+  silenceMaxMs: number;
+  /** A few failures' reasons, for the table's footnote. */
+  failures: string[];
+}
+
+interface TurnSample {
+  ms: number;
+  silenceMs: number;
+}
+
+/** Runs the workload against a hub (each ingress URL with a tenant's key; turns go round-robin) and reports it. */
+export async function streamingLoad(targets: readonly { url: string; apiKey: string }[], o: StreamingOptions): Promise<StreamingResult> {
+  const prompt = o.prompt ?? 'long answer 100';
+  const timeoutMs = o.timeoutMs ?? 180_000;
+  const samples: TurnSample[] = [];
+  const failures: string[] = [];
+  let started = 0;
+  let failed = 0;
+  const tag = Math.random().toString(36).slice(2, 8);
+  const t0 = performance.now();
+  const ticker = setInterval(() => o.progress?.(samples.length + failed, failed), 1000);
+  const lane = async (): Promise<void> => {
+    while (started < o.turns) {
+      const n = started++;
+      try {
+        samples.push(await oneTurn(targets[n % targets.length], `stream-${tag}-${n}`, prompt, timeoutMs));
+      } catch (e) {
+        failed++;
+        if (failures.length < 5) failures.push((e as Error).message.slice(0, 300));
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(o.inFlight, o.turns) }, lane));
+  } finally {
+    clearInterval(ticker);
+  }
+  const wallMs = performance.now() - t0;
+  const ms = samples.map((s) => s.ms);
+  const silences = samples.map((s) => s.silenceMs);
+  return {
+    inFlight: o.inFlight,
+    turns: o.turns,
+    failed,
+    wallMs,
+    turnsPerSec: samples.length / (wallMs / 1000),
+    p50Ms: pct(ms, 50),
+    p99Ms: pct(ms, 99),
+    silenceP99Ms: pct(silences, 99),
+    silenceMaxMs: silences.length ? Math.max(...silences) : NaN,
+    failures,
+  };
+}
+
+/** One fresh session, one turn, read to its end. */
+async function oneTurn(target: { url: string; apiKey: string }, session: string, prompt: string, timeoutMs: number): Promise<TurnSample> {
+  const t0 = performance.now();
+  const c = await TransportTestClient.connect(target.url, target.apiKey, { session });
+  const arrivals: number[] = [];
+  let submitted = false;
+  c.ws.on('message', () => {
+    if (submitted) arrivals.push(performance.now());
+  });
+  try {
+    await c.waitFor('snapshot', (x) => x.state !== null, timeoutMs);
+    submitted = true;
+    c.send([{ type: 'submit', prompt }]);
+    await c.waitFor(
+      'turn end',
+      (x) => x.closeCode !== null || x.errors().length > 0 || (x.state?.status !== 'running' && x.lastAssistant() !== undefined && x.lastAssistant()?.status !== 'streaming' && x.lastAssistant()?.status !== 'pending'),
+      timeoutMs,
+    );
+    const ms = performance.now() - t0;
+    if (c.errors().length > 0) throw new Error(`error frame: ${JSON.stringify(c.errors()[0])}`);
+    if (c.closeCode !== null) throw new Error(`socket closed early (${c.closeCode})`);
+    const last = c.lastAssistant();
+    if (c.state?.status !== 'idle' || last?.status !== 'complete') throw new Error(`turn ended ${c.state?.status} / ${last?.status}: ${c.state?.error ?? ''}`);
+    let silenceMs = 0;
+    for (let i = 1; i < arrivals.length; i++) silenceMs = Math.max(silenceMs, arrivals[i] - arrivals[i - 1]);
+    return { ms, silenceMs };
+  } finally {
+    await c.close();
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Density (issue 31): many streaming turns in flight at once, on a hub at its defaults.
+ *
+ *   SWC_NODE_PROJECT=tsconfig.base.json node -r @swc-node/register tools/bench/streaming.ts \
+ *     [--levels 300,1000] [--turns-per-level 2] [--ingresses 1] [--workers 1] [--prompt "long answer 100"]
+ *
+ * Starts a real stack (fresh database, its own Redis server, N ingresses and M workers through
+ * `bin/hub`, every setting at its default: the offline model at its default pace), then runs the
+ * streaming workload (lib/streaming-load.ts): first one turn at a time (a turn alone), then each
+ * level with that many sessions in flight and `turns-per-level` × level turns in all. For each it
+ * prints turn time p50/p99 (and p50 as a multiple of a turn alone), turns/s, failed turns, the
+ * longest silence inside a stream (p99 and max), the peak of Postgres connections held by the
+ * hub (its database's backends) and the peak RSS of its processes. Progress goes to stderr.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import { WorkerConfig } from '@hub/config';
+import { HubStack, testServerUrl, type HubProcess } from '@hub/testing';
+import { withDescendants } from './lib/cpu';
+import { startPrivateRedis } from './lib/private-redis';
+import { streamingLoad, type StreamingResult } from './lib/streaming-load';
+
+const { values } = parseArgs({
+  options: {
+    levels: { type: 'string', default: '300,1000' },
+    'turns-per-level': { type: 'string', default: '2' },
+    ingresses: { type: 'string', default: '1' },
+    workers: { type: 'string', default: '1' },
+    prompt: { type: 'string', default: 'long answer 100' },
+    alone: { type: 'string', default: '5' },
+    // Experiments only (the numbers that count are at the defaults): K=V,K=V for every worker / ingress.
+    'worker-env': { type: 'string', default: '' },
+    'ingress-env': { type: 'string', default: '' },
+  },
+});
+const LEVELS = values.levels.split(',').map(Number);
+const PER_LEVEL = Number(values['turns-per-level']);
+
+/** Peaks of what the hub holds while a level runs, sampled every 250 ms. */
+class Peaks {
+  connections = 0;
+  rssMb = 0;
+  private readonly timer: NodeJS.Timeout;
+  private polling = Promise.resolve();
+
+  constructor(
+    private readonly admin: Client,
+    private readonly database: string,
+    private readonly pids: () => number[],
+  ) {
+    this.timer = setInterval(() => void (this.polling = this.polling.then(() => this.sample())), 250);
+  }
+
+  private async sample(): Promise<void> {
+    const { rows } = await this.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [this.database]).catch(() => ({ rows: [{ n: 0 }] }));
+    this.connections = Math.max(this.connections, rows[0].n);
+    let kb = 0;
+    for (const pid of withDescendants(this.pids())) kb += rssKb(pid);
+    this.rssMb = Math.max(this.rssMb, kb / 1024);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.polling;
+    await this.sample();
+  }
+}
+
+/** `K=V,K=V` as an environment. */
+function envOf(spec: string): Record<string, string> {
+  return Object.fromEntries(spec.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
+function rssKb(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+async function main(): Promise<void> {
+  const redis = await startPrivateRedis();
+  // The worker's offline model at its default pace: HubStack's workers otherwise run it at 0.
+  const stack = await HubStack.start({ label: 'streaming', workers: Number(values.workers), workerEnv: { HUB_OFFLINE_DELAY_MS: String(WorkerConfig.parse({}).HUB_OFFLINE_DELAY_MS), ...envOf(values['worker-env']) }, ingressEnv: envOf(values['ingress-env']), redisUrl: redis.url });
+  const admin = new Client({ connectionString: testServerUrl() });
+  await admin.connect();
+  try {
+    const urls = [stack.url];
+    for (let i = 1; i < Number(values.ingresses); i++) urls.push((await stack.addIngress()).url);
+    const { apiKey } = await stack.createTenant('streaming');
+    const targets = urls.map((url) => ({ url, apiKey }));
+    const database = new URL(stack.appDatabaseUrl).pathname.slice(1);
+    const processes = (): HubProcess[] => [stack.ingress, ...stack.moreIngresses, ...stack.workers];
+    const pids = () => processes().map((p) => p.child.pid as number);
+    process.stderr.write(`stack up: ${urls.length} ingress(es), ${stack.workers.length} worker(s); a turn alone first\n`);
+    const alone = await streamingLoad(targets, { inFlight: 1, turns: Number(values.alone), prompt: values.prompt });
+    const rows: { r: StreamingResult; connections: number; rssMb: number }[] = [];
+    for (const level of LEVELS) {
+      const peaks = new Peaks(admin, database, pids);
+      process.stderr.write(`level ${level}: ${level * PER_LEVEL} turns\n`);
+      const r = await streamingLoad(targets, {
+        inFlight: level,
+        turns: level * PER_LEVEL,
+        prompt: values.prompt,
+        progress: (ended, failed) => process.stderr.write(`  ${ended} of ${level * PER_LEVEL} ended, ${failed} failed\n`),
+      });
+      await peaks.stop();
+      rows.push({ r, connections: peaks.connections, rssMb: peaks.rssMb });
+    }
+    const lines = [
+      `streaming: "${values.prompt}", ${urls.length} ingress(es), ${stack.workers.length} worker(s), defaults; a turn alone: p50 ${(alone.p50Ms / 1000).toFixed(2)} s`,
+      '',
+      '| in flight | turns | p50 (× alone) | p99 | turns/s | failed | longest silence p99 / max | Postgres connections (peak) | RSS of hub processes (peak) |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...rows.map(({ r, connections, rssMb }) =>
+        `| ${r.inFlight} | ${r.turns} | ${(r.p50Ms / 1000).toFixed(2)} s (${(r.p50Ms / alone.p50Ms).toFixed(2)}×) | ${(r.p99Ms / 1000).toFixed(2)} s | ${r.turnsPerSec.toFixed(1)} | ${r.failed} | ${r.silenceP99Ms.toFixed(0)} / ${r.silenceMaxMs.toFixed(0)} ms | ${connections} | ${rssMb.toFixed(0)} MB |`,
+      ),
+    ];
+    for (const { r } of rows) if (r.failures.length) lines.push('', `failures at ${r.inFlight}:`, ...r.failures.map((f) => `  - ${f}`));
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    await admin.end();
+    await stack.stop();
+    await redis.stop();
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});
