@@ -53,7 +53,7 @@ export async function appendInOneStatement<E extends StoredEvent>(pool: Pool, re
 }
 
 /** The expected version as `hub_append` takes it: the number, or -1 any, -2 no stream, -3 exists. */
-function expectedCode(expected: ExpectedVersion): number {
+export function expectedCode(expected: ExpectedVersion): number {
   if (expected === 'any') return -1;
   if (expected === 'no_stream') return -2;
   if (expected === 'exists') return -3;

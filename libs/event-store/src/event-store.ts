@@ -3,6 +3,7 @@ import { isDomainError, type Recorded } from '@hub/domain';
 import type { Pool } from 'pg';
 import { appendInTransaction, checkExpectedVersion } from './append';
 import { appendInOneStatement } from './append-function';
+import { GroupCommit } from './group-commit';
 import { exportStream, readChainPage, type ChainRow } from './audit';
 import { ATTR, hubMetrics, withSpan, withoutChildSpans } from '@hub/telemetry';
 import { DEFAULT_MAX_EVENT_BYTES, serialiseEvents, type SerialisedEvent } from './event-validation';
@@ -49,6 +50,8 @@ const READ_STREAM = {
 export class EventStore {
   private readonly maxEventBytes: number;
   private readonly onAppended: EventStoreOptions['onAppended'];
+  /** Appends that run nothing else in their transaction go through it (null: each alone). */
+  private readonly commits: GroupCommit | null;
 
   constructor(
     private readonly pool: Pool,
@@ -56,6 +59,12 @@ export class EventStore {
   ) {
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.onAppended = options.onAppended;
+    this.commits = options.groupCommit === false ? null : new GroupCommit(pool, options.groupCommit);
+  }
+
+  /** Appends waiting for their group commit: how far Postgres is behind this process's writers. */
+  get appendBacklog(): number {
+    return this.commits?.backlog ?? 0;
   }
 
   /**
@@ -96,8 +105,12 @@ export class EventStore {
     serialised: SerialisedEvent[],
     options: AppendOptions,
   ): Promise<AppendResult<E>> {
-    // Nothing else in its transaction: one statement, one round trip (ADR 0026).
-    if (!options.withinTransaction && !options.onBeforeCommit) return appendInOneStatement<E>(this.pool, { tenantId, streamId, events: serialised, options });
+    // Nothing else in its transaction: one statement, one round trip (ADR 0026), shared with
+    // whatever else is ready at the same moment (ADR 0029).
+    if (!options.withinTransaction && !options.onBeforeCommit) {
+      const req = { tenantId, streamId, events: serialised, options };
+      return this.commits ? this.commits.append<E>(req) : appendInOneStatement<E>(this.pool, req);
+    }
     const client = await this.pool.connect();
     // A checked-out client has no pool listener: Postgres going away between two statements of
     // the transaction would be an uncaught 'error' event that kills the process (the fault
