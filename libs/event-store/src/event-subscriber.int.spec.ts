@@ -170,6 +170,37 @@ describe('EventSubscriber', () => {
     expect(String(errors[0])).toMatch(/handler broke/);
   });
 
+  it('with many subscriptions on many streams and tenants, gives each exactly its own events, joining and leaving mid-stream', async () => {
+    const tenants = [randomUUID(), randomUUID(), randomUUID()];
+    const streams = ['a', 'b', 'c', 'd'];
+    const early = tenants.flatMap((t) => [collect(t), ...streams.map((s) => collect(t, 0, s))]);
+    const write = (round: number) =>
+      Promise.all(tenants.flatMap((t) => streams.map((s) => store.append(t, s, [ev(`${s}${round}`)], { expectedVersion: 'any' }))));
+    await write(1);
+    // Joins while the tail moves: from the start (catching up), and from the head (live at once).
+    const late = tenants.map((t) => collect(t, 0, 'b'));
+    const fromHead = await Promise.all(tenants.map(async (t) => collect(t, await subscriber.headPosition(t), 'c')));
+    const leaving = early[1];
+    await leaving.sub.close();
+    const leftAt = leaving.seen.length;
+    await write(2);
+    await write(3);
+    for (const [i, t] of tenants.entries()) {
+      const expected = { all: await positionsInTable(t), ...Object.fromEntries(await Promise.all(streams.map(async (s) => [s, await positionsInTable(t, s)]))) };
+      const mine = early.slice(i * 5, i * 5 + 5);
+      await until(`tenant ${i}'s subscriptions to catch up`, () => mine[0].seen.length === expected.all.length && late[i].seen.length === expected.b.length && fromHead[i].seen.length === 2);
+      await sleep(300);
+      expect(mine[0].positions()).toEqual(expected.all);
+      streams.forEach((s, n) => {
+        if (mine[n + 1] !== leaving) expect(mine[n + 1].positions()).toEqual(expected[s]);
+      });
+      expect(late[i].positions()).toEqual(expected.b);
+      expect(fromHead[i].positions()).toEqual(expected.c.slice(1));
+    }
+    expect(leaving.seen.length).toBe(leftAt);
+    await Promise.all([...early, ...late, ...fromHead].map((c) => c.sub.close()));
+  });
+
   it('reports the newest settled position of a tenant', async () => {
     const tenant = randomUUID();
     expect(await subscriber.headPosition(tenant)).toBe(0);

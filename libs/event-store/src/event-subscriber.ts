@@ -35,7 +35,11 @@ interface Sub {
   filter: SubscribeFilter;
   onEvents: EventsHandler;
   onError?: (error: unknown) => void;
-  /** Every matching event at or below this position has been handed to `onEvents`' queue. */
+  /**
+   * Every matching event at or below this position has been handed to `onEvents`' queue. Once
+   * the subscription is live (in the index) the shared tail stands for it, and this stays where
+   * it was then: a wake must not touch every subscription.
+   */
   cursor: number;
   closed: boolean;
   queue: Promise<void>;
@@ -52,6 +56,12 @@ const MAX_BACKOFF_MS = 1000;
  */
 export class EventSubscriber {
   private readonly subs = new Set<Sub>();
+  /** Subscriptions not yet caught up to the shared tail (new ones start here): each reads its own range. */
+  private readonly lagging = new Set<Sub>();
+  /** Caught-up subscriptions by tenant and stream, so a wake costs the page plus the subscriptions it matches. */
+  private readonly live = new SubscriptionIndex();
+  /** Subscriptions per tenant: the tenants the shared tail read is scoped to. */
+  private readonly tenants = new Map<string, number>();
   private readonly pageSize: number;
   private readonly log: (message: string, error?: unknown) => void;
   private readonly listen: ListenConnection;
@@ -98,14 +108,11 @@ export class EventSubscriber {
     checkIds(filter.tenantId, filter.streamId);
     const sub: Sub = { filter, onEvents, onError, cursor: filter.after, closed: false, queue: Promise.resolve() };
     this.subs.add(sub);
+    this.lagging.add(sub);
+    this.tenants.set(filter.tenantId, (this.tenants.get(filter.tenantId) ?? 0) + 1);
     this.start().catch((e: unknown) => this.scheduleRetry(e));
     this.wake();
-    return {
-      close: async () => {
-        sub.closed = true;
-        this.subs.delete(sub);
-      },
-    };
+    return { close: async () => this.remove(sub) };
   }
 
   /** Highest settled global position of the tenant (0 if none): the newest valid cursor. */
@@ -122,6 +129,9 @@ export class EventSubscriber {
     for (const sub of this.subs) sub.closed = true;
     const queues = [...this.subs].map((s) => s.queue);
     this.subs.clear();
+    this.lagging.clear();
+    this.live.clear();
+    this.tenants.clear();
     await this.listen.close();
     await Promise.all(queues);
   }
@@ -162,21 +172,43 @@ export class EventSubscriber {
 
   private async tick(): Promise<{ more: boolean; unsettled: boolean }> {
     const tail = this.tail ?? 0;
-    const subs = [...this.subs];
-    const tenants = [...new Set(subs.map((s) => s.filter.tenantId))];
+    // Taken together, before any await: a subscription added while this tick reads was not in
+    // the tenants the page was read for, so it waits in `lagging` for the next tick.
+    const tenants = [...this.tenants.keys()];
+    const joining = [...this.lagging];
     const page = await readTail(this.pool, tenants, tail, this.pageSize);
     const full = page.events.length === this.pageSize;
     const newTail = full ? page.events[page.events.length - 1].globalPosition : Math.max(tail, page.settledHead);
-    const lagging = subs.filter((s) => s.cursor < tail);
-    const stillLagging = await Promise.all(lagging.map((s) => this.catchUp(s, tail)));
-    for (const sub of subs) {
+    const stillLagging = await Promise.all(joining.filter((s) => s.cursor < tail).map((s) => this.catchUp(s, tail)));
+    for (const sub of joining) {
       if (sub.closed || sub.cursor < tail) continue;
-      const matching = page.events.filter((e) => matches(sub.filter, e) && e.globalPosition > sub.cursor);
-      this.deliver(sub, matching);
-      sub.cursor = Math.max(sub.cursor, newTail);
+      this.lagging.delete(sub);
+      this.live.add(sub);
     }
+    // The page holds only events after the tail, which every live subscription has seen up to
+    // (or past: its own cursor, when it subscribed ahead of the tail).
+    const batches = new Map<Sub, Recorded<StoredEvent>[]>();
+    for (const e of page.events) {
+      this.live.forEachMatch(e, (sub) => {
+        if (sub.closed || e.globalPosition <= sub.cursor) return;
+        const batch = batches.get(sub);
+        if (batch) batch.push(e);
+        else batches.set(sub, [e]);
+      });
+    }
+    for (const [sub, events] of batches) this.deliver(sub, events);
     this.tail = newTail;
     return { more: full || stillLagging.some(Boolean), unsettled: page.visibleHead > newTail };
+  }
+
+  private remove(sub: Sub): void {
+    sub.closed = true;
+    if (!this.subs.delete(sub)) return;
+    this.lagging.delete(sub);
+    this.live.delete(sub);
+    const left = (this.tenants.get(sub.filter.tenantId) ?? 1) - 1;
+    if (left > 0) this.tenants.set(sub.filter.tenantId, left);
+    else this.tenants.delete(sub.filter.tenantId);
   }
 
   /** Reads a subscription up to the shared tail; true if it is still behind afterwards. */
@@ -199,8 +231,7 @@ export class EventSubscriber {
       } catch (e) {
         // A failed handler ends its subscription: redelivering would break exactly-once and
         // skipping would break no-gaps. The owner resubscribes from its own cursor.
-        sub.closed = true;
-        this.subs.delete(sub);
+        this.remove(sub);
         if (sub.onError) sub.onError(e);
         else this.log('event subscriber: handler failed, subscription closed', e);
       }
@@ -208,6 +239,42 @@ export class EventSubscriber {
   }
 }
 
-function matches(filter: SubscribeFilter, e: Recorded<StoredEvent>): boolean {
-  return e.tenantId === filter.tenantId && (filter.streamId === undefined || e.streamId === filter.streamId);
+/** Live subscriptions keyed by tenant, then stream (or the tenant's every stream). */
+class SubscriptionIndex {
+  private readonly byTenant = new Map<string, { anyStream: Set<Sub>; byStream: Map<string, Set<Sub>> }>();
+
+  add(sub: Sub): void {
+    const { tenantId, streamId } = sub.filter;
+    let t = this.byTenant.get(tenantId);
+    if (!t) this.byTenant.set(tenantId, (t = { anyStream: new Set(), byStream: new Map() }));
+    if (streamId === undefined) return void t.anyStream.add(sub);
+    let s = t.byStream.get(streamId);
+    if (!s) t.byStream.set(streamId, (s = new Set()));
+    s.add(sub);
+  }
+
+  delete(sub: Sub): void {
+    const { tenantId, streamId } = sub.filter;
+    const t = this.byTenant.get(tenantId);
+    if (!t) return;
+    if (streamId === undefined) t.anyStream.delete(sub);
+    else {
+      const s = t.byStream.get(streamId);
+      s?.delete(sub);
+      if (s?.size === 0) t.byStream.delete(streamId);
+    }
+    if (t.anyStream.size === 0 && t.byStream.size === 0) this.byTenant.delete(tenantId);
+  }
+
+  /** Calls `fn` for each live subscription `e` matches. */
+  forEachMatch(e: Recorded<StoredEvent>, fn: (sub: Sub) => void): void {
+    const t = this.byTenant.get(e.tenantId);
+    if (!t) return;
+    t.anyStream.forEach(fn);
+    t.byStream.get(e.streamId)?.forEach(fn);
+  }
+
+  clear(): void {
+    this.byTenant.clear();
+  }
 }
