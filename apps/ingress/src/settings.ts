@@ -14,6 +14,8 @@ export interface IngressSettings extends ServiceSettings {
   acpPermissionTimeoutMs: number;
   /** Open WebSockets per process (`HUB_WS_MAX_SOCKETS`). */
   wsMaxSockets: number;
+  /** Unsent bytes a WebSocket may hold before it is closed as a slow consumer (`HUB_WS_MAX_BUFFERED_BYTES`). */
+  wsMaxBufferedBytes: number;
   /** How often open sockets re-check their key (`HUB_KEY_RECHECK_MS`). */
   keyRecheckMs: number;
   /** How long a socket's place in its tenant's open-socket count lasts unrenewed (`HUB_SOCKET_LEASE_MS`). */
@@ -36,6 +38,7 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     commandTimeoutMs: c.HUB_COMMAND_TIMEOUT_MS,
     acpPermissionTimeoutMs: c.HUB_ACP_PERMISSION_TIMEOUT_MS,
     wsMaxSockets: c.HUB_WS_MAX_SOCKETS,
+    wsMaxBufferedBytes: c.HUB_WS_MAX_BUFFERED_BYTES,
     keyRecheckMs: c.HUB_KEY_RECHECK_MS,
     socketLeaseMs: c.HUB_SOCKET_LEASE_MS,
     operatorKey: c.HUB_OPERATOR_KEY,

@@ -25,7 +25,8 @@ export type TurnEnd = { ok: true; stopReason: string } | { ok: false; code: stri
 
 /** What a session needs from its connection. */
 export interface SessionPeer {
-  send(msg: unknown): void;
+  /** `catchUp`: history the client asked for (a load), not counted against its send buffer (slow-consumer.ts). */
+  send(msg: unknown, catchUp?: boolean): void;
   /** Whether the client takes this `session/update` kind (Harn extensions are opt-in). */
   accepts(sessionUpdate: string): boolean;
   /** Sends `session/request_permission` for an approval; the connection turns the answer into ResolveApproval. */
@@ -149,7 +150,7 @@ export class AcpSession {
   private apply(e: Recorded<HubEvent>, emit: boolean, live: boolean): void {
     const r = encode(e, this.view, this.sessionId);
     this.view = r.view;
-    if (emit) r.notifications.filter((n) => this.peer.accepts(n.params.update.sessionUpdate)).forEach((n) => this.peer.send(n));
+    if (emit) r.notifications.filter((n) => this.peer.accepts(n.params.update.sessionUpdate)).forEach((n) => this.peer.send(n, !live));
     this.trackApprovals(e, live);
     this.trackTurn(e);
     const end = turnEndOf(e);

@@ -30,7 +30,8 @@ export class AcpConnection {
   private closed = false;
 
   constructor(
-    private readonly out: (msg: unknown) => void,
+    /** `catchUp`: a frame of history the client asked for (slow-consumer.ts). */
+    private readonly out: (msg: unknown, catchUp?: boolean) => void,
     readonly principal: Principal,
     readonly deps: AcpDeps,
     readonly log: Logger,
@@ -47,8 +48,8 @@ export class AcpConnection {
     return { correlationId: this.correlationId, actor: actorOf(this.principal) };
   }
 
-  send(msg: unknown): void {
-    if (!this.closed) this.out(msg);
+  send(msg: unknown, catchUp = false): void {
+    if (!this.closed) this.out(msg, catchUp);
   }
 
   async onFrame(raw: string): Promise<void> {
@@ -147,7 +148,7 @@ export class AcpConnection {
     await this.assertReadable(sessionId);
     await this.assertExists(sessionId);
     const s = new AcpSession(sessionId, this.principal.tenantId, {
-      send: (m) => this.send(m),
+      send: (m, catchUp) => this.send(m, catchUp),
       accepts: (kind) => acceptsUpdate(this.extensions, kind),
       askPermission: (approvalId, p) => void this.askPermission(s, approvalId, p),
       withdrawPermission: (approvalId) => this.permissions.withdraw(approvalId),

@@ -9,6 +9,7 @@ import { CommandService } from '../commands/command.service';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
+import { boundedSender, SLOW_CONSUMER_RESUME } from '../transport/slow-consumer';
 import { AcpConnection } from './acp.connection';
 import { LiveRegistry } from './live-registry';
 
@@ -37,9 +38,9 @@ export class AcpGateway implements OnGatewayConnection {
     if (!req.principal) return ws.close(1008, 'unauthenticated');
     const header = req.headers['x-correlation-id'];
     const correlationId = correlationIdFrom(Array.isArray(header) ? header[0] : header);
-    const send = (msg: unknown) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
-    };
+    // A client that stops reading is closed 4008 and its sessions' feeds released (slow-consumer.ts).
+    const sendFrame = boundedSender(ws, this.settings.wsMaxBufferedBytes, SLOW_CONSUMER_RESUME.acp, () => void conn.close().catch((e: Error) => this.log.warn(`acp: releasing a slow consumer: ${e.message}`)));
+    const send = (msg: unknown, catchUp?: boolean) => void sendFrame(msg, catchUp);
     const deps = {
       streams: this.streams,
       commands: this.commands,

@@ -42,6 +42,7 @@ interface ReplayTarget {
 export async function replayHarnessEpisode(ws: WebSocket, socket: OpenEnvSocket, params: URLSearchParams, speed: number | null, deps: HarnessReplayDeps): Promise<void> {
   const closed = new AbortController();
   ws.on('close', guarded('openenv harness replay close', () => closed.abort()));
+  socket.slow.addEventListener('abort', () => closed.abort(), { once: true });
   ws.on('message', () => socket.send(errorEvent('this socket replays a recorded episode (?replay=1) and is read-only: messages are refused, nothing was run', true)));
   const target = await openTarget(socket, params, speed, deps);
   if (typeof target === 'string') {

@@ -1,5 +1,5 @@
 import { guarded } from '@hub/telemetry';
-import { Logger } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -11,6 +11,8 @@ import { EventStore } from '@hub/event-store';
 import { CommandService } from '../commands/command.service';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
+import { SLOW_CONSUMER_RESUME } from '../transport/slow-consumer';
+import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { checkText, parseJsonInput } from '@hub/protocol-input';
 import { envName } from './environment-config';
 import { ModelRequests } from './model-requests';
@@ -39,10 +41,11 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     private readonly commands: CommandService,
     private readonly store: EventStore,
     private readonly access: SessionAccess,
+    @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
   ) {}
 
   async handleConnection(ws: WebSocket, req: UpgradeRequest): Promise<void> {
-    const socket = openEnvSocket(ws, req);
+    const socket = openEnvSocket(ws, req, this.settings.wsMaxBufferedBytes, SLOW_CONSUMER_RESUME.openenvHarness);
     if (!socket) return;
     const { principal, correlationId, send } = socket;
     const params = upgradeParams(req);
@@ -51,10 +54,10 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     // Every frame is an RFC 005 HarnessEvent (a strict client rejects anything else): the
     // episode's ids ride in the `data.episode` of the first event this socket sends.
     let episodeInfo: Record<string, string> | null = null;
-    const sendEvent = (h: HarnessEvent) => {
+    const sendEvent = (h: HarnessEvent, catchUp = false) => {
       const first = episodeInfo;
       episodeInfo = null;
-      send(first ? { ...h, data: { ...h.data, episode: first } } : h);
+      send(first ? { ...h, data: { ...h.data, episode: first } } : h, catchUp);
     };
     const fail = (message: string) => sendEvent({ type: 'error', timestamp: Date.now() / 1000, data: { message, recoverable: false }, cursor: 0 });
     // A used-up tenant limit: recoverable, with the wait (the socket's next message may get through).
@@ -94,13 +97,15 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
           // Rebuilding a call's messages costs a pass over the log: only for events that are sent.
           const r = encodeHarnessEvents(e, view, sending ? requests.messagesOf : undefined);
           view = r.view;
-          if (sending) r.events.forEach(sendEvent);
+          if (sending) r.events.forEach((h) => sendEvent(h, !live));
         }
       };
       let opened = false;
       const pending: Recorded<HubEvent>[][] = [];
       const feed = await this.streams.open(principal.tenantId, episode.sessionId, (batch) => (opened ? emit(batch, true) : void pending.push(batch)), { after });
       ws.on('close', guarded('openenv harness close', () => feed.close()));
+      // A client that stopped reading is released at once, not when its closing handshake times out.
+      socket.slow.addEventListener('abort', () => void feed.close(), { once: true });
       episodeInfo = { episode_id: episode.episodeId, session_id: episode.sessionId, env };
       emit(feed.history, false);
       opened = true;

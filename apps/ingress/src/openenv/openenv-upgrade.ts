@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
 import { ATTR, contextFromHeaders, correlationIdFrom, guarded, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
+import { boundedSender } from '../transport/slow-consumer';
 
 /** Fixed paths of the two OpenEnv gateways; the public paths below are rewritten onto them. */
 export const OPENENV_WS_PATH = '/v1/openenv-ws';
@@ -55,7 +56,10 @@ export function upgradeParams(req: IncomingMessage): URLSearchParams {
 export interface OpenEnvSocket {
   principal: Principal;
   correlationId: string;
-  send(frame: object): void;
+  /** `catchUp`: history the client asked for, not counted against its send buffer (slow-consumer.ts). */
+  send(frame: object, catchUp?: boolean): void;
+  /** Aborted when the client stopped reading and the socket was closed 4008: release what feeds it. */
+  slow: AbortSignal;
   /**
    * Runs a frame's handling in a span of its own, in the trace of the upgrade's `traceparent`
    * and with the socket's correlation id, so the turn it starts hangs under it.
@@ -63,8 +67,12 @@ export interface OpenEnvSocket {
   inTrace<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }
 
-/** The socket's caller and sender; an unauthenticated socket is closed (1008) and gets null. */
-export function openEnvSocket(ws: WebSocket, req: UpgradeRequest): OpenEnvSocket | null {
+/**
+ * The socket's caller and sender; an unauthenticated socket is closed (1008) and gets null. The
+ * sender closes a client that stops reading (`maxBufferedBytes` unsent) with 4008, saying how
+ * to `resume` (slow-consumer.ts).
+ */
+export function openEnvSocket(ws: WebSocket, req: UpgradeRequest, maxBufferedBytes: number, resume: string): OpenEnvSocket | null {
   if (!req.principal) {
     ws.close(1008, 'unauthenticated');
     return null;
@@ -72,10 +80,13 @@ export function openEnvSocket(ws: WebSocket, req: UpgradeRequest): OpenEnvSocket
   const principal = req.principal;
   const correlationId = correlationIdFrom(req.headers['x-correlation-id'] as string | undefined);
   const parent = contextFromHeaders(req.headers);
+  const slow = new AbortController();
+  const sendFrame = boundedSender(ws, maxBufferedBytes, resume, () => slow.abort());
   return {
     principal,
     correlationId,
-    send: (frame) => void (ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame))),
+    send: (frame, catchUp) => void sendFrame(frame, catchUp),
+    slow: slow.signal,
     inTrace: (name, fn) => withContext(parent, () => runWithCorrelation(correlationId, () => withSpan(name, { [ATTR.TENANT_ID]: principal.tenantId, [ATTR.PROTOCOL]: 'openenv' }, fn))),
   };
 }

@@ -1,10 +1,12 @@
-import { Logger } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
 import { isDomainError, retryAfterMsOf } from '@hub/domain';
 import { decodeAction, decodeWsFrame, wsError, wsObservation, wsState, type WsClientFrame, type WsErrorCode } from '@hub/protocol-openenv';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
+import { SLOW_CONSUMER_RESUME } from '../transport/slow-consumer';
+import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import type { Episode } from './environment-registry';
 import { envName } from './environment-config';
 import { OpenEnvEpisodes, OpenEnvRefusal } from './openenv-episodes';
@@ -24,10 +26,11 @@ export class OpenEnvWsGateway implements OnGatewayConnection {
   constructor(
     private readonly episodes: OpenEnvEpisodes,
     private readonly mcp: OpenEnvMcp,
+    @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
   ) {}
 
   async handleConnection(ws: WebSocket, req: UpgradeRequest): Promise<void> {
-    const socket = openEnvSocket(ws, req);
+    const socket = openEnvSocket(ws, req, this.settings.wsMaxBufferedBytes, SLOW_CONSUMER_RESUME.openenvWs);
     if (!socket) return;
     const { principal, correlationId, send } = socket;
     // Frames may arrive before the environment is checked: take them now, handle them after.

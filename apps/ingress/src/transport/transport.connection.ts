@@ -10,6 +10,7 @@ import type { CommandService } from '../commands/command.service';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
 import { paced } from './replay-pace';
 import { sessionLogUpTo } from './session-log-pages';
+import { boundedSender, SLOW_CONSUMER_RESUME, type FrameSender } from './slow-consumer';
 
 /** One WebSocket watching (and steering) one session. */
 export class TransportConnection {
@@ -24,6 +25,8 @@ export class TransportConnection {
   private readonly closed = new AbortController();
   /** Set while the session has no event yet: its first one says whether this key may watch it. */
   private unopened = false;
+  /** Every frame leaves through it: a client that stops reading is closed 4008 and its feed released. */
+  private readonly sendFrame: FrameSender;
 
   constructor(
     private readonly ws: WebSocket,
@@ -36,7 +39,13 @@ export class TransportConnection {
     private readonly trace: { correlationId?: string; context: TraceContext },
     /** Whether this key may watch a session whose first event is this (SessionAccess.mayWatchOpenedBy). */
     private readonly mayWatch: (first: Recorded<HubEvent>) => boolean = () => true,
+    /** Unsent bytes past which the client counts as not reading (`HUB_WS_MAX_BUFFERED_BYTES`). */
+    maxBufferedBytes = Number.POSITIVE_INFINITY,
   ) {
+    this.sendFrame = boundedSender(ws, maxBufferedBytes, SLOW_CONSUMER_RESUME.transport, () => {
+      this.closed.abort();
+      void this.feed?.close();
+    });
     this.chain = new Promise((resolve) => (this.openGate = resolve));
     ws.on('message', guarded('transport frame', (data: RawData, isBinary: boolean) => this.onMessage(isBinary ? null : data.toString())));
     ws.on('close', guarded('transport close', () => {
@@ -58,9 +67,9 @@ export class TransportConnection {
     this.unopened = this.feed.history.length === 0;
     if (after === undefined) {
       for (const e of this.feed.history) this.view = encode(e, this.view).view;
-      this.send(snapshot(this.view, this.feed.head));
+      this.send(snapshot(this.view, this.feed.head), true);
     } else {
-      for (const e of this.feed.history) this.apply(e, e.globalPosition > after);
+      for (const e of this.feed.history) this.apply(e, e.globalPosition > after, true);
     }
     this.openGate();
   }
@@ -120,14 +129,15 @@ export class TransportConnection {
     return this.chain;
   }
 
-  private apply(event: Recorded<HubEvent>, emit: boolean): void {
+  /** `catchUp`: history the client asked for at connect, not counted against its send buffer (slow-consumer.ts). */
+  private apply(event: Recorded<HubEvent>, emit: boolean, catchUp = false): void {
     const { view, frames } = encode(event, this.view);
     this.view = view;
-    if (emit) frames.forEach((f) => this.send(f));
+    if (emit) frames.forEach((f) => this.send(f, catchUp));
   }
 
-  private send(frame: ServerMessage): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame));
+  private send(frame: ServerMessage, catchUp = false): void {
+    this.sendFrame(frame, catchUp);
   }
 
   /** The wire's name for a failure; what the client may not see goes to the log under the correlation id. */

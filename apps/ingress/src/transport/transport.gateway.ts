@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import { SESSION_ID_PATTERN, isDomainError } from '@hub/domain';
@@ -7,6 +7,7 @@ import { domainErrorFrame, errorFrame } from '@hub/protocol-transport';
 import { contextFromHeaders, correlationIdFrom } from '@hub/telemetry';
 import { SessionAccess } from '../auth/session-access';
 import { CommandService } from '../commands/command.service';
+import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from './authenticated-ws.adapter';
 import { MAX_REPLAY_GAP_MS, MAX_REPLAY_SPEED, replaySpeedOf } from './replay-pace';
@@ -31,6 +32,7 @@ export class TransportGateway implements OnGatewayConnection {
     private readonly commands: CommandService,
     private readonly store: EventStore,
     private readonly access: SessionAccess,
+    @Inject(INGRESS_CONFIG) private readonly settings: IngressSettings,
   ) {}
 
   async handleConnection(ws: WebSocket, req: UpgradeRequest): Promise<void> {
@@ -60,7 +62,7 @@ export class TransportGateway implements OnGatewayConnection {
     const correlation = Array.isArray(asked) ? asked[0] : asked;
     const trace = { correlationId: correlation ? correlationIdFrom(correlation) : undefined, context: contextFromHeaders(req.headers) };
     const principal = req.principal;
-    const conn = new TransportConnection(ws, principal, sessionId, this.streams, this.commands, this.log, trace, (first) => this.access.mayWatchOpenedBy(principal, first));
+    const conn = new TransportConnection(ws, principal, sessionId, this.streams, this.commands, this.log, trace, (first) => this.access.mayWatchOpenedBy(principal, first), this.settings.wsMaxBufferedBytes);
     if (replaySpeed !== undefined) return conn.replay(this.store, replaySpeed, after);
     await conn.start(after);
   }
