@@ -12,15 +12,13 @@
  * own database and, for the hub, of the Redis server. See README.md next to this file.
  * Progress goes to stderr, the tables to stdout.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { HubStack, TransportTestClient, connectToServer, testServerUrl } from '@hub/testing';
+import { TransportTestClient, connectToServer } from '@hub/testing';
 import { CpuWindow, machineBusyMs, withDescendants, type CpuSources, type Group } from '../lib/cpu';
-import { startPrivateRedis } from '../lib/private-redis';
+import { fetchOk, log, startDbosServer, startHub, startLangGraphServer } from './servers';
 
 const { values } = parseArgs({
   options: {
@@ -37,12 +35,6 @@ const SIDES = values.sides.split(',').map((s) => s.trim());
 const PROMPT = 'hello';
 const RUN_TIMEOUT_MS = 60_000;
 
-const PEERS_DIR = __dirname;
-const REPO_ROOT = resolve(PEERS_DIR, '../../..');
-const NODE = existsSync(join(REPO_ROOT, 'node_modules/.bin/node')) ? join(REPO_ROOT, 'node_modules/.bin/node') : process.execPath;
-
-const log = (msg: string) => process.stderr.write(`peers: ${msg}\n`);
-
 // ---------------------------------------------------------------------------------------------
 // Sides
 
@@ -58,73 +50,19 @@ interface Side {
   start(): Promise<Running>;
 }
 
-function ensureInstalled(folder: string): void {
-  const dir = join(PEERS_DIR, folder);
-  const marker = join(dir, 'node_modules/.package-lock.json');
-  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(join(dir, 'package.json')).mtimeMs) return;
-  log(`installing ${folder}/ (npm install --prefix ${dir})`);
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', dir], { stdio: ['ignore', 2, 2] });
-  if (r.status !== 0) throw new Error(`npm install in ${folder}/ failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ''})`);
-}
-
-/** Starts `node server.mjs` in a peer's folder and waits for its `{"ready":true,"url":…}` line. */
-async function startPeerServer(folder: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stop(): Promise<void> }> {
-  const child = spawn(NODE, ['server.mjs'], {
-    cwd: join(PEERS_DIR, folder),
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${folder} server did not print its ready line within 60 s; stderr:\n${err.slice(-3000)}`)), 60_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      out = (out + d.toString()).slice(-20_000);
-      for (const line of out.split('\n')) {
-        if (!line.startsWith('{"ready"')) continue;
-        clearTimeout(timer);
-        resolveUrl((JSON.parse(line) as { url: string }).url);
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${folder} server exited (${code ?? signal}) before it was ready; stderr:\n${err.slice(-3000)}\nstdout:\n${out.slice(-2000)}`));
-    });
-  });
-  return {
-    child,
-    url,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
-}
-
-async function fetchOk(url: string, init: RequestInit): Promise<Response> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(RUN_TIMEOUT_MS) });
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: HTTP ${res.status} ${(await res.text()).slice(0, 500)}`);
-  return res;
-}
-
 const langgraph: Side = {
   name: 'LangGraph',
   async start() {
-    ensureInstalled('langgraph');
-    const server = await startPeerServer('langgraph', { LOG_LEVEL: 'warn' });
+    const server = await startLangGraphServer();
     const json = { 'content-type': 'application/json' };
     return {
       async oneRun() {
-        const thread = (await (await fetchOk(`${server.url}/threads`, { method: 'POST', headers: json, body: '{}' })).json()) as { thread_id: string };
+        const thread = (await (await fetchOk(`${server.url}/threads`, { method: 'POST', headers: json, body: '{}' }, RUN_TIMEOUT_MS)).json()) as { thread_id: string };
         const res = await fetchOk(`${server.url}/threads/${thread.thread_id}/runs/stream`, {
           method: 'POST',
           headers: json,
           body: JSON.stringify({ assistant_id: 'agent', input: { messages: [{ role: 'human', content: PROMPT }] }, stream_mode: ['values'] }),
-        });
+        }, RUN_TIMEOUT_MS);
         const body = await res.text(); // the SSE stream, read to its end
         if (/^event: error/m.test(body)) throw new Error(`run failed: ${body.slice(0, 500)}`);
         if (!body.includes('"type": "ai"')) throw new Error(`the stream ended without the model's answer: ${body.slice(-500)}`);
@@ -138,34 +76,15 @@ const langgraph: Side = {
 const dbos: Side = {
   name: 'DBOS',
   async start() {
-    ensureInstalled('dbos');
-    const name = `peers_dbos_${randomBytes(6).toString('hex')}`;
-    const url = new URL(testServerUrl());
-    url.pathname = `/${name}`;
-    const drop = async () => {
-      const c = await connectToServer();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => c.end());
-    };
-    const c = await connectToServer();
-    await c.query(`CREATE DATABASE "${name}"`).finally(() => c.end());
-    let server: Awaited<ReturnType<typeof startPeerServer>>;
-    try {
-      server = await startPeerServer('dbos', { DBOS_SYSTEM_DATABASE_URL: url.toString(), DBOS_LOG_LEVEL: 'warn' });
-    } catch (e) {
-      await drop();
-      throw e;
-    }
+    const { server, database, stop } = await startDbosServer();
     return {
       async oneRun(id) {
-        const res = await fetchOk(`${server.url}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, prompt: PROMPT }) });
+        const res = await fetchOk(`${server.url}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, prompt: PROMPT }) }, RUN_TIMEOUT_MS);
         const result = (await res.json()) as { status?: string; answer?: string };
         if (result.status !== 'complete' || !result.answer) throw new Error(`workflow ${id} ended with ${JSON.stringify(result).slice(0, 300)}`);
       },
-      cpu: { server: () => withDescendants([server.child.pid as number]), database: name },
-      async stop() {
-        await server.stop();
-        await drop();
-      },
+      cpu: { server: () => withDescendants([server.child.pid as number]), database },
+      stop,
     };
   },
 };
@@ -173,26 +92,7 @@ const dbos: Side = {
 const hub: Side = {
   name: 'hub',
   async start() {
-    // A Redis of its own: its CPU is the hub's alone (the shared one serves the whole machine).
-    const redis = await startPrivateRedis();
-    let stack: HubStack;
-    try {
-      stack = await HubStack.start({ label: 'peers', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '0' }, redisUrl: redis.url });
-    } catch (e) {
-      await redis.stop();
-      throw e;
-    }
-    const stop = async () => {
-      await stack.stop();
-      await redis.stop();
-    };
-    let apiKey: string;
-    try {
-      ({ apiKey } = await stack.createTenant('peers'));
-    } catch (e) {
-      await stop().catch(() => undefined);
-      throw e;
-    }
+    const { stack, redis, apiKey, stop } = await startHub('peers', { HUB_OFFLINE_DELAY_MS: '0' });
     /** The hub's own log lines about an error's correlation id (what the client is not told). */
     const explain = (errors: { message: string }[]): string => {
       const ids = errors.map((e) => /correlation id ([0-9a-f-]{36})/.exec(e.message)?.[1]).filter((x): x is string => !!x);

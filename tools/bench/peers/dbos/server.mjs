@@ -1,10 +1,12 @@
 // DBOS Transact (`@dbos-inc/dbos-sdk`) behind a small node:http server: each POST /runs starts a
 // workflow with the id the client gave, of two durable steps (the offline model call, then
 // recording the answer), and answers with the workflow's result once it finished. The system
-// database is DBOS_SYSTEM_DATABASE_URL (DBOS creates and migrates it at launch).
+// database is DBOS_SYSTEM_DATABASE_URL (DBOS creates and migrates it at launch). POST /streams is
+// the streaming workload's (streaming.mjs: the answer word by word over server-sent events).
 // Prints one JSON line {"ready":true,"url":...} on stdout once it listens.
 import { createServer } from 'node:http';
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import { serveStream } from './streaming.mjs';
 
 function offlineReply(prompt) {
   return (
@@ -27,15 +29,18 @@ const agentTurn = DBOS.registerWorkflow(
   { name: 'agentTurn' },
 );
 
-DBOS.setConfig({ name: 'peers-dbos', systemDatabaseUrl: process.env.DBOS_SYSTEM_DATABASE_URL, logLevel: process.env.DBOS_LOG_LEVEL ?? 'warn' });
+// DBOS_POOL_SIZE: the system database's connection pool (unset: DBOS's default, 10).
+const poolSize = process.env.DBOS_POOL_SIZE ? { systemDatabasePoolSize: Number(process.env.DBOS_POOL_SIZE) } : {};
+DBOS.setConfig({ name: 'peers-dbos', systemDatabaseUrl: process.env.DBOS_SYSTEM_DATABASE_URL, logLevel: process.env.DBOS_LOG_LEVEL ?? 'warn', ...poolSize });
 await DBOS.launch();
 
 const server = createServer((req, res) => {
-  if (req.method !== 'POST' || req.url !== '/runs') return void res.writeHead(404).end();
+  if (req.method !== 'POST' || (req.url !== '/runs' && req.url !== '/streams')) return void res.writeHead(404).end();
   let body = '';
   req.on('data', (d) => (body += d));
   req.on('end', async () => {
     try {
+      if (req.url === '/streams') return await serveStream(req, res, body);
       const { id, prompt } = JSON.parse(body);
       const handle = await DBOS.startWorkflow(agentTurn, { workflowID: id })(prompt);
       const result = await handle.getResult();
