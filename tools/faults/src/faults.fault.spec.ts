@@ -1,6 +1,8 @@
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
-import { TransportTestClient } from '@hub/testing';
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { HubProcess, TransportTestClient } from '@hub/testing';
 import { ClientWatch, FaultHub, FAULT_WORKER_ENV, type Ledger } from './fault-hub';
 import { OwnPostgres, OwnRedis } from './own-services';
 
@@ -227,3 +229,60 @@ it('poison jobs fail alone: no worker crashes and other turns complete', async (
   await turns.close();
   await commands.close();
 });
+
+it('clients that stop reading: closed 4008 at a bounded send buffer, the others finish every turn, ingress memory stays flat', async () => {
+  // An ingress and a worker of their own (their own queue prefix, so only this worker runs these
+  // turns, at full speed): a paused socket must be sent more than the kernel's buffers (about
+  // 4 MB on loopback) before a byte waits in ingress.
+  const limit = 64 * 1024;
+  const env = { ...hub.env(), HUB_QUEUE_PREFIX: 'faults-slow', LOG_LEVEL: 'info' };
+  const ingress = new HubProcess(['ingress'], { ...env, PORT: '0', HOST: '127.0.0.1', HUB_WS_MAX_BUFFERED_BYTES: String(limit) });
+  const worker = new HubProcess(['worker'], { ...env, HUB_OFFLINE_DELAY_MS: '0' });
+  try {
+    const url = String((await ingress.waitForLog('ingress listening', 60_000)).url).replace('[::1]', '127.0.0.1');
+    await worker.waitForLog('worker started', 60_000);
+    const session = 'slow-consumers';
+    const clients = await Promise.all(Array.from({ length: 8 }, () => TransportTestClient.connect(url, hub.apiKey, { session })));
+    await Promise.all(clients.map((c) => c.waitFor('snapshot', (x) => x.state !== null)));
+    const rssBefore = rssOf(ingress);
+    const [submitter, ...rest] = clients;
+    const paused = rest.slice(0, 3);
+    const reading = [submitter, ...rest.slice(3)];
+    const tcp = (c: TransportTestClient) => (c.ws as unknown as { _socket: Socket })._socket;
+    paused.forEach((c) => tcp(c).pause());
+    let bytes = 0;
+    submitter.ws.on('message', (raw: Buffer) => (bytes += raw.length));
+    let turns = 0;
+    const t0 = Date.now();
+    while (bytes < 6 * 1024 * 1024 && turns < 400) {
+      submitter.send([{ type: 'submit', prompt: 'long answer 5000' }]);
+      turns++;
+      const done = (c: TransportTestClient) => c.state?.status === 'idle' && c.state.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length === turns;
+      await Promise.all(reading.map((c) => c.waitFor(`turn ${turns}`, done, 30_000)));
+    }
+    const rssAfter = rssOf(ingress);
+    paused.forEach((c) => tcp(c).resume());
+    await Promise.all(paused.map((c) => c.waitFor('the slow consumer close', (x) => x.closeCode !== null, 30_000)));
+    expect(paused.map((c) => c.closeCode)).toEqual([4008, 4008, 4008]);
+    expect(reading.map((c) => c.closeCode)).toEqual(reading.map(() => null));
+    for (const c of reading) expect(c.state).toEqual(submitter.state);
+    // What ingress held for each when it gave up: the limit and at most a frame more.
+    const closes = ingress.stderr.split('\n').filter((l) => l.includes('closing a slow consumer')).map((l) => (JSON.parse(l) as { buffered_bytes: number }).buffered_bytes);
+    expect(closes).toHaveLength(3);
+    for (const b of closes) expect(b).toBeLessThan(limit + 64 * 1024);
+    // A coarse guard only (the heap grows while megabytes stream to the readers, about 60 MB
+    // here): the bound that matters is what was held for each paused socket, above.
+    expect(rssAfter - rssBefore).toBeLessThan(160 * 1024 * 1024);
+    process.stdout.write(`\nslow consumers: ${turns} turns, ${(bytes / 1024 / 1024).toFixed(1)} MB to each reader; ingress held ${closes.join(', ')} bytes at the closes; RSS ${((rssAfter - rssBefore) / 1024 / 1024).toFixed(1)} MB over the run\n`);
+    report['slow-consumers'] = { acknowledged: turns, completed: turns, lost: 0, duplicated: 0, stallMs: 0, errors: paused.map((c) => `close ${c.closeCode}`), settleMs: Date.now() - t0 };
+    await Promise.all(clients.map((c) => c.close()));
+  } finally {
+    await Promise.all([ingress.kill('SIGKILL'), worker.kill('SIGKILL')]);
+  }
+});
+
+/** A process's resident memory, in bytes (Linux). */
+function rssOf(p: HubProcess): number {
+  const status = readFileSync(`/proc/${p.child.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
