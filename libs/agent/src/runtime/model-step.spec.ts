@@ -79,4 +79,40 @@ describe('model step: streamed text is recorded in flushes', () => {
     expect(deltas(events).map((d) => d.text)).toEqual(['first words ', 'later']);
     expectExactOffsets(deltas(events));
   });
+
+  it('goes on reading the model while a window is being appended: slow appends do not stretch the answer', async () => {
+    const log = new InMemoryEventLog();
+    const gaps: number[] = [];
+    const appending: number[] = [];
+    let last = 0;
+    const paced: ModelProvider = {
+      name: 'offline', model: 'offline',
+      async *stream(_req: ModelRequest): AsyncIterable<ModelStreamPart> {
+        for (let i = 0; i < 30; i++) {
+          await new Promise((r) => setTimeout(r, 10));
+          const now = performance.now();
+          if (last) gaps.push(now - last);
+          last = now;
+          yield { type: 'text-delta', text: `w${i} ` };
+        }
+        yield { type: 'finish', finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 30, totalTokens: 31 } };
+      },
+    };
+    // Each append takes 150 ms (a crowded database); ours are never two at once.
+    let inFlight = 0;
+    log.beforeAppend = async () => {
+      appending.push(++inFlight);
+      await new Promise((r) => setTimeout(r, 150));
+      inFlight--;
+    };
+    const { outcome, events } = await runTurn('hi', paced, { maxChars: 4096, maxDelayMs: 50 }, log);
+    expect(outcome).toBe('completed');
+    // Read at the model's pace: no pause between two parts waited for an append (150 ms).
+    expect(Math.max(...gaps)).toBeLessThan(120);
+    expect(Math.max(...appending)).toBe(1);
+    const ds = deltas(events);
+    expect(ds.length).toBeGreaterThan(1);
+    expect(ds.map((d) => d.text).join('')).toBe(Array.from({ length: 30 }, (_, i) => `w${i} `).join(''));
+    expectExactOffsets(ds);
+  });
 });

@@ -56,6 +56,12 @@ type DeltaKind = 'text' | 'thought';
  * Streamed text and thoughts on their way into the log, coalesced (see {@link FlushPolicy}):
  * consecutive chunks of one kind become one `TextDelta` / `ThoughtDelta` whose offset is the
  * first chunk's, so a flush writes one event per kind run, not one per token.
+ *
+ * A window's flush does not hold up the model's stream (ADR 0030): it is appended in the
+ * background while the next chunks are read, one append at a time (the next waits for the one
+ * before, and takes whatever is pending when it starts). Awaiting each append before reading on
+ * stretched every answer by its appends' latency, which a crowd makes long. A failed append
+ * (a conflict: someone else wrote) surfaces at the writer's next call, and the runner re-plans.
  */
 class DeltaWriter {
   private pending: HubEvent[] = [];
@@ -66,6 +72,11 @@ class DeltaWriter {
   private readonly thought: Resumable;
   private textOffset: number;
   private thoughtOffset: number;
+  /** The appends asked for so far, in order: each starts when the one before has ended. */
+  private appends: Promise<void> = Promise.resolve();
+  /** A flush is asked for and has not taken the pending text yet: the window is being served. */
+  private asked = false;
+  private failure: { error: unknown } | null = null;
   fullText = '';
 
   constructor(
@@ -82,6 +93,7 @@ class DeltaWriter {
   }
 
   async add(kind: DeltaKind, chunk: string): Promise<void> {
+    this.rethrow();
     if (kind === 'text') this.fullText += chunk;
     const fresh = (kind === 'text' ? this.text : this.thought).take(chunk);
     if (!fresh) return;
@@ -93,8 +105,12 @@ class DeltaWriter {
     this.pendingChars += fresh.length;
     // Only the size cap here: the window is kept while waiting for the model (`withWindowFlush`).
     // Checking the clock per chunk would split an answer that is already there whenever the
-    // process is slow (a busy machine), which is not model output taking time.
-    if (this.pendingChars >= this.deps.flush.maxChars) await this.flush();
+    // process is slow (a busy machine), which is not model output taking time. Past the cap the
+    // model waits for the log: what is pending stays bounded however slow the appends are.
+    if (this.pendingChars >= this.deps.flush.maxChars) {
+      this.flushSoon();
+      await this.drain();
+    }
   }
 
   /** Appends to the last pending delta when it is of the same kind (offsets stay contiguous), else opens one. */
@@ -111,24 +127,52 @@ class DeltaWriter {
 
   /**
    * Ms until the oldest pending char, or the call's staged start, has waited a whole window;
-   * Infinity when nothing waits. A silent model's start reaches watchers within one window.
+   * Infinity when nothing waits (or a flush already asked for will take it). A silent model's
+   * start reaches watchers within one window.
    */
   overdueInMs(): number {
-    if (this.pendingChars === 0 && !this.attempt.hasStaged()) return Infinity;
+    if (this.asked || (this.pendingChars === 0 && !this.attempt.hasStaged())) return Infinity;
     return this.oldest + this.deps.flush.maxDelayMs - this.deps.now();
   }
 
-  /** Writes what is pending (and what the attempt staged before it). */
-  async flush(): Promise<void> {
-    const events = this.pending;
-    this.pending = [];
-    this.pendingChars = 0;
-    if (events.length || this.attempt.hasStaged()) await this.attempt.append(events);
+  /** Asks for what is pending (and what the attempt staged before it) to be appended, after the appends before it; does not wait. */
+  flushSoon(): void {
+    if (this.asked) return;
+    this.asked = true;
+    this.appends = this.appends.then(async () => {
+      this.asked = false;
+      if (this.failure) return;
+      const events = this.pending;
+      this.pending = [];
+      this.pendingChars = 0;
+      if (events.length === 0 && !this.attempt.hasStaged()) return;
+      try {
+        await this.attempt.append(events);
+      } catch (error) {
+        this.failure = { error };
+      }
+    });
+  }
+
+  /** Waits for every append asked for so far; throws the first that failed. */
+  async drain(): Promise<void> {
+    await this.appends;
+    this.rethrow();
+  }
+
+  /** Waits for every append asked for so far, whatever became of them. */
+  async settle(): Promise<void> {
+    await this.appends;
+  }
+
+  private rethrow(): void {
+    if (this.failure) throw this.failure.error;
   }
 
   /**
    * Hands what is pending, with `last` (the call's outcome), to the attempt's next append: what
-   * the turn does next (end, or start a tool) writes it first, in the same append.
+   * the turn does next (end, or start a tool) writes it first, in the same append. Call after
+   * {@link drain}: the attempt's version must be the last append's.
    */
   stageRest(last: HubEvent[]): void {
     this.attempt.stage([...this.pending, ...last]);
@@ -139,8 +183,8 @@ class DeltaWriter {
 
 /**
  * The provider's parts, but pending text is flushed when its window passes even while the model
- * is silent (a slow model's words reach watchers within one window). Appends stay sequential:
- * the flush runs between waits for the next part, never beside another append.
+ * is silent (a slow model's words reach watchers within one window). The flush is asked for,
+ * not awaited: appends stay sequential among themselves, and the model's parts go on being read.
  */
 async function* withWindowFlush(parts: AsyncIterable<ModelStreamPart>, writer: DeltaWriter): AsyncGenerator<ModelStreamPart> {
   const it = parts[Symbol.asyncIterator]();
@@ -155,7 +199,7 @@ async function* withWindowFlush(parts: AsyncIterable<ModelStreamPart>, writer: D
         const timeout = new Promise<'flush'>((r) => (timer = setTimeout(() => r('flush'), Math.max(0, wait))));
         const first = await Promise.race([next, timeout]).finally(() => clearTimeout(timer));
         if (first !== 'flush') break;
-        await writer.flush();
+        writer.flushSoon();
         wait = writer.overdueInMs();
       }
       const r = await next;
@@ -207,14 +251,23 @@ export function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mo
     const toolCalls: RequestedToolCall[] = [];
     let finish: { finishReason: ModelFinishReason; usage: Usage } | null = null;
     const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages, tools: deps.tools, signal: deps.signal });
-    for await (const part of withWindowFlush(parts, writer)) {
-      if (part.type === 'text-delta') {
-        firstText ??= performance.now();
-        await writer.add('text', part.text);
-      } else if (part.type === 'reasoning-delta') await writer.add('thought', part.text);
-      else if (part.type === 'tool-call') toolCalls.push({ toolCallId: toolCallIdFor(attempt.turnId, plan.step, toolCalls.length), name: part.name, input: part.input });
-      else finish = { finishReason: part.finishReason, usage: part.usage };
+    try {
+      for await (const part of withWindowFlush(parts, writer)) {
+        if (part.type === 'text-delta') {
+          firstText ??= performance.now();
+          await writer.add('text', part.text);
+        } else if (part.type === 'reasoning-delta') await writer.add('thought', part.text);
+        else if (part.type === 'tool-call') toolCalls.push({ toolCallId: toolCallIdFor(attempt.turnId, plan.step, toolCalls.length), name: part.name, input: part.input });
+        else finish = { finishReason: part.finishReason, usage: part.usage };
+      }
+    } catch (e) {
+      // Whatever the runner does next (re-plan, fail the turn) appends: no window's append may
+      // still be on its way beside it.
+      await writer.settle();
+      throw e;
     }
+    // The window's appends still running must have ended: the outcome follows them.
+    await writer.drain();
     if (!finish) throw new Error(`model stream of ${plan.callId} ended without a finish part`);
     const data = { turnId: attempt.turnId, callId: plan.callId, step: plan.step, text: writer.fullText, toolCalls, finishReason: finish.finishReason, usage: finish.usage };
     writer.stageRest([{ type: 'ModelCallCompleted', data }]);
