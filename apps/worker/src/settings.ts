@@ -12,8 +12,11 @@ export interface WorkerSettings extends ServiceSettings {
   model: { provider: 'offline' | 'openai' | 'anthropic'; model?: string; baseUrl?: string; apiKey?: string; offlineDelayMs: number };
   maxSteps: number;
   approvalTtlMs: number;
-  /** Streamed text: one delta per `maxDelayMs` window, or per `maxChars` (`HUB_TEXT_FLUSH_MS`). */
-  flush: { maxChars: number; maxDelayMs: number };
+  /**
+   * Streamed text: one delta per window, or per `maxChars`; the window is `baseMs`
+   * (`HUB_TEXT_FLUSH_MS`) for a stream alone and grows to `maxMs` (`HUB_TEXT_FLUSH_MAX_MS`) in a crowd.
+   */
+  flush: { maxChars: number; baseMs: number; maxMs: number };
   /** What a wrapped harness process starts from (PATH, HOME, ...): never the hub's own settings. */
   harnessBaseEnv: Record<string, string>;
 }
@@ -31,7 +34,7 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
     maxSteps: c.HUB_MAX_STEPS,
     approvalTtlMs: c.HUB_APPROVAL_TTL_MS,
     // The size cap only bounds one event's size; the window is what users tune.
-    flush: { maxChars: TEXT_FLUSH_MAX_CHARS, maxDelayMs: c.HUB_TEXT_FLUSH_MS },
+    flush: { maxChars: TEXT_FLUSH_MAX_CHARS, baseMs: c.HUB_TEXT_FLUSH_MS, maxMs: c.HUB_TEXT_FLUSH_MAX_MS },
     harnessBaseEnv: childProcessBaseEnv(env),
   };
 }

@@ -102,12 +102,6 @@ export const IngressConfig = z.object({
    * its feed released; the client resumes by cursor. Per socket, on every protocol that streams.
    */
   HUB_WS_MAX_BUFFERED_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
-  /**
-   * Bytes a WebSocket may hold unsent in ingress (ws's `bufferedAmount`) before the next frame:
-   * at or over it the client is not reading, and the socket is closed 4008 (slow consumer) and
-   * its feed released; the client resumes by cursor. Per socket, on every protocol that streams.
-   */
-  HUB_WS_MAX_BUFFERED_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
   /** How often open sockets re-check their API key (one batched query); a revoked key's sockets close within about this long. */
   HUB_KEY_RECHECK_MS: envInt({ min: 100, max: 600_000, default: 2_000 }),
   /**
@@ -166,6 +160,11 @@ export const WorkerConfig = z.object({
    * `TextDelta` per window, or sooner when a window's text reaches its size cap).
    */
   HUB_TEXT_FLUSH_MS: envInt({ min: 1, max: 10_000, default: 50 }),
+  /**
+   * The widest the window grows while many turns stream in one worker (ADR 0030): up to 50
+   * streaming turns each keeps HUB_TEXT_FLUSH_MS; past that it grows in proportion, up to this.
+   */
+  HUB_TEXT_FLUSH_MAX_MS: envInt({ min: 1, max: 10_000, default: 250 }),
 });
 export type WorkerConfig = z.output<typeof WorkerConfig>;
 

@@ -3,3 +3,4 @@ export { TurnRunner, type RunTurnInput, type RunTurnOutcome, type TurnRunnerDeps
 export { buildModelMessages, deniedToolOutput, SYSTEM_PROMPT } from './transcript';
 export type { FlushPolicy } from './model-step';
 export { RecordedTools } from './recorded-tools';
+export { flushWindowMs, loadScaledFlush, QUIET_TURNS, type FlushWindowOptions } from './flush-window';

@@ -35,6 +35,11 @@ export interface TurnScheduler {
 export class RunningTurns {
   private readonly running = new Map<string, AbortController>();
 
+  /** Turns this process runs now (the text window and the admission gate read it). */
+  get size(): number {
+    return this.running.size;
+  }
+
   begin(tenantId: string, turnId: string): AbortController {
     const c = new AbortController();
     this.running.set(`${tenantId}|${turnId}`, c);
