@@ -9,7 +9,7 @@ installProcessGuards('ingress');
 
 runUntilSignal('ingress', async () => {
   const { preflight } = await import('./preflight');
-  await preflight(settings.databaseUrl, settings.redisUrl);
+  await preflight(settings.databaseUrl, settings.redisUrl, settings.dbPoolSize);
   require('reflect-metadata');
   const { startIngress } = await import('./bootstrap');
   const app = await startIngress(settings);

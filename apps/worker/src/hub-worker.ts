@@ -12,6 +12,7 @@ import {
   createBuiltinRegistry,
   defaultAdapterFactory,
   externalHarnessOf,
+  loadScaledFlush,
   mcpServersOf,
   turnEndedScoring,
   type ExternalRunTurnInput,
@@ -22,7 +23,7 @@ import { redriveOf, sessionStreamId, type CommandMetadata, type HubEvent, type R
 import { EventStore, asSystem, createPool, SecretStore, SnapshotStore } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionThread, projectionStatus } from '@hub/projections';
-import { CancelBus, DailyEventBytes, DailyTokens, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap, type StartedWorkers } from '@hub/queue';
+import { AdmissionGate, CancelBus, DailyEventBytes, DailyTokens, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap, type StartedWorkers } from '@hub/queue';
 import { CommandHandler, SessionViews, type CommandLog } from '@hub/sessions';
 import { ATTR, observeGauge, oncePerScrape, currentSpanIds, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, runWithTenant, withContext, withSpan } from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
@@ -58,6 +59,8 @@ export class HubWorker {
   private readonly log = new Logger('worker');
   /** Re-schedules turns the log says run but Redis lost (see @hub/queue's reconciler). */
   private reconciler: TurnReconciler | null = null;
+  /** Holds back new turns while the event loop lags or appends back up (ADR 0028). */
+  private gate: AdmissionGate | null = null;
 
   constructor(private readonly settings: WorkerSettings) {
     this.pool = createPool(settings.databaseUrl, { max: settings.dbPoolSize });
@@ -89,7 +92,8 @@ export class HubWorker {
     };
     const scheduler = this.scheduler();
     const worker = { type: 'worker' as const, id: this.id };
-    const flush = settings.flush;
+    // The text window widens with the turns streaming here (ADR 0032).
+    const flush = loadScaledFlush(settings.flush, () => this.running.size);
     const providers = new ProviderChoice(settings.model);
     this.commands = new CommandHandler(log, scheduler, this.views);
     this.runner = new TurnRunner({
@@ -212,10 +216,26 @@ export class HubWorker {
       isRetryable,
     });
     await Promise.all(this.workers.workers.map((w) => w.waitUntilReady()));
+    this.startGate(this.workers);
     await this.probe.start();
     this.startReconciler();
     await this.projections.start();
     this.registerGauges();
+  }
+
+  /** The turns queue's intake follows the process's load, up to its slots and their burst. */
+  private startGate(started: StartedWorkers): void {
+    const turns = started.workers.filter((w) => w.name === JOBS.runTurn.queue);
+    const max = turns[0]?.concurrency ?? this.settings.concurrency;
+    this.gate = new AdmissionGate(turns, () => ({ appendBacklog: this.store.appendBacklog, running: this.running.size }), {
+      max,
+      min: Math.min(max, GATE_MIN_TURNS),
+      loopDelayMs: GATE_LOOP_DELAY_MS,
+      appendBacklog: GATE_APPEND_BACKLOG,
+    });
+    this.gate.start();
+    const gate = this.gate;
+    observeGauge('hub.worker.turn_intake', 'Turns the admission gate lets this worker take at once', async () => [{ value: gate.current, attributes: { worker: this.id } }]);
   }
 
   /** Gauges read at each scrape of the health port's /metrics: queue depth and projection lag. */
@@ -262,6 +282,7 @@ export class HubWorker {
   }
 
   async stop(): Promise<void> {
+    this.gate?.stop();
     await this.reconciler?.stop();
     // Harness processes first: a turn holding one ends (HARNESS_STOPPED) and frees its job.
     await this.harnesses.stopAll();
@@ -286,6 +307,15 @@ function namesExternalHarness(context: Record<string, unknown>): boolean {
     return true;
   }
 }
+
+/**
+ * The admission gate's bounds (ADR 0028): it never takes fewer than this many turns at once...
+ */
+const GATE_MIN_TURNS = 16;
+/** ...closes while the event loop's p99 delay is over this (streams would stutter)... */
+const GATE_LOOP_DELAY_MS = 100;
+/** ...or while this many appends wait for their group commit (Postgres is behind). */
+const GATE_APPEND_BACKLOG = 1000;
 
 /** Health reads the head position of a tenant that never exists: a real query, no data. */
 const PROBE_TENANT = '00000000-0000-0000-0000-000000000000';

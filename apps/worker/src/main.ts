@@ -10,7 +10,7 @@ installProcessGuards('worker');
 
 runUntilSignal('worker', async () => {
   const { preflight } = await import('./preflight');
-  await preflight(settings.databaseUrl, settings.redisUrl);
+  await preflight(settings.databaseUrl, settings.redisUrl, settings.dbPoolSize);
   require('reflect-metadata');
   const { NestFactory } = await import('@nestjs/core');
   const { WorkerModule } = await import('./worker.module');

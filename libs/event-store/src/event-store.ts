@@ -106,7 +106,7 @@ export class EventStore {
     options: AppendOptions,
   ): Promise<AppendResult<E>> {
     // Nothing else in its transaction: one statement, one round trip (ADR 0026), shared with
-    // whatever else is ready at the same moment (ADR 0029).
+    // whatever else is ready at the same moment (ADR 0030).
     if (!options.withinTransaction && !options.onBeforeCommit) {
       const req = { tenantId, streamId, events: serialised, options };
       return this.commits ? this.commits.append<E>(req) : appendInOneStatement<E>(this.pool, req);

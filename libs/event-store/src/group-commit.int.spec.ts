@@ -8,7 +8,7 @@ import type { NewEvent } from './types';
 const meta = { correlationId: 'corr-gc', causationId: 'cause-gc' };
 const ev = (n: number): NewEvent => ({ type: 'Thing', data: { n }, metadata: meta });
 
-/** Group commit (ADR 0029): appends ready at once share a transaction, each with its own outcome. */
+/** Group commit (ADR 0030): appends ready at once share a transaction, each with its own outcome. */
 describe('group commit', () => {
   let db: ScratchDatabase;
   let store: EventStore;

@@ -32,7 +32,7 @@ interface BatchRow {
 }
 
 /**
- * Group commit (ADR 0029): appends that are ready while earlier ones are being committed go to
+ * Group commit (ADR 0030): appends that are ready while earlier ones are being committed go to
  * Postgres together, as one `hub_append_batch` statement (one transaction, one WAL flush, one
  * NOTIFY) for any number of streams and tenants, each item keeping its own expected version,
  * idempotency key, hash chain and tenant. It is self-clocking: no timer and no added wait, a

@@ -76,7 +76,7 @@ export interface EventStoreOptions {
    */
   onAppended?: (tenantId: string, bytes: number) => void;
   /**
-   * Group commit of appends ready at the same moment (ADR 0029); on by default. `false`: every
+   * Group commit of appends ready at the same moment (ADR 0030); on by default. `false`: every
    * append is its own statement (what a test of one append's own path wants).
    */
   groupCommit?: { maxInFlight?: number; maxBatch?: number } | false;

@@ -7,6 +7,7 @@ export type { ProjectedEvent, ProjectionDef, Row, TableSpec } from './projection
 export { ProjectionRunner, type BatchInfo, type RunnerOptions } from './runner';
 export { ProjectionThread, type ProjectionThreadOptions } from './projection-thread';
 export { projectionStatus, type ProjectionStatus } from './status';
+export { PROJECTION_CONNECTIONS, PROJECTION_POOL_SIZE } from './connections';
 export { PROJECTIONS_CHANNEL, resetProjection } from './store';
 export { foldBatch } from './apply-batch';
 export { SESSION_STATUSES, evolveSession, titleOf, type SessionRow } from './folds/sessions';

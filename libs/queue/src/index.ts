@@ -6,3 +6,4 @@ export * from './reconciler';
 export * from './redis-watch';
 export * from './daily-counter';
 export * from './turn-reservations';
+export * from './admission-gate';

@@ -1,4 +1,4 @@
--- Group commit (issue 31, ADR 0029): appends of many streams that are ready at the same moment
+-- Group commit (issue 31, ADR 0030): appends of many streams that are ready at the same moment
 -- go to Postgres as one statement and one transaction (one commit, one WAL flush, one NOTIFY),
 -- each keeping what an append alone guarantees: its stream's lock, its expected version, its
 -- idempotency key, its hash chain, its tenant (row-level security) and "durable before any
