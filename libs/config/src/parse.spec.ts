@@ -20,7 +20,7 @@ describe('parseConfig', () => {
     );
     expect(error.message).toContain('Invalid configuration:\n');
     expect(error.message).toContain('  HUB_MODEL_PROVIDER: expected one of offline|openai|anthropic, got "gpt"');
-    expect(error.message).toContain('  HUB_WORKER_CONCURRENCY: expected an integer between 1 and 1024, got "abc"');
+    expect(error.message).toContain('  HUB_WORKER_CONCURRENCY: expected an integer between 1 and 10000, got "abc"');
     expect(error.message).toContain('  LOG_LEVEL: expected one of trace|debug|info|warn|error|fatal|silent, got "loud"');
     expect(error.problems.map((p) => p.name).sort()).toEqual(['HUB_MODEL_PROVIDER', 'HUB_WORKER_CONCURRENCY', 'LOG_LEVEL']);
   });

@@ -9,6 +9,7 @@ describe('defaults', () => {
       HUB_QUEUE_PREFIX: 'hub',
       HUB_REDIS_CLUSTER: false,
       HUB_SNAPSHOT_EVERY: 500,
+      HUB_DB_POOL_SIZE: 10,
       HUB_FAIR_SCHEDULING: true,
       LOG_LEVEL: 'info',
       OTEL_TRACES_EXPORTER: 'none',
@@ -20,6 +21,7 @@ describe('defaults', () => {
       HUB_COMMAND_TIMEOUT_MS: 10_000,
       HUB_ACP_PERMISSION_TIMEOUT_MS: 120_000,
       HUB_WS_MAX_SOCKETS: 10_000,
+      HUB_WS_MAX_BUFFERED_BYTES: 1_048_576,
       HUB_KEY_RECHECK_MS: 2_000,
       HUB_SOCKET_LEASE_MS: 30_000,
       HUB_HTTP_HEADERS_TIMEOUT_MS: 15_000,
@@ -31,7 +33,10 @@ describe('defaults', () => {
     const config = parseConfig(WorkerConfig, {});
     expect(config).toMatchObject({
       OTEL_SERVICE_NAME: 'hub-worker',
-      HUB_WORKER_CONCURRENCY: 8,
+      HUB_WORKER_CONCURRENCY: 1000,
+      HUB_DB_POOL_SIZE: 10,
+      HUB_TEXT_FLUSH_MS: 50,
+      HUB_TEXT_FLUSH_MAX_MS: 250,
       HUB_WORKER_BURST_SLOTS: -1,
       HUB_WORKER_LOCK_MS: 30_000,
       HUB_WORKER_HEALTH_PORT: 0,

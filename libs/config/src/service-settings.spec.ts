@@ -26,6 +26,7 @@ describe('serviceSettings', () => {
       redisUrl: 'redis://cache.internal:6379',
       queuePrefix: '{prod}',
       snapshotEvery: 500,
+      dbPoolSize: 10,
       fairScheduling: true,
       mcpStdioAllowlist: [
         { prefix: ['node', '/opt/mcp/a.js'], fixedEnv: { NODE_ENV: 'production' }, tenantEnv: ['REGION'] },
