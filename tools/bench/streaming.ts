@@ -19,7 +19,7 @@ import { WorkerConfig } from '@hub/config';
 import { HubStack, testServerUrl, type HubProcess } from '@hub/testing';
 import { withDescendants } from './lib/cpu';
 import { startPrivateRedis } from './lib/private-redis';
-import { streamingLoad, type StreamingResult } from './lib/streaming-load';
+import { PHASES, streamingLoad, type StreamingResult } from './lib/streaming-load';
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +32,8 @@ const { values } = parseArgs({
     // Experiments only (the numbers that count are at the defaults): K=V,K=V for every worker / ingress.
     'worker-env': { type: 'string', default: '' },
     'ingress-env': { type: 'string', default: '' },
+    // A folder for V8 CPU profiles of every hub process (written as they stop, with SIGTERM).
+    profile: { type: 'string' },
   },
 });
 const LEVELS = values.levels.split(',').map(Number);
@@ -83,7 +85,14 @@ function rssKb(pid: number): number {
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();
   // The worker's offline model at its default pace: HubStack's workers otherwise run it at 0.
-  const stack = await HubStack.start({ label: 'streaming', workers: Number(values.workers), workerEnv: { HUB_OFFLINE_DELAY_MS: String(WorkerConfig.parse({}).HUB_OFFLINE_DELAY_MS), ...envOf(values['worker-env']) }, ingressEnv: envOf(values['ingress-env']), redisUrl: redis.url });
+  const profiled: Record<string, string> = values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values.profile}` } : {};
+  const stack = await HubStack.start({
+    label: 'streaming',
+    workers: Number(values.workers),
+    workerEnv: { HUB_OFFLINE_DELAY_MS: String(WorkerConfig.parse({}).HUB_OFFLINE_DELAY_MS), ...profiled, ...envOf(values['worker-env']) },
+    ingressEnv: { ...profiled, ...envOf(values['ingress-env']) },
+    redisUrl: redis.url,
+  });
   const admin = new Client({ connectionString: testServerUrl() });
   await admin.connect();
   try {
@@ -118,10 +127,14 @@ async function main(): Promise<void> {
         `| ${r.inFlight} | ${r.turns} | ${(r.p50Ms / 1000).toFixed(2)} s (${(r.p50Ms / alone.p50Ms).toFixed(2)}×) | ${(r.p99Ms / 1000).toFixed(2)} s | ${r.turnsPerSec.toFixed(1)} | ${r.failed} | ${r.silenceP99Ms.toFixed(0)} / ${r.silenceMaxMs.toFixed(0)} ms | ${connections} | ${rssMb.toFixed(0)} MB |`,
       ),
     ];
+    lines.push('', `where a turn's time went (p50 of each phase, ms): ${PHASES.join(' / ')}`, `  alone: ${PHASES.map((p) => alone.phases[p].toFixed(0)).join(' / ')}`);
+    for (const { r } of rows) lines.push(`  ${r.inFlight} in flight: ${PHASES.map((p) => r.phases[p].toFixed(0)).join(' / ')}`);
     for (const { r } of rows) if (r.failures.length) lines.push('', `failures at ${r.inFlight}:`, ...r.failures.map((f) => `  - ${f}`));
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await admin.end();
+    // A profile is written when its process exits on its own: stop them gently first.
+    if (values.profile) await Promise.all([stack.ingress, ...stack.moreIngresses, ...stack.workers].map((p) => p.kill('SIGTERM')));
     await stack.stop();
     await redis.stop();
   }

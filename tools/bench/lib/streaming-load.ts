@@ -38,11 +38,21 @@ export interface StreamingResult {
   silenceMaxMs: number;
   /** A few failures' reasons, for the table's footnote. */
   failures: string[];
+  /** p50 of each phase of a turn, in ms: where its time went. */
+  phases: Record<Phase, number>;
 }
+
+/**
+ * A turn's phases, each from the end of the one before: the socket open, the snapshot, the first
+ * frame after the submit (the turn accepted), its first text, its last text, its end.
+ */
+export const PHASES = ['open', 'snapshot', 'accepted', 'firstText', 'lastText', 'end'] as const;
+export type Phase = (typeof PHASES)[number];
 
 interface TurnSample {
   ms: number;
   silenceMs: number;
+  phases: Record<Phase, number>;
 }
 
 /** Runs the workload against a hub (each ingress URL with a tenant's key; turns go round-robin) and reports it. */
@@ -86,6 +96,7 @@ export async function streamingLoad(targets: readonly { url: string; apiKey: str
     silenceP99Ms: pct(silences, 99),
     silenceMaxMs: silences.length ? Math.max(...silences) : NaN,
     failures,
+    phases: Object.fromEntries(PHASES.map((p) => [p, pct(samples.map((x) => x.phases[p]), 50)])) as Record<Phase, number>,
   };
 }
 
@@ -93,13 +104,23 @@ export async function streamingLoad(targets: readonly { url: string; apiKey: str
 async function oneTurn(target: { url: string; apiKey: string }, session: string, prompt: string, timeoutMs: number): Promise<TurnSample> {
   const t0 = performance.now();
   const c = await TransportTestClient.connect(target.url, target.apiKey, { session });
+  const at: Partial<Record<Phase, number>> = { open: performance.now() };
   const arrivals: number[] = [];
   let submitted = false;
+  // Runs after the client's own listener: its state already holds this frame.
   c.ws.on('message', () => {
-    if (submitted) arrivals.push(performance.now());
+    if (!submitted) return;
+    const now = performance.now();
+    arrivals.push(now);
+    at.accepted ??= now;
+    if ((c.lastAssistant()?.content.length ?? 0) > 0) {
+      at.firstText ??= now;
+      if (c.lastAssistant()?.status === 'streaming') at.lastText = now;
+    }
   });
   try {
     await c.waitFor('snapshot', (x) => x.state !== null, timeoutMs);
+    at.snapshot = performance.now();
     submitted = true;
     c.send([{ type: 'submit', prompt }]);
     await c.waitFor(
@@ -114,7 +135,17 @@ async function oneTurn(target: { url: string; apiKey: string }, session: string,
     if (c.state?.status !== 'idle' || last?.status !== 'complete') throw new Error(`turn ended ${c.state?.status} / ${last?.status}: ${c.state?.error ?? ''}`);
     let silenceMs = 0;
     for (let i = 1; i < arrivals.length; i++) silenceMs = Math.max(silenceMs, arrivals[i] - arrivals[i - 1]);
-    return { ms, silenceMs };
+    at.end = t0 + ms;
+    at.firstText ??= at.end;
+    at.lastText ??= at.firstText;
+    let from = t0;
+    const phases = {} as Record<Phase, number>;
+    for (const p of PHASES) {
+      const to = at[p] ?? from;
+      phases[p] = to - from;
+      from = to;
+    }
+    return { ms, silenceMs, phases };
   } finally {
     await c.close();
   }
