@@ -19,6 +19,8 @@ export type StreamingMeasures = Pick<StreamingResult, 'inFlight' | 'turns' | 'fa
 export interface PeerRunSample {
   ms: number;
   silenceMs: number;
+  /** From the run's first request to its stream's first word. */
+  firstWordMs: number;
 }
 
 /** One run: a fresh thread / workflow, its stream read to the end; throws when it did not end as it should. */
@@ -36,7 +38,7 @@ export interface PeerStreamingOptions {
 }
 
 /** Runs a peer's streaming run `o.runs` times with `o.inFlight` in flight and reports it as the hub's workload does. */
-export async function peerStreamingLoad(run: PeerStreamingRun, o: PeerStreamingOptions): Promise<StreamingMeasures> {
+export async function peerStreamingLoad(run: PeerStreamingRun, o: PeerStreamingOptions): Promise<StreamingMeasures & { firstWordP50Ms: number }> {
   const timeoutMs = o.timeoutMs ?? 180_000;
   const samples: PeerRunSample[] = [];
   const failures: string[] = [];
@@ -75,6 +77,7 @@ export async function peerStreamingLoad(run: PeerStreamingRun, o: PeerStreamingO
     silenceP99Ms: pct(silences, 99),
     silenceMaxMs: silences.length ? Math.max(...silences) : NaN,
     failures,
+    firstWordP50Ms: pct(samples.map((s) => s.firstWordMs), 50),
   };
 }
 

@@ -21,7 +21,7 @@ import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { machineBusyMs } from '../lib/cpu';
-import { streamingLoad } from '../lib/streaming-load';
+import { PHASES, streamingLoad } from '../lib/streaming-load';
 import { peerStreamingLoad, readSse, type PeerStreamingRun, type StreamingMeasures } from './peer-streaming-load';
 import { fetchOk, log, startDbosServer, startHub, startLangGraphServer } from './servers';
 
@@ -55,7 +55,7 @@ interface Load {
 
 interface StreamingSide {
   name: string;
-  start(): Promise<{ load(o: Load): Promise<StreamingMeasures>; stop(): Promise<void> }>;
+  start(): Promise<{ load(o: Load): Promise<LevelMeasures>; stop(): Promise<void> }>;
 }
 
 const json = { 'content-type': 'application/json' };
@@ -78,16 +78,17 @@ const langgraph: StreamingSide = {
       let partials = 0;
       let text = '';
       let error: string | undefined;
+      let firstWordMs = NaN;
       const silenceMs = await readSse(res, (e) => {
         if (e.event === 'error') error ??= e.data;
         if (e.event !== 'messages/partial') return;
-        partials++;
+        if (partials++ === 0) firstWordMs = performance.now() - t0;
         text = (JSON.parse(e.data) as { content: string }[])[0]?.content ?? '';
       });
       const ms = performance.now() - t0;
       if (error) throw new Error(`error event: ${error.slice(0, 300)}`);
       if (partials !== WORDS || text !== ANSWER) throw new Error(`the stream carried ${partials} partial messages ending "${text.slice(-40)}", not ${WORDS} ending "${ANSWER.slice(-40)}"`);
-      return { ms, silenceMs };
+      return { ms, silenceMs, firstWordMs };
     };
     return { load: (o) => peerStreamingLoad(run, o), stop: () => server.stop() };
   },
@@ -105,16 +106,17 @@ const dbos: StreamingSide = {
       const words: string[] = [];
       let end: { status?: string } | undefined;
       let error: string | undefined;
+      let firstWordMs = NaN;
       const silenceMs = await readSse(res, (e) => {
         if (e.event === 'error') error ??= e.data;
         else if (e.event === 'end') end = JSON.parse(e.data) as { status?: string };
-        else words.push(JSON.parse(e.data) as string);
+        else if (words.push(JSON.parse(e.data) as string) === 1) firstWordMs = performance.now() - t0;
       });
       const ms = performance.now() - t0;
       if (error) throw new Error(`error event: ${error.slice(0, 300)}`);
       if (end?.status !== 'complete') throw new Error(`workflow ${id} ended with ${JSON.stringify(end)}`);
       if (words.length !== WORDS || words.join('') !== ANSWER) throw new Error(`the stream carried ${words.length} words ending "${words.join('').slice(-40)}", not ${WORDS}`);
-      return { ms, silenceMs };
+      return { ms, silenceMs, firstWordMs };
     };
     return { load: (o) => peerStreamingLoad(run, o), stop };
   },
@@ -125,19 +127,30 @@ const hub: StreamingSide = {
   async start() {
     // At its defaults but the worker's model pace, which HubStack sets to 0 unless told.
     const { stack, apiKey, stop } = await startHub('peers_streaming', { HUB_OFFLINE_DELAY_MS: String(DELAY_MS) });
-    return { load: (o) => streamingLoad([{ url: stack.url, apiKey }], { inFlight: o.inFlight, turns: o.runs, prompt: PROMPT, progress: o.progress }), stop };
+    return {
+      async load(o) {
+        const r = await streamingLoad([{ url: stack.url, apiKey }], { inFlight: o.inFlight, turns: o.runs, prompt: PROMPT, progress: o.progress });
+        // Its phases' p50s up to the first text, summed: about the p50 of the wait for the first word.
+        const firstWordP50Ms = r.phases.open + r.phases.snapshot + r.phases.accepted + r.phases.firstText;
+        return { ...r, firstWordP50Ms, phasesLine: PHASES.map((p) => `${p} ${r.phases[p].toFixed(0)}`).join(', ') };
+      },
+      stop,
+    };
   },
 };
 
+/** What a level reports: the shared measures, the wait for the first word, and the hub's phases. */
+type LevelMeasures = StreamingMeasures & { firstWordP50Ms: number; phasesLine?: string };
+
 interface Level {
-  r: StreamingMeasures;
+  r: LevelMeasures;
   /** The machine's CPUs busy over the level, in % of all cores. */
   busyPct: number;
 }
 
 interface SideResult {
   name: string;
-  alone?: StreamingMeasures;
+  alone?: LevelMeasures;
   levels: Level[];
   error?: string;
 }
@@ -190,18 +203,20 @@ function table(results: SideResult[]): string {
     `streaming: "${PROMPT}", a word every ${DELAY_MS} ms, ${PER_LEVEL}× the level runs per level, a fresh thread / workflow / session per run;`,
     `LangGraph with ${values['langgraph-jobs']} jobs${values['langgraph-jobs'] === '10' ? ' (its default)' : ''}, DBOS with a system database pool of ${values['dbos-pool'] ?? '10 (its default)'}, the hub at its defaults`,
     '',
-    '| side | in flight | runs | a run alone (p50) | p50 (× alone) | p99 | runs/s | failed | longest silence p99 (max) | machine CPU busy |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| side | in flight | runs | a run alone (p50) | p50 (× alone) | p99 | runs/s | failed | longest silence p99 (max) | first word p50 | machine CPU busy |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { name, alone, levels, error } of results) {
     if (error && levels.length === 0) lines.push(`| ${name} | ${error} |`);
     for (const { r, busyPct } of levels) {
       const a = alone?.p50Ms ?? NaN;
       lines.push(
-        `| ${name} | ${r.inFlight} | ${r.turns} | ${s(a)} | ${s(r.p50Ms)} (${(r.p50Ms / a).toFixed(2)}×) | ${s(r.p99Ms)} | ${r.turnsPerSec.toFixed(1)} | ${r.failed} | ${r.silenceP99Ms.toFixed(0)} (${r.silenceMaxMs.toFixed(0)}) ms | ${busyPct.toFixed(0)} % |`,
+        `| ${name} | ${r.inFlight} | ${r.turns} | ${s(a)} | ${s(r.p50Ms)} (${(r.p50Ms / a).toFixed(2)}×) | ${s(r.p99Ms)} | ${r.turnsPerSec.toFixed(1)} | ${r.failed} | ${r.silenceP99Ms.toFixed(0)} (${r.silenceMaxMs.toFixed(0)}) ms | ${s(r.firstWordP50Ms)} | ${busyPct.toFixed(0)} % |`,
       );
     }
   }
+  const phased = results.flatMap(({ name, alone, levels }) => [...(alone?.phasesLine ? [`  - ${name} alone: ${alone.phasesLine}`] : []), ...levels.filter((l) => l.r.phasesLine).map((l) => `  - ${name} at ${l.r.inFlight}: ${l.r.phasesLine}`)]);
+  if (phased.length) lines.push('', 'the hub\'s turn phases, p50 in ms, each from the end of the one before (first word p50 is their sum up to firstText):', ...phased);
   for (const { name, levels, error } of results) {
     if (error && levels.length > 0) lines.push('', `${name}: ${error}`);
     for (const { r } of levels) if (r.failures.length) lines.push('', `${name}, failures at ${r.inFlight} in flight:`, ...r.failures.map((f) => `  - ${f}`));
