@@ -1,5 +1,6 @@
 import { DomainError, decide, evolveSessionView, isDomainError, openRequestOf, sessionStreamId } from '@hub/domain';
 import type { CommandMetadata, DomainErrorCode, EventMetadata, HubCommand, HubEvent, Recorded, SessionView, TurnRequested } from '@hub/domain';
+import type { ScheduledTurn } from './queued-turn-watch';
 import { SessionViews } from './session-views';
 
 /** What a command came to; ingress turns it into each protocol's answer. */
@@ -27,6 +28,8 @@ export interface FollowUps {
    * snapshot; `request` is the turn's request. Must not throw.
    */
   turnEnded?(tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null): Promise<void>;
+  /** A turn was scheduled (after `scheduleTurn` returned): the edge may watch whether it waits for a worker (ADR 0033). Must not throw. */
+  turnScheduled?(turn: ScheduledTurn): void;
 }
 
 // Commands of one session race only with each other and with that session's turn runner;
@@ -93,7 +96,7 @@ export class CommandHandler {
           await this.views.saveIfDue(meta.tenantId, streamId, loaded);
           this.views.keep(meta.tenantId, streamId, loaded);
         }
-        await this.followUp(meta.tenantId, command.sessionId, res.events, [...events, ...res.events], requests);
+        await this.followUp(meta, command.sessionId, res.events, [...events, ...res.events], requests);
         return { ok: true, events: res.events.map((e) => ({ type: e.type, globalPosition: e.globalPosition })), duplicate: res.duplicate };
       } catch (e) {
         if (isDomainError(e) && e.code === 'STREAM_VERSION_CONFLICT') continue;
@@ -116,15 +119,25 @@ export class CommandHandler {
     return promptMismatch(command, events);
   }
 
-  private async followUp(tenantId: string, sessionId: string, events: Recorded<HubEvent>[], session: Recorded<HubEvent>[], requests: Map<string, TurnRequested['data'] | null>): Promise<void> {
+  private async followUp(meta: CommandMetadata, sessionId: string, events: Recorded<HubEvent>[], session: Recorded<HubEvent>[], requests: Map<string, TurnRequested['data'] | null>): Promise<void> {
+    const { tenantId } = meta;
+    // What a watch of the scheduled turn needs: where the scheduling append left the stream (a
+    // repeated command's original events: what the worker wrote since is then already there).
+    const scheduled = (by: Recorded<HubEvent>, turnId: string, key: string) =>
+      this.followUps.turnScheduled?.({ tenantId, sessionId, turnId, key, version: events.at(-1)?.streamPosition ?? 0, since: by.createdAt, metadata: eventMetadata(meta) });
     for (const e of events) {
-      if (e.type === 'TurnStarted') await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, 'start', 'start');
+      if (e.type === 'TurnStarted') {
+        await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, 'start', 'start');
+        scheduled(e, e.data.turnId, 'start');
+      }
       if (e.type === 'TurnCancelled') {
         await this.followUps.signalCancel(tenantId, e.data.turnId);
         await this.followUps.turnEnded?.(tenantId, sessionId, e.data.turnId, session, requests.get(e.data.turnId));
       }
       if (e.type === 'ApprovalResolved') {
-        await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, `approval:${e.data.approvalId}`, 'resume');
+        const key = `approval:${e.data.approvalId}`;
+        await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, key, 'resume');
+        scheduled(e, e.data.turnId, key);
       }
     }
   }

@@ -4,10 +4,18 @@ import { turnEndedScoring } from '@hub/agent';
 import { sessionStreamId, type CommandMetadata, type HubCommand, type HubEvent } from '@hub/domain';
 import { EventStore, SnapshotStore } from '@hub/event-store';
 import { CancelBus, HarnessStopBus, HubQueues } from '@hub/queue';
-import { CommandHandler, SessionViews, type CommandLog, type CommandOutcome, type FollowUps } from '@hub/sessions';
+import { CommandHandler, QueuedTurnWatch, SessionViews, type CommandLog, type CommandOutcome, type FollowUps } from '@hub/sessions';
 import { currentCorrelationId, currentTraceparent } from '@hub/telemetry';
 import { INGRESS_CONFIG, PG_POOL, type IngressSettings } from '../hub.providers';
 import { SessionAccess } from '../auth/session-access';
+
+/**
+ * How long a scheduled turn may wait for a worker before its watchers are told it waits (ADR
+ * 0033): a worker with a free slot takes a job within milliseconds, so a turn still waiting
+ * after a second is waiting for capacity; shorter would append for turns that are merely about
+ * to start.
+ */
+const QUEUED_AFTER_MS = 1000;
 
 /**
  * Commands decided where they arrive (ADR 0025): this process reads the session (its snapshot
@@ -25,6 +33,8 @@ export class SessionDecisions implements OnModuleInit, OnApplicationShutdown {
   /** Resets and erasures are broadcast on it: a kept view and the remembered opener of such a session are dropped. */
   private readonly released: HarnessStopBus;
   private readonly log = new Logger('commands');
+  /** Tells a scheduled turn's watchers when no worker took it within the grace period (ADR 0033). */
+  private readonly queued: QueuedTurnWatch;
 
   constructor(
     store: EventStore,
@@ -47,6 +57,13 @@ export class SessionDecisions implements OnModuleInit, OnApplicationShutdown {
       turnEnded: turnEndedScoring(store, trace, (message) => this.log.warn(message)),
     };
     const log: CommandLog = { readStream, append: (tenantId, streamId, events, opts) => store.append<HubEvent>(tenantId, streamId, events as never, opts) };
+    this.queued = new QueuedTurnWatch(log, {
+      graceMs: QUEUED_AFTER_MS,
+      // The job id comes from the tenant, session, turn and key only; the rest is the payload's shape.
+      jobState: (t) => queues.jobState('runTurn', { tenantId: t.tenantId, sessionId: t.sessionId, turnId: t.turnId, reason: 'start', trace: { correlationId: t.metadata.correlationId } }, t.key),
+      warn: (message) => this.log.warn(message),
+    });
+    followUps.turnScheduled = (turn) => this.queued.watch(turn);
     this.handler = new CommandHandler(log, followUps, this.views);
   }
 
@@ -60,6 +77,7 @@ export class SessionDecisions implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.queued.close();
     await this.released.close();
     await this.cancels.close();
   }

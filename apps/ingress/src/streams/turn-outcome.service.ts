@@ -8,8 +8,8 @@ export type TurnOutcome =
   | { kind: 'failed'; code: string; message: string; retryable: boolean; usage: Usage; events: Recorded<HubEvent>[] }
   | { kind: 'cancelled'; reason: string; text: string; usage: Usage; events: Recorded<HubEvent>[] }
   | { kind: 'awaiting_approval'; approvals: ApprovalRequested['data'][]; text: string; usage: Usage; events: Recorded<HubEvent>[] }
-  /** Still queued or running when the wait budget ran out. */
-  | { kind: 'pending'; text: string; usage: Usage; events: Recorded<HubEvent>[] };
+  /** Still queued or running when the wait budget ran out; `queued`: no worker has taken it yet (ADR 0033). */
+  | { kind: 'pending'; text: string; usage: Usage; events: Recorded<HubEvent>[]; queued: { reason: string; since: string } | null };
 
 function outcomeOf(turnId: string, events: Recorded<HubEvent>[]): TurnOutcome | null {
   const mine = events.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId);
@@ -65,8 +65,12 @@ export class TurnOutcomes {
     seenUpTo = Math.max(seenUpTo, feed.head);
     check();
     const timer = setTimeout(() => {
-      const p = foldTurn(seen.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId), turnId);
-      settle({ kind: 'pending', text: p.calls.map((c) => c.text).join(''), usage: p.usage, events: seen });
+      const mine = seen.filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId);
+      const p = foldTurn(mine, turnId);
+      // Waiting while the turn's last event is its TurnQueued: any later one ends the wait.
+      const last = mine.at(-1);
+      const queued = last?.type === 'TurnQueued' ? { reason: last.data.reason, since: last.data.since } : null;
+      settle({ kind: 'pending', text: p.calls.map((c) => c.text).join(''), usage: p.usage, events: seen, queued });
     }, budgetMs);
     try {
       return await settled;

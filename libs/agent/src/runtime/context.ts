@@ -158,15 +158,13 @@ export class TurnAttempt {
     if (all.length === 0) return [];
     let res: Awaited<ReturnType<TurnLog['append']>>;
     try {
-      res = await this.log.append(
-        this.tenantId,
-        this.streamId,
-        all.map((e) => ({ type: e.type, data: e.data, metadata })),
-        { expectedVersion: this.version },
-      );
+      res = await this.appendAtVersion(all, metadata);
     } catch (e) {
-      this.current = false;
-      throw e;
+      // Ingress may say the turn waits for a worker (TurnQueued, ADR 0033) just as this worker
+      // took it. That changes nothing planned here: the same events go after it, and the model
+      // is not asked again for what it is already answering.
+      if (!isConflict(e) || !(await this.onlyWaitsArrived())) throw e;
+      res = await this.appendAtVersion(all, metadata);
     }
     this.current = true;
     this.version = res.nextExpectedVersion;
@@ -174,6 +172,23 @@ export class TurnAttempt {
     this.sinceSaved += res.events.length;
     await this.saveViewIfDue();
     return res.events;
+  }
+
+  private async appendAtVersion(events: HubEvent[], metadata: EventMetadata): ReturnType<TurnLog['append']> {
+    try {
+      return await this.log.append(this.tenantId, this.streamId, events.map((e) => ({ type: e.type, data: e.data, metadata })), { expectedVersion: this.version });
+    } catch (e) {
+      this.current = false;
+      throw e;
+    }
+  }
+
+  /** After a conflict: reads what was appended since, and whether it is only turns' waits for a worker. */
+  private async onlyWaitsArrived(): Promise<boolean> {
+    const known = this.events.length;
+    await this.reload();
+    const fresh = this.events.slice(known);
+    return fresh.length > 0 && fresh.every((e) => e.type === 'TurnQueued');
   }
 
   /**

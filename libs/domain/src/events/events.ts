@@ -3,11 +3,13 @@ import { Actor, Protocol } from '../metadata';
 import { defineEvent as ev } from './define-event';
 import { EpisodeReset, RewardComputed } from './episode-events';
 import { SessionForked, SessionRedriven } from './lineage-events';
+import { TurnQueued } from './queue-events';
 import { ReminderEmitted, ReminderQueued, ReminderRevoked, UserMessageInjected } from './live-input-events';
 
 export * from './episode-events';
 export * from './live-input-events';
 export * from './lineage-events';
+export * from './queue-events';
 
 // The canonical events. Each is declared once: a zod const and a same-named type. Events are
 // facts, past tense; never edit one in place — add `v2` with an upcaster instead.
@@ -226,6 +228,7 @@ export const HubEvent = z.discriminatedUnion('type', [
   ReminderEmitted,
   SessionForked,
   SessionRedriven,
+  TurnQueued,
 ]);
 export type HubEvent = z.infer<typeof HubEvent>;
 export type HubEventType = HubEvent['type'];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RiskTier } from '../events/events';
+import { RiskTier, TurnQueueReason } from '../events/events';
 
 // The harness transport's wire state (specs/harness-transport-protocol.md, "State"), declared
 // once here because it is the hub's reference projection. Everything beyond the spec is an
@@ -40,6 +40,17 @@ export const HarnessMessage = z.object({
 export type HarnessMessage = z.infer<typeof HarnessMessage>;
 
 /**
+ * Addition (ADR 0033): the running turn waits for a worker to take it (`since`: when it was
+ * scheduled). The turn's first event from a worker, or its end, sets it to `null`.
+ */
+export const HarnessQueued = z.object({
+  turnId: z.string(),
+  reason: TurnQueueReason,
+  since: z.string(),
+});
+export type HarnessQueued = z.infer<typeof HarnessQueued>;
+
+/**
  * `error` is the failed turn's message while `status` is `error`. The next turn's start sets it
  * to `null` (ops cannot delete a key), so a watcher never shows a stale error; a snapshot
  * folds the same ops and agrees. Absent in a session that never failed.
@@ -48,6 +59,8 @@ export const HarnessState = z.object({
   status: z.enum(['idle', 'running', 'error']),
   messages: z.array(HarnessMessage),
   error: z.string().nullable().optional(),
+  /** `running` but not taken by a worker yet; null once it is (or ends). Absent in a session whose turns never waited. */
+  queued: HarnessQueued.nullable().optional(),
 });
 export type HarnessState = z.infer<typeof HarnessState>;
 

@@ -1,4 +1,6 @@
-import type { EventOf } from '../events/events';
+import type { EventOf, HubEvent } from '../events/events';
+import { endsQueuedPhase } from '../events/queue-events';
+import { concernsTurn } from '../turn/turn-progress';
 import { publicFailureMessage } from '../turn/public-failure';
 import type { DeltaOperation, HarnessMessage, HarnessToolCall, JSONValue } from './harness-state';
 import type { HarnessStep, HarnessView } from './harness-view';
@@ -145,4 +147,20 @@ export function turnCancelled(view: HarnessView, turnId: string): HarnessStep {
       ? []
       : [set(messagePath(index, 'status'), 'complete'), set(messagePath(index, 'stopReason'), 'cancelled')];
   return turnEnded(view, turnId, messageOps);
+}
+
+/** The running turn waits for a worker: shown until its next event (see {@link queuedPhaseEnded}). A stale one (of a turn not running) shows nothing. */
+export function turnQueued(view: HarnessView, data: EventOf<'TurnQueued'>['data']): HarnessStep {
+  if (view.activeTurnId !== data.turnId) return NOTHING;
+  return { ops: [set(['queued'], { turnId: data.turnId, reason: data.reason, since: data.since })] };
+}
+
+/**
+ * The op that ends a shown wait, when `event` is the waiting turn's first event from a worker or
+ * its end; else none. Null, not a removed key: ops cannot delete one, and a snapshot must agree
+ * with the deltas that led to it.
+ */
+export function queuedPhaseEnded(view: HarnessView, event: HubEvent): DeltaOperation[] {
+  const queued = view.state.queued;
+  return queued && concernsTurn(event, queued.turnId) && endsQueuedPhase(event) ? [set(['queued'], null)] : [];
 }

@@ -48,7 +48,7 @@ export function initialHarnessView(): HarnessView {
  */
 export function evolveHarness(view: HarnessView, event: HubEvent): { view: HarnessView; ops: DeltaOperation[] } {
   const { ops, book } = stepFor(view, event);
-  const settled = settle(view.state, ops);
+  const settled = settle(view.state, [...step.queuedPhaseEnded(view, event), ...ops]);
   return { view: { ...view, ...book, state: settled.state }, ops: settled.ops };
 }
 
@@ -89,6 +89,8 @@ function stepFor(view: HarnessView, event: HubEvent): HarnessStep {
       return step.turnCancelled(view, event.data.turnId);
     case 'UserMessageInjected':
       return step.userMessageInjected(view, event.data);
+    case 'TurnQueued':
+      return step.turnQueued(view, event.data);
     // Not part of this wire state: thoughts, model calls, tool progress, the session itself,
     // OpenEnv episode facts (rewards, resets: scored outside the conversation), and reminders
     // (ambient context for the model, not conversation messages).

@@ -106,8 +106,9 @@ export function evolveSession(state: SessionState, event: HubEvent): SessionStat
       return setReminder(state, event.data.reminderId, 'revoked');
     case 'ReminderEmitted':
       return setReminder(state, event.data.reminderId, 'delivered');
-    // The turn's progress, OpenEnv episode facts recorded beside turns, and where the history
-    // came from (fork, re-drive) do not change what the decider may decide.
+    // The turn's progress, OpenEnv episode facts recorded beside turns, where the history came
+    // from (fork, re-drive) and a started turn's wait for a worker do not change what the
+    // decider may decide.
     case 'MessageStarted':
     case 'ModelCallStarted':
     case 'TextDelta':
@@ -121,6 +122,7 @@ export function evolveSession(state: SessionState, event: HubEvent): SessionStat
     case 'EpisodeReset':
     case 'SessionForked':
     case 'SessionRedriven':
+    case 'TurnQueued':
       return state;
     default:
       return assertNever(event, 'HubEvent');

@@ -151,6 +151,7 @@ export function evolveTurn(p: TurnProgress, e: HubEvent): TurnProgress {
       // An audit_only reminder (no step) is recorded, never rendered.
       if (e.data.beforeStep === null || p.delivered.some((d) => d.kind === 'reminder' && d.id === e.data.reminderId)) return p;
       return { ...p, delivered: [...p.delivered, { kind: 'reminder', id: e.data.reminderId, text: '', beforeStep: e.data.beforeStep }] };
+    // Nothing the runner plans from; a started turn's wait for a worker (TurnQueued) included.
     case 'SessionOpened':
     case 'ToolCallUpdated':
     case 'RewardComputed':
@@ -159,6 +160,7 @@ export function evolveTurn(p: TurnProgress, e: HubEvent): TurnProgress {
     case 'ReminderRevoked':
     case 'SessionForked':
     case 'SessionRedriven':
+    case 'TurnQueued':
       return p;
     default:
       return assertNever(e, 'event');

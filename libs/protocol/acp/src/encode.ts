@@ -143,6 +143,12 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
         { sessionUpdate: 'hitl_resolved', ...harn({ requestId: d.approvalId, kind: 'approval', outcome: d.decision, toolCallId: d.toolCallId, by: d.by, via: d.via, reason: d.reason }) },
       ];
     }
+    case 'TurnQueued': {
+      // Harn's `progress` extension: the turn waits for a worker (ADR 0033). Its next update (the
+      // model call's `progress`, or the end) is what says it no longer waits.
+      const d = event.data;
+      return [{ sessionUpdate: 'progress', ...harn({ phase: 'queued', message: 'waiting for a worker', data: { turnId: d.turnId, reason: d.reason, since: d.since } }) }];
+    }
     case 'TurnFailed':
       return [{ sessionUpdate: 'log', ...harn({ level: 'error', message: publicFailureMessage(event.data.code, event.data.message), fields: { code: event.data.code, retryable: event.data.retryable, turnId: event.data.turnId } }) }];
     case 'TurnStarted':

@@ -34,6 +34,7 @@ const turn: HubEvent[] = [
   { type: 'TurnCancelled', data: { turnId: 't3', reason: 'user', by: { type: 'api_key', id: 'k' } } },
   { type: 'SessionForked', data: { parentSessionId: 'p', parentCursor: 90, parentStreamPosition: 3, copiedEvents: 3 } },
   { type: 'SessionRedriven', data: { sourceSessionId: 'p', sourceCursor: 90, target: { model: 'm2' }, tools: 'recorded', turnIds: [T] } },
+  { type: 'TurnQueued', data: { turnId: 't4', reason: 'capacity', since: '2026-01-01T00:00:01.000Z' } },
 ];
 
 const recorded = (events: HubEvent[]): Recorded<HubEvent>[] =>
@@ -48,7 +49,7 @@ describe('encodeHarnessEventList', () => {
       ModelCallCompleted: true, ToolCallStarted: true, ToolCallUpdated: true, ToolCallCompleted: true, ApprovalRequested: true, ApprovalResolved: true,
       MessageCompleted: true, TurnCompleted: true, TurnFailed: true, TurnCancelled: true,
       RewardComputed: true, EpisodeReset: true, UserMessageInjected: true, ReminderQueued: true, ReminderRevoked: true, ReminderEmitted: true,
-      SessionForked: true, SessionRedriven: true,
+      SessionForked: true, SessionRedriven: true, TurnQueued: true,
     };
     expect(new Set(turn.map((e) => e.type))).toEqual(new Set(Object.keys(all)));
   });
@@ -58,8 +59,12 @@ describe('encodeHarnessEventList', () => {
     expect(out[0]).toEqual({ type: 'llm_request', timestamp: 1767225601.5, cursor: 105, data: expect.objectContaining({ model: 'm', tool_names: ['read_file'] }) });
     expect(out.map((e) => e.type)).toEqual([
       'llm_request', 'llm_chunk', 'llm_response', 'tool_call', 'text_output', 'text_output', 'text_output', 'tool_result', 'llm_chunk', 'turn_complete',
-      'error', 'turn_complete', 'error', 'turn_complete',
+      'error', 'turn_complete', 'error', 'turn_complete', 'text_output',
     ]);
+  });
+
+  it('a turn waiting for a worker is a text_output that names the wait', () => {
+    expect(out.at(-1)?.data).toEqual({ text: 'waiting for a worker', queued: { turn_id: 't4', reason: 'capacity', since: '2026-01-01T00:00:01.000Z' } });
   });
 
   it('gives a tool result the tool name from its call, and a failed turn an error then turn_complete', () => {

@@ -70,6 +70,12 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
       const data = { tool_name: view.toolNames[e.toolCallId] ?? null, result: ok ? e.output : null, error: ok ? null : e.output, tool_call_id: e.toolCallId, status: e.status };
       return { view, events: [out('tool_result', data)] };
     }
+    case 'TurnQueued': {
+      // RFC 005 has no waiting state; `text_output` is where the harness says what it is doing
+      // (as for approvals), and `queued` names the wait for a client that shows it (ADR 0033).
+      const e = event.data;
+      return { view, events: [out('text_output', { text: 'waiting for a worker', queued: { turn_id: e.turnId, reason: e.reason, since: e.since } })] };
+    }
     case 'ApprovalRequested': {
       const e = event.data;
       const text = `approval requested for ${e.toolName} (${e.riskTier} risk): ${e.reason}`;

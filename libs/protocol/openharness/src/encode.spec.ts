@@ -43,6 +43,14 @@ describe('encodeReply', () => {
     expect(next?.action_type).toBe(CONTINUE_ACTION_TYPE);
     const token = (next?.payload?.['continuation'] as { continuation_token: string }).continuation_token;
     expect(parseContinuationToken(token)).toEqual({ sessionId: 's1', turnId: 'oh-r1', delivered: 3 });
+    expect(next?.payload).not.toHaveProperty('queued');
+  });
+
+  it('a turn waiting for a worker (ADR 0033): the continue directive says so, and since when', () => {
+    const queued = { reason: 'capacity', since: '2024-12-31T23:59:58.000Z' };
+    const next = encodeReply({ kind: 'pending', text: '', queued }, view).body.response.action_directives?.at(-1);
+    expect(next?.action_type).toBe(CONTINUE_ACTION_TYPE);
+    expect(next?.payload).toEqual(expect.objectContaining({ queued, message: expect.stringContaining('waiting for a worker'), continuation: expect.anything() }));
   });
 });
 

@@ -20,7 +20,15 @@ export type TurnResult =
   | { kind: 'failed'; code: string; message: string; retryable: boolean }
   | { kind: 'cancelled'; reason: string; text: string }
   | { kind: 'awaiting_approval'; text: string; approvals: readonly ApprovalRequested['data'][] }
-  | { kind: 'pending'; text: string };
+  /** `queued`: no worker has taken the turn yet (its last event is `TurnQueued`, ADR 0033). */
+  | { kind: 'pending'; text: string; queued?: QueuedTurn | null };
+
+/** A turn's wait for a worker, as the continue directive reports it. */
+export interface QueuedTurn {
+  reason: string;
+  /** When the turn was scheduled (ISO time). */
+  since: string;
+}
 
 /** What encoding needs besides the result; time comes in as data. */
 export interface ReplyView {
@@ -80,7 +88,7 @@ export function encodeReply(result: TurnResult, view: ReplyView): WireReply {
     }
     case 'pending': {
       const delivered = Math.max(view.delivered, result.text.length);
-      return success(view, [...renderRest(result.text, view.delivered), continueLater(view, delivered)]);
+      return success(view, [...renderRest(result.text, view.delivered), continueLater(view, delivered, result.queued ?? null)]);
     }
     default:
       return assertNever(result, 'turn result');
@@ -154,16 +162,21 @@ function requestApproval(approval: ApprovalRequested['data'], view: ReplyView, d
   };
 }
 
-function continueLater(view: ReplyView, delivered: number): ActionDirective {
+function continueLater(view: ReplyView, delivered: number, queued: QueuedTurn | null): ActionDirective {
+  // v1 has no waiting state; our own directive is where a shell can tell "busy hub" from "slow model".
+  const message = queued
+    ? 'The turn is waiting for a worker to take it; send the continuation to collect it.'
+    : 'The turn is still running; send the continuation to collect the rest.';
   return {
     action_type: CONTINUE_ACTION_TYPE,
     priority: 'normal',
     risk_tier: 'safe',
     payload: {
-      message: 'The turn is still running; send the continuation to collect the rest.',
+      message,
       fallback_message: 'Still working on it. Ask again in a moment.',
       retry_after_ms: RETRY_AFTER_MS,
       continuation: continuation(view, delivered),
+      ...(queued ? { queued: { reason: queued.reason, since: queued.since } } : {}),
     },
   };
 }

@@ -617,6 +617,12 @@ export interface components {
                 }[];
                 turnId?: string;
             }[];
+            queued?: {
+                /** @enum {string} */
+                reason: "capacity";
+                since: string;
+                turnId: string;
+            } | null;
             /** @enum {string} */
             status: "idle" | "running" | "error";
         };
@@ -1383,6 +1389,34 @@ export interface components {
             tenantId: string;
             /** @enum {string} */
             type: "SessionRedriven";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                /** @enum {string} */
+                reason: "capacity";
+                since: string;
+                turnId: string;
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "TurnQueued";
         };
         SessionList: {
             /** @description Pass back as `cursor` for the next page; null on the last */

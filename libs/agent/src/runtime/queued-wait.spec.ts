@@ -1,0 +1,50 @@
+import { sessionStreamId, type CommandMetadata, type HubEvent } from '@hub/domain';
+import { CommandHandler } from '@hub/sessions';
+import { InMemoryEventLog } from '@hub/testing';
+import { OfflineProvider } from '../providers/offline';
+import type { ModelProvider, ModelRequest } from '../providers/types';
+import { createBuiltinRegistry } from '../tools/builtin';
+import { RunningTurns } from './ports';
+import { TurnRunner } from './turn-runner';
+
+// ADR 0033: ingress may append a turn's TurnQueued just after a worker took the job and read the
+// log. The worker's first append then conflicts; the wait changes nothing it planned from, so it
+// appends the same events after it instead of asking the model again.
+
+const TENANT = '11111111-1111-4111-8111-111111111111';
+const stream = sessionStreamId('s1');
+
+it('a TurnQueued that lands between the worker’s read and its first append costs no second model call', async () => {
+  const log = new InMemoryEventLog();
+  const followUps = { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined, signalCancel: async () => undefined };
+  const meta: CommandMetadata = { commandId: 'c1', tenantId: TENANT, now: '2026-11-26T10:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'transport' };
+  await new CommandHandler(log, followUps).handle({ type: 'SubmitTurn', sessionId: 's1', turnId: 't1', prompt: 'calculate 2 * 21', context: {}, busyPolicy: 'enqueue' }, meta);
+
+  const offline = new OfflineProvider({ delayMs: 0 });
+  let calls = 0;
+  const provider: ModelProvider = { name: offline.name, model: offline.model, stream: (req: ModelRequest) => (calls++, offline.stream(req)) };
+  let raced = false;
+  log.beforeAppend = async (tenantId, streamId) => {
+    if (raced) return;
+    raced = true;
+    const queued: HubEvent = { type: 'TurnQueued', data: { turnId: 't1', reason: 'capacity', since: meta.now } };
+    await log.append(tenantId, streamId, [{ ...queued, metadata: { correlationId: 'corr', actor: { type: 'system', id: 'ingress' } } }], { expectedVersion: log.all(tenantId, streamId).length });
+  };
+  const runner = new TurnRunner({
+    log,
+    scheduler: followUps,
+    running: new RunningTurns(),
+    provider,
+    tools: createBuiltinRegistry(),
+    worker: { type: 'worker', id: 'w1' },
+    maxSteps: 8,
+    approvalTtlMs: 0,
+    flush: { maxChars: 16, maxDelayMs: 1000 },
+  });
+
+  expect(await runner.run({ tenantId: TENANT, sessionId: 's1', turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job-t1', finalAttempt: false })).toBe('completed');
+  const types = log.all(TENANT, stream).map((e) => e.type);
+  expect(types.slice(0, 5)).toEqual(['SessionOpened', 'TurnRequested', 'TurnStarted', 'TurnQueued', 'MessageStarted']);
+  expect(types.at(-1)).toBe('TurnCompleted');
+  expect(calls).toBe(types.filter((t) => t === 'ModelCallCompleted').length);
+});
