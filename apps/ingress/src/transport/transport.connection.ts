@@ -4,7 +4,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '@hub/auth';
 import { DomainError, initialHarnessView, isDomainError, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
 import type { EventStore } from '@hub/event-store';
-import { decode, domainErrorFrame, encode, errorFrame, internalErrorFrame, snapshot, type ServerMessage } from '@hub/protocol-transport';
+import { decode, domainErrorFrame, encode, encodeBatch, errorFrame, internalErrorFrame, snapshot, type ServerMessage } from '@hub/protocol-transport';
 import { ATTR, correlationIdFrom, failRequestSpans, runWithCorrelation, runWithTenant, withContext, withSpan, type TraceContext, guarded } from '@hub/telemetry';
 import type { CommandService } from '../commands/command.service';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
@@ -15,14 +15,18 @@ import { boundedSender, SLOW_CONSUMER_RESUME, type FrameSender } from './slow-co
 /** One WebSocket watching (and steering) one session. */
 export class TransportConnection {
   private view: HarnessView = initialHarnessView();
-  private feed?: SessionFeed;
+  /**
+   * Ends the live feed. Only this is kept of the feed, not the feed: its `history` is the whole
+   * session, sent once at connect, and every watcher of a long session would otherwise hold it.
+   */
+  private closeFeed?: SessionFeed['close'];
   /** Frames leave strictly in log order: every send goes through this chain. */
   private chain: Promise<void>;
   private openGate!: () => void;
   /** Set while the socket replays the log (`?replay=1`): commands are refused, nothing is dispatched. */
   private replaying = false;
-  /** Aborted when the socket closes: a replay stops waiting and reading. */
-  private readonly closed = new AbortController();
+  /** Aborted when the socket closes: a replay stops waiting and reading. Made by a replay only (most sockets never replay). */
+  private closed?: AbortController;
   /** Set while the session has no event yet: its first one says whether this key may watch it. */
   private unopened = false;
   /** Every frame leaves through it: a client that stops reading is closed 4008 and its feed released. */
@@ -43,33 +47,35 @@ export class TransportConnection {
     maxBufferedBytes = Number.POSITIVE_INFINITY,
   ) {
     this.sendFrame = boundedSender(ws, maxBufferedBytes, SLOW_CONSUMER_RESUME.transport, () => {
-      this.closed.abort();
-      void this.feed?.close();
+      this.closed?.abort();
+      void this.closeFeed?.();
     });
     this.chain = new Promise((resolve) => (this.openGate = resolve));
     ws.on('message', guarded('transport frame', (data: RawData, isBinary: boolean) => this.onMessage(isBinary ? null : data.toString())));
     ws.on('close', guarded('transport close', () => {
-      this.closed.abort();
-      return this.feed?.close();
+      this.closed?.abort();
+      return this.closeFeed?.();
     }));
     ws.on('error', (e) => this.log.warn(`socket error: ${e.message}`));
   }
 
   async start(after?: number): Promise<void> {
+    let feed: SessionFeed;
     try {
-      this.feed = await this.streams.open(this.principal.tenantId, this.sessionId, (batch) => this.enqueue(batch), { after });
+      feed = await this.streams.open(this.principal.tenantId, this.sessionId, (batch) => this.enqueue(batch), { after });
     } catch (e) {
       this.send(this.failureFrame(e, 'open session', this.trace.correlationId ?? correlationIdFrom(undefined)));
       this.ws.close(1008, 'cannot open session');
       return;
     }
-    if (this.ws.readyState !== this.ws.OPEN) return void this.feed.close();
-    this.unopened = this.feed.history.length === 0;
+    this.closeFeed = feed.close;
+    if (this.ws.readyState !== this.ws.OPEN) return void feed.close();
+    this.unopened = feed.history.length === 0;
     if (after === undefined) {
-      for (const e of this.feed.history) this.view = encode(e, this.view).view;
-      this.send(snapshot(this.view, this.feed.head), true);
+      for (const e of feed.history) this.view = encode(e, this.view).view;
+      this.send(snapshot(this.view, feed.head), true);
     } else {
-      for (const e of this.feed.history) this.apply(e, e.globalPosition > after, true);
+      for (const e of feed.history) this.apply(e, e.globalPosition > after, true);
     }
     this.openGate();
   }
@@ -81,6 +87,7 @@ export class TransportConnection {
    */
   async replay(store: EventStore, speed: number, after = 0): Promise<void> {
     this.replaying = true;
+    const closed = (this.closed = new AbortController());
     const tenantId = this.principal.tenantId;
     let head: number;
     let through: { streamPosition: number; createdAt: string } | undefined;
@@ -98,9 +105,9 @@ export class TransportConnection {
     this.send(snapshot(this.view, after));
     const rest = sessionLogUpTo(store, tenantId, this.sessionId, { from: through?.streamPosition, head });
     try {
-      for await (const e of paced(rest, speed, this.closed.signal, through?.createdAt)) this.apply(e, true);
+      for await (const e of paced(rest, speed, closed.signal, through?.createdAt)) this.apply(e, true);
     } catch (e) {
-      if (this.closed.signal.aborted) return;
+      if (closed.signal.aborted) return;
       this.send(this.failureFrame(e, 'replay', this.correlationId()));
       return this.ws.close(1011, 'replay failed');
     }
@@ -120,11 +127,15 @@ export class TransportConnection {
         if (!this.mayWatch(batch[0])) {
           this.send(domainErrorFrame(new DomainError('SESSION_NOT_FOUND', `session ${this.sessionId} not found`)));
           this.ws.close(1008, 'session not readable with this key');
-          void this.feed?.close();
+          void this.closeFeed?.();
           return;
         }
       }
-      batch.forEach((e) => this.apply(e, true));
+      // One frame for what was committed together (encodeBatch): in a crowd, ingress's writes and
+      // every client's messages were a frame per event.
+      const { view, frames } = encodeBatch(batch, this.view);
+      this.view = view;
+      frames.forEach((f) => this.send(f));
     });
     return this.chain;
   }

@@ -1,5 +1,5 @@
-import { DomainError, initialHarnessView, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
-import { domainErrorFrame, encode, errorFrame, internalErrorFrame, snapshot, WIRE_ERROR_CODES } from './encode';
+import { DomainError, applyOps, initialHarnessView, initialHarnessState, type HarnessState, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
+import { domainErrorFrame, encode, encodeBatch, errorFrame, internalErrorFrame, snapshot, WIRE_ERROR_CODES } from './encode';
 import { ServerMessage, WIRE_ERROR_CODE_LIST } from './schema';
 
 const actor = { type: 'api_key', id: 'k' } as const;
@@ -158,5 +158,36 @@ describe('snapshot and errors', () => {
   it('hides what a provider or a queue library said, and names the correlation id instead', () => {
     expect(domainErrorFrame({ code: 'PROVIDER_DOWN', message: 'connect ECONNREFUSED 127.0.0.1:11434' }).message).not.toContain('127.0.0.1');
     expect(internalErrorFrame('corr-1')).toEqual({ type: 'error', code: 'internal', message: 'internal error (correlation id corr-1)' });
+  });
+});
+
+describe('encodeBatch: the events handed over together, as one delta', () => {
+  const applied = (frames: ServerMessage[], from: HarnessState = initialHarnessState()) =>
+    frames.reduce((state, f) => (f.type === 'delta' ? applyOps(state, f.operations) : state), from);
+
+  it('takes a client to the same state as one frame per event, with the last visible cursor', () => {
+    const events = record(fullTurn, 41);
+    const each = encodeAll(events);
+    const together = encodeBatch(events, initialHarnessView());
+    expect(together.frames).toHaveLength(1);
+    expect(together.frames[0]).toMatchObject({ type: 'delta', cursor: each.frames[each.frames.length - 1].cursor });
+    expect(applied(together.frames)).toEqual(applied(each.frames));
+    expect(together.view).toEqual(each.view);
+  });
+
+  it('goes on from a view, and joins text appended to one message into one operation', () => {
+    const events = record(fullTurn, 41);
+    const cut = events.findIndex((e) => e.type === 'TextDelta');
+    const before = encodeAll(events.slice(0, cut));
+    const tail = encodeBatch(events.slice(cut), before.view);
+    const appends = tail.frames.flatMap((f) => (f.type === 'delta' ? f.operations : [])).filter((op) => op.type === 'append-text');
+    expect(appends).toEqual([{ type: 'append-text', path: ['messages', '1', 'content'], value: 'Sunny, 70F.' }]);
+    expect(applied(tail.frames, applied(before.frames))).toEqual(applied(encodeAll(events).frames));
+    // The view it started from is not changed under its owner.
+    expect(before.view).toEqual(encodeAll(events.slice(0, cut)).view);
+  });
+
+  it('sends nothing for events nothing visible follows from', () => {
+    expect(encodeBatch([], initialHarnessView()).frames).toEqual([]);
   });
 });

@@ -21,6 +21,34 @@ export function encode(event: Recorded<HubEvent>, view: HarnessView): { view: Ha
   return { view: next.view, frames: [frame] };
 }
 
+/**
+ * Encodes the events a watcher is handed together (one commit's, or a group commit's, events of
+ * its session) as one delta: the operations of each event in order, with the last event's cursor,
+ * so a client applies exactly what it would from one frame per event. Consecutive text appended
+ * to one message goes as one operation. A turn's ending (its last text, the call's outcome, the
+ * message's and the turn's end) is then one frame instead of four: fewer writes for ingress and
+ * fewer messages for every client, which in a crowd is most of what streaming costs them.
+ */
+export function encodeBatch(events: readonly Recorded<HubEvent>[], view: HarnessView): { view: HarnessView; frames: ServerMessage[] } {
+  const operations: DeltaMessage['operations'] = [];
+  let cursor = 0;
+  for (const event of events) {
+    const next = evolveHarness(view, event);
+    view = next.view;
+    for (const op of next.ops) {
+      const last = operations[operations.length - 1];
+      if (op.type === 'append-text' && last?.type === 'append-text' && samePath(last.path, op.path)) last.value += op.value;
+      else operations.push(op.type === 'append-text' ? { ...op } : op);
+    }
+    if (next.ops.length > 0) cursor = event.globalPosition;
+  }
+  return { view, frames: operations.length === 0 ? [] : [{ type: 'delta', operations, cursor }] };
+}
+
+function samePath(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 /** The full state, sent on connect and reconnect; `cursor` is the last event it includes. */
 export function snapshot(view: HarnessView, cursor: number): StateMessage {
   return { type: 'state', state: view.state, cursor };

@@ -1,4 +1,4 @@
 export * from './schema';
 export { decode, MAX_CLIENT_MESSAGE_CHARS } from './decode';
 export type { DecodeContext, DecodeError, DecodeErrorCode, DecodeResult } from './decode';
-export { encode, snapshot, errorFrame, domainErrorFrame, internalErrorFrame, WIRE_ERROR_CODES } from './encode';
+export { encode, encodeBatch, snapshot, errorFrame, domainErrorFrame, internalErrorFrame, WIRE_ERROR_CODES } from './encode';
