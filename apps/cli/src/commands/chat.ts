@@ -36,6 +36,7 @@ export async function chat(opts: ChatOptions): Promise<number> {
   let printed = 0;
   let submitted = false;
   let saidQueued = false;
+  let saidWaiting = false;
   /** Messages that were there before our prompt are history: not printed, not answered. */
   let firstNew = Infinity;
   let sawRunning = false;
@@ -67,6 +68,7 @@ export async function chat(opts: ChatOptions): Promise<number> {
       }
       const mine = state.messages.slice(firstNew);
       if (!saidQueued && mine.length === 0 && state.status === 'running') saidQueued = sayQueued(state.messages.slice(0, firstNew));
+      if (!saidWaiting && state.queued && mine.some((m) => m.turnId === state?.queued?.turnId)) saidWaiting = sayWaiting(state.queued.since);
       const answer = mine.filter((m) => m.role === 'assistant').pop();
       printed = render(answer, printed);
       if (!canAsk) {
@@ -101,6 +103,12 @@ function sayQueued(history: readonly Message[]): boolean {
       ? `queued: the session's current turn waits for approval ${waiting.approval.id} (${waiting.approval.reason}); this prompt runs once it is answered\n`
       : `queued: the session's current turn is still running; this prompt runs after it\n`,
   );
+  return true;
+}
+
+/** Our turn started but no worker has taken it yet (ADR 0033): every one is busy, or none runs. Returns true once said. */
+function sayWaiting(since: string): boolean {
+  process.stderr.write(`waiting for a worker: the hub's workers are all busy (or none runs); this prompt runs when one takes it (scheduled ${since})\n`);
   return true;
 }
 

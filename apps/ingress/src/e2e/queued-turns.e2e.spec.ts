@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { HubStack, TransportTestClient } from '@hub/testing';
+import { HubProcess, HubStack, TransportTestClient } from '@hub/testing';
 import type { DeltaOperation } from '@hub/domain';
 
 // Issue 31 (ADR 0033): a turn that no worker can take yet is shown as waiting, in each protocol
@@ -58,7 +58,7 @@ async function openHarness(context: Record<string, unknown>, hub: Record<string,
 const queuedOps = (c: TransportTestClient): DeltaOperation[] =>
   c.frames.flatMap((f) => (f.type === 'delta' ? f.operations : [])).filter((o) => o.path[0] === 'queued');
 
-it('transport, ACP and OpenHarness clients are told their turns wait for a worker; the turns run once one starts, and the wait is gone', async () => {
+it('transport, ACP, OpenHarness and `hub chat` clients are told their turns wait for a worker; the turns run once one starts, and the wait is gone', async () => {
   const t = await TransportTestClient.connect(stack.url, tenant.apiKey, { session: 'q-transport' });
   await t.waitFor('snapshot', (x) => x.state !== null);
   const submittedAt = Date.now();
@@ -70,6 +70,8 @@ it('transport, ACP and OpenHarness clients are told their turns wait for a worke
   const prompted = acp.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 1 + 1' }] });
   // OpenHarness answers a turn still running when its wait budget ends with our continue directive.
   const asked = openHarness({ session_id: 'q-openharness', user_intent: 'calculate 6 * 7' }, { wait_ms: 2500 });
+  const chat = new HubProcess(['chat', '--session', 'q-chat', 'calculate 5 * 5'], { ...stack.baseEnv(), HUB_URL: stack.url, HUB_API_KEY: tenant.apiKey });
+  chat.child.stdin?.end();
 
   // Transport: `running`, then (after the grace period) the wait, in a delta and in a fresh snapshot.
   await t.waitFor('the queued indication', (x) => !!x.state?.queued);
@@ -89,6 +91,10 @@ it('transport, ACP and OpenHarness clients are told their turns wait for a worke
   const [next] = (answered.action_directives ?? []).filter((d) => d.action_type === 'dev.harnesshub.continue');
   expect(next?.payload).toEqual(expect.objectContaining({ queued: { reason: 'capacity', since: expect.any(String) }, message: expect.stringContaining('waiting for a worker') }));
 
+  const said = Date.now() + 20_000;
+  while (!chat.stderr.includes('waiting for a worker') && Date.now() < said) await new Promise((r) => setTimeout(r, 100));
+  expect(chat.stderr).toContain('waiting for a worker');
+
   await stack.addWorker();
   await t.waitFor('the turn to finish', (x) => x.state?.status === 'idle' && x.state.messages[1]?.status === 'complete');
   expect(t.state?.queued).toBeNull();
@@ -104,6 +110,9 @@ it('transport, ACP and OpenHarness clients are told their turns wait for a worke
   const kinds = acp.updates().map((u) => u.sessionUpdate);
   expect(kinds.indexOf('progress')).toBeLessThan(kinds.indexOf('agent_message_chunk'));
   acp.close();
+
+  expect(await chat.exited).toBe(0);
+  expect(chat.stdout).toContain('25');
 
   const collected = await openHarness({ continuation: next?.payload?.['continuation'] }, { wait_ms: 30_000 });
   expect(collected.status).toBe('success');
