@@ -77,6 +77,8 @@ class DeltaWriter {
   /** A flush is asked for and has not taken the pending text yet: the window is being served. */
   private asked = false;
   private failure: { error: unknown } | null = null;
+  /** Fires when the oldest pending char (or the staged start) has waited a whole window. */
+  private timer: NodeJS.Timeout | undefined;
   fullText = '';
 
   constructor(
@@ -88,8 +90,10 @@ class DeltaWriter {
     this.thought = new Resumable(plan.recordedThought);
     this.textOffset = plan.recordedText.length;
     this.thoughtOffset = plan.recordedThought.length;
-    // The writer is made as the call starts: a staged start waits from here.
+    // The writer is made as the call starts: a staged start waits from here, and reaches
+    // watchers within one window even if the model stays silent.
     this.oldest = deps.now();
+    if (attempt.hasStaged()) this.arm();
   }
 
   async add(kind: DeltaKind, chunk: string): Promise<void> {
@@ -103,10 +107,11 @@ class DeltaWriter {
     this.coalesce(kind, offset, fresh);
     if (this.pendingChars === 0 && !this.attempt.hasStaged()) this.oldest = this.deps.now();
     this.pendingChars += fresh.length;
-    // Only the size cap here: the window is kept while waiting for the model (`withWindowFlush`).
-    // Checking the clock per chunk would split an answer that is already there whenever the
-    // process is slow (a busy machine), which is not model output taking time. Past the cap the
-    // model waits for the log: what is pending stays bounded however slow the appends are.
+    this.arm();
+    // Only the size cap here: the window is a timer, armed when text starts to wait. Checking
+    // the clock per chunk would split an answer that is already there whenever the process is
+    // slow (a busy machine), which is not model output taking time. Past the cap the model waits
+    // for the log: what is pending stays bounded however slow the appends are.
     if (this.pendingChars >= this.deps.flush.maxChars) {
       this.flushSoon();
       await this.drain();
@@ -126,18 +131,29 @@ class DeltaWriter {
   }
 
   /**
-   * Ms until the oldest pending char, or the call's staged start, has waited a whole window;
-   * Infinity when nothing waits (or a flush already asked for will take it). A silent model's
-   * start reaches watchers within one window.
+   * Sets the window's timer unless one is set or a flush already asked for will take what waits:
+   * one timer per window, not one per chunk (a crowd streams hundreds of thousands of chunks).
    */
-  overdueInMs(): number {
-    if (this.asked || (this.pendingChars === 0 && !this.attempt.hasStaged())) return Infinity;
-    return this.oldest + this.deps.flush.maxDelayMs - this.deps.now();
+  private arm(): void {
+    if (this.timer || this.asked) return;
+    const wait = Math.max(0, this.oldest + this.deps.flush.maxDelayMs - this.deps.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flushSoon();
+    }, wait);
+  }
+
+  /** No more windows: the call has ended (its rest goes with the turn's next append) or failed. */
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** Asks for what is pending (and what the attempt staged before it) to be appended, after the appends before it; does not wait. */
   flushSoon(): void {
     if (this.asked) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.asked = true;
     this.appends = this.appends.then(async () => {
       this.asked = false;
@@ -156,12 +172,14 @@ class DeltaWriter {
 
   /** Waits for every append asked for so far; throws the first that failed. */
   async drain(): Promise<void> {
+    this.stop();
     await this.appends;
     this.rethrow();
   }
 
   /** Waits for every append asked for so far, whatever became of them. */
   async settle(): Promise<void> {
+    this.stop();
     await this.appends;
   }
 
@@ -179,49 +197,6 @@ class DeltaWriter {
     this.pending = [];
     this.pendingChars = 0;
   }
-}
-
-/**
- * The provider's parts, but pending text is flushed when its window passes even while the model
- * is silent (a slow model's words reach watchers within one window). The flush is asked for,
- * not awaited: appends stay sequential among themselves, and the model's parts go on being read.
- */
-async function* withWindowFlush(parts: AsyncIterable<ModelStreamPart>, writer: DeltaWriter): AsyncGenerator<ModelStreamPart> {
-  const it = parts[Symbol.asyncIterator]();
-  let waiting: Promise<IteratorResult<ModelStreamPart>> | null = null;
-  try {
-    for (;;) {
-      const next = it.next();
-      waiting = next;
-      let wait = writer.overdueInMs();
-      while (wait !== Infinity) {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<'flush'>((r) => (timer = setTimeout(() => r('flush'), Math.max(0, wait))));
-        const first = await Promise.race([next, timeout]).finally(() => clearTimeout(timer));
-        if (first !== 'flush') break;
-        writer.flushSoon();
-        wait = writer.overdueInMs();
-      }
-      const r = await next;
-      waiting = null;
-      if (r.done) return;
-      yield r.value;
-    }
-  } finally {
-    if (waiting) {
-      // A flush failed while the model was mid-part (a conflict: the runner re-plans). The part
-      // and the stream's close are abandoned: awaiting them could hang on a silent provider.
-      waiting.catch(abandoned);
-      it.return?.().catch(abandoned);
-    } else {
-      await it.return?.();
-    }
-  }
-}
-
-/** What an abandoned model stream still settles with has no reader: the step already failed. */
-function abandoned(_reason: unknown): void {
-  return undefined;
 }
 
 function recordStart(attempt: TurnAttempt, plan: ModelStepPlan, deps: ModelStepDeps, messageCount: number): void {
@@ -252,7 +227,7 @@ export function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mo
     let finish: { finishReason: ModelFinishReason; usage: Usage } | null = null;
     const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages, tools: deps.tools, signal: deps.signal });
     try {
-      for await (const part of withWindowFlush(parts, writer)) {
+      for await (const part of parts) {
         if (part.type === 'text-delta') {
           firstText ??= performance.now();
           await writer.add('text', part.text);
