@@ -38,10 +38,15 @@ export class OfflineProvider implements ModelProvider {
     ];
     const outputChars =
       plan.reasoning.length + plan.text.length + plan.toolCalls.reduce((n, c) => n + c.name.length + json(c.input).length, 0);
-    for (const [i, part] of parts.entries()) {
-      if (i > 0) await pause(delay, req.signal);
-      else req.signal.throwIfAborted();
-      yield part;
+    const pacer = new Pacer(req.signal);
+    try {
+      for (const [i, part] of parts.entries()) {
+        if (i > 0) await pacer.pause(delay);
+        else req.signal.throwIfAborted();
+        yield part;
+      }
+    } finally {
+      pacer.close();
     }
     req.signal.throwIfAborted();
     yield { type: 'finish', finishReason: plan.finishReason, usage: usage(req.messages, outputChars) };
@@ -64,20 +69,40 @@ function json(value: unknown): string {
   return JSON.stringify(value) ?? '';
 }
 
-// Resolves after `ms`, or rejects with the abort reason as soon as the signal fires, so a
-// cancelled turn stops mid-stream instead of after the current pause.
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/**
+ * Pauses between chunks that end as soon as the signal fires (a cancelled turn stops mid-stream,
+ * not after the current pause), with one abort listener for the whole stream: a listener added
+ * and removed per chunk was a visible share of a crowded worker's CPU.
+ */
+class Pacer {
+  private waiting: { timer: NodeJS.Timeout; reject: (reason: unknown) => void } | null = null;
+  private readonly onAbort = (): void => {
+    if (!this.waiting) return;
+    clearTimeout(this.waiting.timer);
+    this.waiting.reject(this.signal.reason);
+    this.waiting = null;
+  };
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Resolves after `ms`, or rejects with the abort reason as soon as the signal fires. */
+  pause(ms: number): Promise<void> {
+    this.signal.throwIfAborted();
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting = null;
+        resolve();
+      }, ms);
+      this.waiting = { timer, reject };
+    });
+  }
+
+  close(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    if (this.waiting) clearTimeout(this.waiting.timer);
+    this.waiting = null;
+  }
 }
