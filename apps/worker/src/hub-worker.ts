@@ -24,7 +24,7 @@ import { EventStore, asSystem, createPool, SecretStore, SnapshotStore } from '@h
 import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionThread, projectionStatus } from '@hub/projections';
 import { AdmissionGate, CancelBus, DailyEventBytes, DailyTokens, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap, type StartedWorkers } from '@hub/queue';
-import { CommandHandler, SessionViews, type CommandLog } from '@hub/sessions';
+import { CommandHandler, QueuedTurnWatch, SessionViews, type CommandLog, type ScheduledTurn } from '@hub/sessions';
 import { ATTR, observeGauge, oncePerScrape, currentSpanIds, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, runWithTenant, withContext, withSpan } from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
 import { isRetryable } from './retryability';
@@ -61,6 +61,8 @@ export class HubWorker {
   private reconciler: TurnReconciler | null = null;
   /** Holds back new turns while the event loop lags or appends back up (ADR 0028). */
   private gate: AdmissionGate | null = null;
+  /** Tells the watchers of a turn started here (the next queued one, a resume) when no worker took it (ADR 0033). */
+  private readonly queued: QueuedTurnWatch;
 
   constructor(private readonly settings: WorkerSettings) {
     this.pool = createPool(settings.databaseUrl, { max: settings.dbPoolSize });
@@ -90,6 +92,12 @@ export class HubWorker {
       keepView: (tenantId, streamId, at) => this.views.keep(tenantId, streamId, { version: at.version, view: at.view, sinceSnapshot: at.sinceSaved, whole: true }),
       snapshotEvery: settings.snapshotEvery,
     };
+    this.queued = new QueuedTurnWatch(log, {
+      writer: 'worker',
+      // The job id comes from the tenant, session, turn and key only; the rest is the payload's shape.
+      jobState: (t) => this.queues.jobState('runTurn', { tenantId: t.tenantId, sessionId: t.sessionId, turnId: t.turnId, reason: 'start', trace: { correlationId: t.metadata.correlationId } }, t.key),
+      warn: (message) => this.log.warn(message),
+    });
     const scheduler = this.scheduler();
     const worker = { type: 'worker' as const, id: this.id };
     // The text window widens with the turns streaming here (ADR 0032).
@@ -180,6 +188,7 @@ export class HubWorker {
       },
       // An OpenEnv turn is scored once it has ended, here, after (never inside) the agent loop.
       turnEnded: turnEndedScoring(this.store, trace, (message) => this.log.warn(message)),
+      turnScheduled: (turn: ScheduledTurn) => this.queued.watch(turn),
     };
   }
 
@@ -282,6 +291,7 @@ export class HubWorker {
   }
 
   async stop(): Promise<void> {
+    this.queued.close();
     this.gate?.stop();
     await this.reconciler?.stop();
     // Harness processes first: a turn holding one ends (HARNESS_STOPPED) and frees its job.

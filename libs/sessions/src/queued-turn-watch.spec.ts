@@ -24,7 +24,7 @@ describe('QueuedTurnWatch', () => {
     log = new InMemoryEventLog();
     jobState = 'waiting';
     scheduled = [];
-    watch = new QueuedTurnWatch(log, { graceMs: 1000, jobState: async () => jobState, warn: (m) => warnings.push(m) });
+    watch = new QueuedTurnWatch(log, { writer: 'ingress', jobState: async () => jobState, warn: (m) => warnings.push(m) });
     const followUps: FollowUps = { scheduleTurn: async () => undefined, signalCancel: async () => undefined, turnScheduled: (t) => scheduled.push(t) };
     handler = new CommandHandler(log, followUps);
   });
@@ -91,7 +91,7 @@ describe('QueuedTurnWatch', () => {
   it('a failed look is a warning, never a rejection; closing drops the looks not taken', async () => {
     jest.useFakeTimers();
     try {
-      const broken = new QueuedTurnWatch(log, { graceMs: 10, jobState: () => Promise.reject(new Error('redis down')), warn: (m) => warnings.push(m) });
+      const broken = new QueuedTurnWatch(log, { graceMs: 10, writer: 'ingress', jobState: () => Promise.reject(new Error('redis down')), warn: (m) => warnings.push(m) });
       await handler.handle(submit('t1'), meta('c1'));
       broken.watch(scheduled[0]);
       await jest.advanceTimersByTimeAsync(10);

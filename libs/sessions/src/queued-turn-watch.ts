@@ -17,9 +17,18 @@ export interface ScheduledTurn {
   metadata: EventMetadata;
 }
 
+/**
+ * How long a scheduled turn may wait for a worker before its watchers are told it waits: a worker
+ * with a free slot takes a job within milliseconds, so a turn still waiting after a second is
+ * waiting for capacity; shorter would append for turns that are merely about to start.
+ */
+export const TURN_QUEUED_AFTER_MS = 1000;
+
 export interface QueuedTurnWatchOptions {
-  /** How long a scheduled turn may wait before it is said to wait: a worker with a free slot takes it well within this. */
-  graceMs: number;
+  /** How long a scheduled turn may wait before it is said to wait (default {@link TURN_QUEUED_AFTER_MS}). */
+  graceMs?: number;
+  /** The process that scheduled the turns (`ingress`, `worker`): the `system` actor of their TurnQueued. */
+  writer: string;
   /** The BullMQ state of the turn's job (`HubQueues.jobState('runTurn', ...)`). */
   jobState(turn: ScheduledTurn): Promise<string>;
   /** Told when a look failed; the turn runs as it would have, only without the indication. */
@@ -30,8 +39,6 @@ export interface QueuedTurnWatchOptions {
 const WAITING_STATES: ReadonlySet<string> = new Set(['waiting', 'prioritized']);
 /** A look that keeps meeting other writers gives up: the indication is a courtesy, not a fact the turn needs. */
 const MAX_CONFLICTS = 3;
-/** Nothing but the turn's wait is worth reporting as its writer. */
-const ACTOR = { type: 'system', id: 'ingress' } as const;
 
 /**
  * Tells a turn's watchers that it waits for a worker (ADR 0033). One timer per scheduled turn:
@@ -58,7 +65,7 @@ export class QueuedTurnWatch {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.check(turn).catch((e: unknown) => this.opts.warn(`turn ${turn.turnId}: could not tell whether it waits for a worker: ${e instanceof Error ? e.message : String(e)}`));
-    }, this.opts.graceMs);
+    }, this.opts.graceMs ?? TURN_QUEUED_AFTER_MS);
     timer.unref();
     this.timers.add(timer);
   }
@@ -84,7 +91,8 @@ export class QueuedTurnWatch {
       const { version, events } = await this.log.readStream(turn.tenantId, streamId, { fromVersion: turn.version });
       if (events.some((e) => e.streamPosition > turn.version && concernsTurn(e, turn.turnId))) return false;
       try {
-        const res = await this.log.append(turn.tenantId, streamId, [{ ...event, metadata: { ...turn.metadata, actor: ACTOR } }], {
+        const actor = { type: 'system' as const, id: this.opts.writer };
+        const res = await this.log.append(turn.tenantId, streamId, [{ ...event, metadata: { ...turn.metadata, actor } }], {
           expectedVersion: version,
           idempotencyKey: `turn-queued:${turn.sessionId}:${turn.turnId}:${turn.key}`,
         });

@@ -10,14 +10,6 @@ import { INGRESS_CONFIG, PG_POOL, type IngressSettings } from '../hub.providers'
 import { SessionAccess } from '../auth/session-access';
 
 /**
- * How long a scheduled turn may wait for a worker before its watchers are told it waits (ADR
- * 0033): a worker with a free slot takes a job within milliseconds, so a turn still waiting
- * after a second is waiting for capacity; shorter would append for turns that are merely about
- * to start.
- */
-const QUEUED_AFTER_MS = 1000;
-
-/**
  * Commands decided where they arrive (ADR 0025): this process reads the session (its snapshot
  * plus the events after it, or only the events after the view it kept from its last decision),
  * runs the pure decider and appends the outcome with the expected version and the command id as
@@ -58,7 +50,7 @@ export class SessionDecisions implements OnModuleInit, OnApplicationShutdown {
     };
     const log: CommandLog = { readStream, append: (tenantId, streamId, events, opts) => store.append<HubEvent>(tenantId, streamId, events as never, opts) };
     this.queued = new QueuedTurnWatch(log, {
-      graceMs: QUEUED_AFTER_MS,
+      writer: 'ingress',
       // The job id comes from the tenant, session, turn and key only; the rest is the payload's shape.
       jobState: (t) => queues.jobState('runTurn', { tenantId: t.tenantId, sessionId: t.sessionId, turnId: t.turnId, reason: 'start', trace: { correlationId: t.metadata.correlationId } }, t.key),
       warn: (message) => this.log.warn(message),

@@ -1,4 +1,5 @@
 import type { EventMetadata, HubEvent, Recorded, SessionView, TurnRequested } from '@hub/domain';
+import type { ScheduledTurn } from '@hub/sessions';
 
 /** The slice of the event store the runner needs (the real one is @hub/event-store). */
 export interface TurnLog {
@@ -29,6 +30,8 @@ export interface TurnScheduler {
    * an OpenEnv turn. `request` is the turn's request as it was when the turn ended. Must not throw.
    */
   turnEnded?(tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null): Promise<void>;
+  /** A turn was started and scheduled here (the next queued one): watch whether it waits for a worker (ADR 0033). Must not throw. */
+  turnScheduled?(turn: ScheduledTurn): void;
 }
 
 /** Lets a cancel reach the worker that is running the turn right now. */

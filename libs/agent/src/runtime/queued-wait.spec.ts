@@ -1,5 +1,5 @@
 import { sessionStreamId, type CommandMetadata, type HubEvent } from '@hub/domain';
-import { CommandHandler } from '@hub/sessions';
+import { CommandHandler, type ScheduledTurn } from '@hub/sessions';
 import { InMemoryEventLog } from '@hub/testing';
 import { OfflineProvider } from '../providers/offline';
 import type { ModelProvider, ModelRequest } from '../providers/types';
@@ -47,4 +47,30 @@ it('a TurnQueued that lands between the worker’s read and its first append cos
   expect(types.slice(0, 5)).toEqual(['SessionOpened', 'TurnRequested', 'TurnStarted', 'TurnQueued', 'MessageStarted']);
   expect(types.at(-1)).toBe('TurnCompleted');
   expect(calls).toBe(types.filter((t) => t === 'ModelCallCompleted').length);
+});
+
+it('a turn a worker starts (the next queued one, in the turn end’s append) is handed over to be watched, like one ingress starts', async () => {
+  const log = new InMemoryEventLog();
+  const watched: ScheduledTurn[] = [];
+  const followUps = { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined, signalCancel: async () => undefined, turnScheduled: (t: ScheduledTurn) => void watched.push(t) };
+  const commands = new CommandHandler(log, followUps);
+  const meta = (commandId: string): CommandMetadata => ({ commandId, tenantId: TENANT, now: '2026-11-26T10:00:00.000Z', correlationId: commandId, actor: { type: 'api_key', id: 'k' }, protocol: 'transport' });
+  await commands.handle({ type: 'SubmitTurn', sessionId: 's1', turnId: 't1', prompt: 'calculate 2 * 21', context: {}, busyPolicy: 'enqueue' }, meta('c1'));
+  await commands.handle({ type: 'SubmitTurn', sessionId: 's1', turnId: 't2', prompt: 'calculate 1 + 1', context: {}, busyPolicy: 'enqueue' }, meta('c2'));
+  expect(watched.map((t) => t.turnId)).toEqual(['t1']);
+  const runner = new TurnRunner({
+    log,
+    scheduler: followUps,
+    running: new RunningTurns(),
+    provider: new OfflineProvider({ delayMs: 0 }),
+    tools: createBuiltinRegistry(),
+    worker: { type: 'worker', id: 'w1' },
+    maxSteps: 8,
+    approvalTtlMs: 0,
+    flush: { maxChars: 16, maxDelayMs: 1000 },
+  });
+  expect(await runner.run({ tenantId: TENANT, sessionId: 's1', turnId: 't1', trace: { correlationId: 'c1' }, causationId: 'job-t1', finalAttempt: false })).toBe('completed');
+  const events = log.all(TENANT, stream);
+  const started = events.find((e) => e.type === 'TurnStarted' && e.data.turnId === 't2');
+  expect(watched[1]).toEqual({ tenantId: TENANT, sessionId: 's1', turnId: 't2', key: 'start', version: events.length, since: started?.createdAt, metadata: started?.metadata });
 });

@@ -15,10 +15,13 @@ export async function appendTurnEnd(attempt: TurnAttempt, ending: HubEvent[], sc
   const request = attempt.progress().request;
   const open = attempt.sessionView().open[attempt.turnId];
   const timing = { protocol: open?.protocol ?? 'unknown', requestedAt: open?.requestedAt ?? null };
-  await attempt.append([...ending, ...next]);
+  const written = await attempt.append([...ending, ...next]);
   recordTurnEnd(ending, timing);
-  for (const e of next) {
-    if (e.type === 'TurnStarted') await scheduler.scheduleTurn(attempt.tenantId, attempt.sessionId, e.data.turnId, 'start', 'start');
+  for (const e of written) {
+    if (e.type !== 'TurnStarted') continue;
+    await scheduler.scheduleTurn(attempt.tenantId, attempt.sessionId, e.data.turnId, 'start', 'start');
+    const { tenantId, sessionId, version } = attempt;
+    scheduler.turnScheduled?.({ tenantId, sessionId, turnId: e.data.turnId, key: 'start', version, since: e.createdAt, metadata: e.metadata });
   }
   await scheduler.turnEnded?.(attempt.tenantId, attempt.sessionId, attempt.turnId, attempt.events, request);
 }
