@@ -62,6 +62,11 @@ export class EventSubscriber {
   private readonly live = new SubscriptionIndex();
   /** Subscriptions per tenant: the tenants the shared tail read is scoped to. */
   private readonly tenants = new Map<string, number>();
+  /**
+   * A settled position of each subscribed tenant at or below its head, raised by every tick to
+   * the tenant's last event in the page: what {@link headPosition} answers without a query.
+   */
+  private readonly heads = new Map<string, number>();
   private readonly pageSize: number;
   private readonly log: (message: string, error?: unknown) => void;
   private readonly listen: ListenConnection;
@@ -111,14 +116,29 @@ export class EventSubscriber {
     this.lagging.add(sub);
     this.tenants.set(filter.tenantId, (this.tenants.get(filter.tenantId) ?? 0) + 1);
     this.start().catch((e: unknown) => this.scheduleRetry(e));
-    this.wake();
+    // Behind the shared tail, it has a range to catch up on: at once. At or ahead of it (a feed
+    // that read its history up to the head, as every socket's does) nothing is missed by waiting
+    // for the next commit's wake, which joins it first: no tail read per subscription opened.
+    if (this.tail === undefined || filter.after < this.tail) this.wake();
     return { close: async () => this.remove(sub) };
   }
 
-  /** Highest settled global position of the tenant (0 if none): the newest valid cursor. */
+  /**
+   * A settled global position of the tenant at or below its head (0 if none): where a new feed
+   * can split history from live events. For a tenant this process already follows it is what
+   * the shared tail has seen (no query: a thousand sockets opening at once were a thousand
+   * backward scans past every unsettled row, and held the pool); otherwise it is read. It may be
+   * behind the log by a tick, which only makes the feed catch up from it; a client's cursor past it
+   * must be checked against the log itself (`EventStore.headPosition`).
+   */
   async headPosition(tenantId: string): Promise<number> {
     checkIds(tenantId);
-    return readHead(this.pool, tenantId);
+    const known = this.heads.get(tenantId);
+    if (known !== undefined) return known;
+    const head = await readHead(this.pool, tenantId);
+    // Followed from now on while it has subscriptions: every tick's page holds its events.
+    if (this.tenants.has(tenantId)) this.heads.set(tenantId, Math.max(head, this.heads.get(tenantId) ?? 0));
+    return head;
   }
 
   /** Stops delivery and the LISTEN connection, and waits for handlers already running. The pool is the caller's to end. */
@@ -132,6 +152,7 @@ export class EventSubscriber {
     this.lagging.clear();
     this.live.clear();
     this.tenants.clear();
+    this.heads.clear();
     await this.listen.close();
     await Promise.all(queues);
   }
@@ -197,6 +218,10 @@ export class EventSubscriber {
       });
     }
     for (const [sub, events] of batches) this.deliver(sub, events);
+    for (const e of page.events) {
+      const head = this.heads.get(e.tenantId);
+      if (head !== undefined && e.globalPosition > head) this.heads.set(e.tenantId, e.globalPosition);
+    }
     this.tail = newTail;
     return { more: full || stillLagging.some(Boolean), unsettled: page.visibleHead > newTail };
   }
@@ -208,7 +233,11 @@ export class EventSubscriber {
     this.live.delete(sub);
     const left = (this.tenants.get(sub.filter.tenantId) ?? 1) - 1;
     if (left > 0) this.tenants.set(sub.filter.tenantId, left);
-    else this.tenants.delete(sub.filter.tenantId);
+    else {
+      // No longer in the tail's pages: its head would go stale.
+      this.tenants.delete(sub.filter.tenantId);
+      this.heads.delete(sub.filter.tenantId);
+    }
   }
 
   /** Reads a subscription up to the shared tail; true if it is still behind afterwards. */

@@ -48,7 +48,8 @@ function turnEndOf(e: Recorded<HubEvent>): TurnEnd | null {
  */
 export class AcpSession {
   private view: AcpView = initialAcpView();
-  private feed?: SessionFeed;
+  /** Ends the live feed; the feed itself is not kept: its `history` (the whole session) is read once, at open. */
+  private closeFeed?: SessionFeed['close'];
   private liveFeed?: { close(): Promise<void> };
   /** Aborted at close: a paced replay in progress stops waiting. */
   private readonly closing = new AbortController();
@@ -82,11 +83,12 @@ export class AcpSession {
   async open(streams: SessionStreams, replay: boolean | PacedReplay, live?: LiveFacts): Promise<number> {
     const pacing = typeof replay === 'object' ? replay : null;
     // Live events after the head wait behind the gate (see `chain`) while the history is sent.
-    this.feed = await streams.open(this.tenantId, this.sessionId, (batch) => this.enqueue(batch), { history: !pacing });
-    const count = pacing ? await this.replayPaced(pacing, this.feed.head) : this.feed.history.length;
-    if (!pacing) for (const e of this.feed.history) this.apply(e, replay === true, false);
+    const feed = await streams.open(this.tenantId, this.sessionId, (batch) => this.enqueue(batch), { history: !pacing });
+    this.closeFeed = feed.close;
+    const count = pacing ? await this.replayPaced(pacing, feed.head) : feed.history.length;
+    if (!pacing) for (const e of feed.history) this.apply(e, replay === true, false);
     if (live) {
-      const head = this.feed.head;
+      const head = feed.head;
       for (const f of await live.read()) if (f.globalPosition <= head) this.applyLive(f, false);
       this.liveFeed = live.follow(head, (facts) => (this.chain = this.chain.then(() => facts.forEach((f) => this.applyLive(f, true)))));
     }
@@ -132,7 +134,7 @@ export class AcpSession {
 
   async close(): Promise<void> {
     this.closing.abort();
-    await Promise.all([this.feed?.close(), this.liveFeed?.close()]);
+    await Promise.all([this.closeFeed?.(), this.liveFeed?.close()]);
   }
 
   /** Resolves when the turn ends (it may already have). */

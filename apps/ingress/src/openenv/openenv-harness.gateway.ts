@@ -102,12 +102,13 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       };
       let opened = false;
       const pending: Recorded<HubEvent>[][] = [];
-      const feed = await this.streams.open(principal.tenantId, episode.sessionId, (batch) => (opened ? emit(batch, true) : void pending.push(batch)), { after });
-      ws.on('close', guarded('openenv harness close', () => feed.close()));
+      // Only `close` is kept past this block: the feed's history (the whole episode) is sent once.
+      const { close: closeFeed, history } = await this.streams.open(principal.tenantId, episode.sessionId, (batch) => (opened ? emit(batch, true) : void pending.push(batch)), { after });
+      ws.on('close', guarded('openenv harness close', () => closeFeed()));
       // A client that stopped reading is released at once, not when its closing handshake times out.
-      socket.slow.addEventListener('abort', () => void feed.close(), { once: true });
+      socket.slow.addEventListener('abort', () => void closeFeed(), { once: true });
       episodeInfo = { episode_id: episode.episodeId, session_id: episode.sessionId, env };
-      emit(feed.history, false);
+      emit(history, false);
       opened = true;
       pending.splice(0).forEach((b) => emit(b, true));
       context = turnContext(config, episode);

@@ -66,6 +66,17 @@ export class AuthenticatedWsAdapter extends WsAdapter {
     return server;
   }
 
+  /**
+   * The gateways read their sockets themselves (`ws.on('message')`) and declare no
+   * `@SubscribeMessage` handler, yet Nest's adapter gave every socket an RxJS pipeline (about a
+   * dozen subscribers, subjects and closures, ~3 KB of an idle socket's ~20) and parsed every
+   * inbound frame as JSON a second time. With no handler there is nothing for it to do.
+   */
+  override bindMessageHandlers(...args: Parameters<WsAdapter['bindMessageHandlers']>): ReturnType<WsAdapter['bindMessageHandlers']> {
+    if (args[1].length === 0) return;
+    return super.bindMessageHandlers(...args);
+  }
+
   /** Capacity first (cheap, and a flood of upgrades must not become a flood of key lookups), then the key. */
   private admitAndVerify(req: UpgradeRequest, done: VerifyDone): void {
     if (!this.sockets.admit()) {
