@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
 import type { Recorded } from '@hub/domain';
 import { EventStore } from './event-store';
 import { EventSubscriber } from './event-subscriber';
@@ -207,7 +208,43 @@ describe('EventSubscriber', () => {
     const r = await store.append(tenant, 'h', [ev('a'), ev('b')], { expectedVersion: 'any' });
     await until('settled head', async () => (await subscriber.headPosition(tenant)) === r.events[1].globalPosition);
   });
+
+  it('answers the head of a tenant it follows from its ticks, without a query, never past the log', async () => {
+    const tenant = randomUUID();
+    const first = await store.append(tenant, 'hc', [ev('a')], { expectedVersion: 'any' });
+    await until('settled', async () => (await store.headPosition(tenant)) === first.events[0].globalPosition);
+    const watching = collect(tenant, first.events[0].globalPosition, 'hc');
+    expect(await subscriber.headPosition(tenant)).toBe(first.events[0].globalPosition);
+    const reads = countQueries('hub_read_head');
+    try {
+      const next = await store.append(tenant, 'hc', [ev('b'), ev('c')], { expectedVersion: 1 });
+      await until('delivered', () => watching.seen.length === 2);
+      // The tick that delivered them raised the head it keeps: a thousand sockets opening ask nothing.
+      for (let i = 0; i < 5; i++) expect(await subscriber.headPosition(tenant)).toBe(next.events[1].globalPosition);
+      expect(reads()).toBe(0);
+      expect(await subscriber.headPosition(tenant)).toBeLessThanOrEqual(await store.headPosition(tenant));
+    } finally {
+      reads.restore();
+    }
+    // Once nothing follows the tenant, its head is read again (a kept one would go stale).
+    await watching.sub.close();
+    const again = countQueries('hub_read_head');
+    await subscriber.headPosition(tenant);
+    expect(again()).toBe(1);
+    again.restore();
+  });
 });
+
+/** Counts the queries of one named statement any pool sends until `restore()` (scoped ones go through pg's Pool.prototype.query). */
+function countQueries(name: string): (() => number) & { restore(): void } {
+  let n = 0;
+  const original = Pool.prototype.query;
+  const spy = jest.spyOn(Pool.prototype, 'query').mockImplementation(function (this: Pool, ...args: unknown[]) {
+    if ((args[0] as { name?: string } | undefined)?.name === name) n++;
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as never);
+  return Object.assign(() => n, { restore: () => spy.mockRestore() });
+}
 
 function isStrictlyIncreasing(xs: number[]): boolean {
   return xs.every((x, i) => i === 0 || x > xs[i - 1]);

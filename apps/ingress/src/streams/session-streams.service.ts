@@ -30,9 +30,12 @@ export class SessionStreams {
     opts: { after?: number; history?: boolean } = {},
   ): Promise<SessionFeed> {
     const streamId = sessionStreamId(sessionId);
-    const head = await this.store.headPosition(tenantId);
+    // Without a query for a tenant this process already follows (EventSubscriber.headPosition);
+    // a cursor past it (handed out by another ingress a moment ago) is checked against the log.
+    let head = await this.subscriber.headPosition(tenantId);
     if (opts.after !== undefined && opts.after > head) {
-      throw new DomainError('CURSOR_OUT_OF_RANGE', `cursor ${opts.after} is ahead of the log (head ${head})`);
+      head = await this.store.headPosition(tenantId);
+      if (opts.after > head) throw new DomainError('CURSOR_OUT_OF_RANGE', `cursor ${opts.after} is ahead of the log (head ${head})`);
     }
     const history = opts.history === false ? [] : await this.settledHistory(tenantId, streamId, head);
     const sub = this.subscriber.subscribe({ tenantId, streamId, after: head }, (batch) =>
