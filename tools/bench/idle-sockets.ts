@@ -10,7 +10,8 @@
  * `--sockets` transport sockets, each to a session of its own (`--one-session`: all to one),
  * with at most `--window` upgrades in flight; a socket counts as open at its `state` snapshot.
  * Prints the open rate and ingress RSS (VmRSS) before and after, each read once the process has
- * been quiet for `--settle` seconds, and the growth per socket. `--heap-snapshot` makes ingress
+ * been quiet for `--settle` seconds, the growth per socket, and the CPU ingress and this process
+ * used while opening (which of them bounds the rate). `--heap-snapshot` makes ingress
  * write a heap snapshot (in its working directory) with all sockets open, to see where it goes;
  * `--cpu-profile DIR` writes its CPU profile there when it stops (read it with cpuprofile-top.ts).
  * Ingress logs at `--log-level` (default `info`, as deployed: a line per socket opened).
@@ -21,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { HubStack } from '@hub/testing';
+import { cpuMs } from './lib/cpu';
 
 const { values } = parseArgs({
   options: {
@@ -90,7 +92,10 @@ async function main(): Promise<void> {
     warm.sockets.forEach((ws) => ws.terminate());
     await sleep(SETTLE_MS);
     const before = rss(pid);
+    const cpu0 = { ingress: cpuMs(pid) ?? 0, bench: process.cpuUsage() };
     const opened = await openAll(url, tenant.apiKey, SOCKETS);
+    const benchCpu = process.cpuUsage(cpu0.bench);
+    const cpu = { ingress: ((cpuMs(pid) ?? 0) - cpu0.ingress) / 1000, bench: (benchCpu.user + benchCpu.system) / 1e6 };
     await sleep(SETTLE_MS);
     const after = rss(pid);
     if (values['heap-snapshot']) {
@@ -105,6 +110,7 @@ async function main(): Promise<void> {
         `  opened          ${n} of ${SOCKETS} (${opened.failed} failed) in ${opened.seconds.toFixed(1)} s: ${(n / opened.seconds).toFixed(0)} /s`,
         `  ingress RSS     ${mb(before)} MB before, ${mb(after)} MB after`,
         `  per socket      ${((after - before) / Math.max(1, n) / 1024).toFixed(1)} KB`,
+        `  CPU opening     ingress ${cpu.ingress.toFixed(1)} s, this client ${cpu.bench.toFixed(1)} s (of ${opened.seconds.toFixed(1)} s)`,
         '',
       ].join('\n'),
     );
