@@ -25,5 +25,6 @@ describe('the text window under load', () => {
     streaming = 500;
     expect(policy.maxDelayMs).toBe(250);
     expect(policy.maxChars).toBe(8192);
+    expect(policy.firstDelayMs).toBe(50);
   });
 });

@@ -25,7 +25,8 @@ export function flushWindowMs(streaming: number, o: Pick<FlushWindowOptions, 'ba
 /**
  * A flush policy whose window widens under load (ADR 0032): a stream alone is written every
  * `baseMs`, as smooth as before; in a crowd each stream's window grows towards `maxMs`, so a
- * crowd costs fewer appends per token. Read at every window, so a stream follows the load.
+ * crowd costs fewer appends per token. Read at every window, so a stream follows the load. A
+ * call's first write keeps the base window.
  */
 export function loadScaledFlush(o: FlushWindowOptions, streaming: () => number): FlushPolicy {
   return {
@@ -33,5 +34,8 @@ export function loadScaledFlush(o: FlushWindowOptions, streaming: () => number):
     get maxDelayMs() {
       return flushWindowMs(streaming(), o);
     },
+    // A call's first words go at the base window whatever the crowd: the wait for them is what a
+    // watcher feels most (one more append per call).
+    firstDelayMs: o.baseMs,
   };
 }

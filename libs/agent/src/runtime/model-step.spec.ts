@@ -115,4 +115,29 @@ describe('model step: streamed text is recorded in flushes', () => {
     expect(ds.map((d) => d.text).join('')).toBe(Array.from({ length: 30 }, (_, i) => `w${i} `).join(''));
     expectExactOffsets(ds);
   });
+
+  it("writes a call's first words at its first window, and the rest at the crowd's wider one", async () => {
+    const log = new InMemoryEventLog();
+    const written: number[] = [];
+    const t0 = performance.now();
+    log.beforeAppend = () => void written.push(performance.now() - t0);
+    const paced: ModelProvider = {
+      name: 'offline', model: 'offline',
+      async *stream(_req: ModelRequest): AsyncIterable<ModelStreamPart> {
+        for (let i = 0; i < 40; i++) {
+          await new Promise((r) => setTimeout(r, 10));
+          yield { type: 'text-delta', text: `w${i} ` };
+        }
+        yield { type: 'finish', finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 40, totalTokens: 41 } };
+      },
+    };
+    const { events } = await runTurn('hi', paced, { maxChars: 4096, maxDelayMs: 250, firstDelayMs: 30 }, log);
+    const ds = deltas(events);
+    // The submit's append, then the first words within about the first window, then wider ones.
+    const textWrites = written.slice(1);
+    expect(textWrites[0]).toBeLessThan(150);
+    expect(ds.length).toBeGreaterThanOrEqual(2);
+    expect(ds.length).toBeLessThanOrEqual(4);
+    expectExactOffsets(ds);
+  });
 });

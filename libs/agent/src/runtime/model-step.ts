@@ -17,6 +17,11 @@ export interface ModelStepPlan {
 export interface FlushPolicy {
   maxChars: number;
   maxDelayMs: number;
+  /**
+   * The window of a call's first write (its start and first words), when it differs: a crowd
+   * widens the others, but the first words of an answer still reach watchers at once.
+   */
+  firstDelayMs?: number;
 }
 
 export interface ModelStepDeps {
@@ -79,6 +84,8 @@ class DeltaWriter {
   private failure: { error: unknown } | null = null;
   /** Fires when the oldest pending char (or the staged start) has waited a whole window. */
   private timer: NodeJS.Timeout | undefined;
+  /** Whether this call has asked for a write yet: its first uses `firstDelayMs`. */
+  private wrote = false;
   fullText = '';
 
   constructor(
@@ -136,7 +143,9 @@ class DeltaWriter {
    */
   private arm(): void {
     if (this.timer || this.asked) return;
-    const wait = Math.max(0, this.oldest + this.deps.flush.maxDelayMs - this.deps.now());
+    const { maxDelayMs, firstDelayMs } = this.deps.flush;
+    const window = this.wrote ? maxDelayMs : Math.min(maxDelayMs, firstDelayMs ?? maxDelayMs);
+    const wait = Math.max(0, this.oldest + window - this.deps.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.flushSoon();
@@ -155,6 +164,7 @@ class DeltaWriter {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.asked = true;
+    this.wrote = true;
     this.appends = this.appends.then(async () => {
       this.asked = false;
       if (this.failure) return;
