@@ -59,18 +59,40 @@ interface TurnSample {
 export async function streamingLoad(targets: readonly { url: string; apiKey: string }[], o: StreamingOptions): Promise<StreamingResult> {
   const prompt = o.prompt ?? 'long answer 100';
   const timeoutMs = o.timeoutMs ?? 180_000;
-  const samples: TurnSample[] = [];
+  const loop = await closedLoop(o.inFlight, o.turns, (n, tag) => oneTurn(targets[n % targets.length], `stream-${tag}-${n}`, prompt, timeoutMs), o.progress);
+  return {
+    ...measuresOf(loop, o.inFlight, o.turns),
+    phases: Object.fromEntries(PHASES.map((p) => [p, pct(loop.samples.map((x) => x.phases[p]), 50)])) as Record<Phase, number>,
+  };
+}
+
+/** What a closed loop of runs gave: each run's sample, and the failures. */
+export interface LoopOutcome<S> {
+  samples: S[];
+  failed: number;
+  /** A few failures' reasons. */
+  failures: string[];
+  wallMs: number;
+}
+
+/**
+ * `runs` runs with `inFlight` of them in flight at all times (a closed loop: a run starts when
+ * one ends); `run` gets the run's number and a tag unique to this loop (for fresh ids). The one
+ * loop every streaming bench drives, the hub's and the peers' (peers/peer-streaming-load.ts).
+ */
+export async function closedLoop<S>(inFlight: number, runs: number, run: (n: number, tag: string) => Promise<S>, progress?: (ended: number, failed: number) => void): Promise<LoopOutcome<S>> {
+  const samples: S[] = [];
   const failures: string[] = [];
   let started = 0;
   let failed = 0;
   const tag = Math.random().toString(36).slice(2, 8);
   const t0 = performance.now();
-  const ticker = setInterval(() => o.progress?.(samples.length + failed, failed), 1000);
+  const ticker = setInterval(() => progress?.(samples.length + failed, failed), 1000);
   const lane = async (): Promise<void> => {
-    while (started < o.turns) {
+    while (started < runs) {
       const n = started++;
       try {
-        samples.push(await oneTurn(targets[n % targets.length], `stream-${tag}-${n}`, prompt, timeoutMs));
+        samples.push(await run(n, tag));
       } catch (e) {
         failed++;
         if (failures.length < 5) failures.push((e as Error).message.slice(0, 300));
@@ -78,25 +100,28 @@ export async function streamingLoad(targets: readonly { url: string; apiKey: str
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(o.inFlight, o.turns) }, lane));
+    await Promise.all(Array.from({ length: Math.min(inFlight, runs) }, lane));
   } finally {
     clearInterval(ticker);
   }
-  const wallMs = performance.now() - t0;
-  const ms = samples.map((s) => s.ms);
-  const silences = samples.map((s) => s.silenceMs);
+  return { samples, failed, failures, wallMs: performance.now() - t0 };
+}
+
+/** The measures every streaming bench reports of a loop's runs. */
+export function measuresOf(loop: LoopOutcome<{ ms: number; silenceMs: number }>, inFlight: number, turns: number): Omit<StreamingResult, 'phases'> {
+  const ms = loop.samples.map((s) => s.ms);
+  const silences = loop.samples.map((s) => s.silenceMs);
   return {
-    inFlight: o.inFlight,
-    turns: o.turns,
-    failed,
-    wallMs,
-    turnsPerSec: samples.length / (wallMs / 1000),
+    inFlight,
+    turns,
+    failed: loop.failed,
+    wallMs: loop.wallMs,
+    turnsPerSec: loop.samples.length / (loop.wallMs / 1000),
     p50Ms: pct(ms, 50),
     p99Ms: pct(ms, 99),
     silenceP99Ms: pct(silences, 99),
     silenceMaxMs: silences.length ? Math.max(...silences) : NaN,
-    failures,
-    phases: Object.fromEntries(PHASES.map((p) => [p, pct(samples.map((x) => x.phases[p]), 50)])) as Record<Phase, number>,
+    failures: loop.failures,
   };
 }
 

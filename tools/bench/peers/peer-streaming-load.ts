@@ -10,7 +10,7 @@
  * not end within `timeoutMs`.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { StreamingResult } from '../lib/streaming-load';
+import { closedLoop, measuresOf, type StreamingResult } from '../lib/streaming-load';
 import { pct } from '../lib/percentile';
 
 /** What the hub's workload reports and a peer's does too (the hub's reports more, e.g. its turns' phases). */
@@ -40,45 +40,8 @@ export interface PeerStreamingOptions {
 /** Runs a peer's streaming run `o.runs` times with `o.inFlight` in flight and reports it as the hub's workload does. */
 export async function peerStreamingLoad(run: PeerStreamingRun, o: PeerStreamingOptions): Promise<StreamingMeasures & { firstWordP50Ms: number }> {
   const timeoutMs = o.timeoutMs ?? 180_000;
-  const samples: PeerRunSample[] = [];
-  const failures: string[] = [];
-  let started = 0;
-  let failed = 0;
-  const tag = Math.random().toString(36).slice(2, 8);
-  const t0 = performance.now();
-  const ticker = setInterval(() => o.progress?.(samples.length + failed, failed), 1000);
-  const lane = async (): Promise<void> => {
-    while (started < o.runs) {
-      const n = started++;
-      try {
-        samples.push(await run(`stream-${tag}-${n}`, AbortSignal.timeout(timeoutMs)));
-      } catch (e) {
-        failed++;
-        if (failures.length < 5) failures.push((e as Error).message.slice(0, 300));
-      }
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(o.inFlight, o.runs) }, lane));
-  } finally {
-    clearInterval(ticker);
-  }
-  const wallMs = performance.now() - t0;
-  const ms = samples.map((s) => s.ms);
-  const silences = samples.map((s) => s.silenceMs);
-  return {
-    inFlight: o.inFlight,
-    turns: o.runs,
-    failed,
-    wallMs,
-    turnsPerSec: samples.length / (wallMs / 1000),
-    p50Ms: pct(ms, 50),
-    p99Ms: pct(ms, 99),
-    silenceP99Ms: pct(silences, 99),
-    silenceMaxMs: silences.length ? Math.max(...silences) : NaN,
-    failures,
-    firstWordP50Ms: pct(samples.map((s) => s.firstWordMs), 50),
-  };
+  const loop = await closedLoop(o.inFlight, o.runs, (n, tag) => run(`stream-${tag}-${n}`, AbortSignal.timeout(timeoutMs)), o.progress);
+  return { ...measuresOf(loop, o.inFlight, o.runs), firstWordP50Ms: pct(loop.samples.map((s) => s.firstWordMs), 50) };
 }
 
 /**
