@@ -96,6 +96,10 @@ export class GroupCommit {
       return;
     }
     await Promise.all(rows.map((row) => settle(batch[row.item - 1], () => this.outcome(batch[row.item - 1].req, row))));
+    // Every caller hears something: an append the statement did not answer for (it always does)
+    // is an error, not a promise left pending forever.
+    const answered = new Set(rows.map((r) => r.item - 1));
+    for (const [i, w] of batch.entries()) if (!answered.has(i)) w.reject(new Error('hub_append_batch returned no row for an append'));
   }
 
   private async outcome(req: AppendRequest, row: BatchRow): Promise<AppendResult<StoredEvent>> {
