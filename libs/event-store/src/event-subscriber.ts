@@ -218,10 +218,7 @@ export class EventSubscriber {
       });
     }
     for (const [sub, events] of batches) this.deliver(sub, events);
-    for (const e of page.events) {
-      const head = this.heads.get(e.tenantId);
-      if (head !== undefined && e.globalPosition > head) this.heads.set(e.tenantId, e.globalPosition);
-    }
+    this.raiseHeads(page.events);
     this.tail = newTail;
     return { more: full || stillLagging.some(Boolean), unsettled: page.visibleHead > newTail };
   }
@@ -240,11 +237,22 @@ export class EventSubscriber {
     }
   }
 
+  /** Raises the kept head of each followed tenant to its last settled event in `events`. */
+  private raiseHeads(events: readonly Recorded<StoredEvent>[]): void {
+    for (const e of events) {
+      const head = this.heads.get(e.tenantId);
+      if (head !== undefined && e.globalPosition > head) this.heads.set(e.tenantId, e.globalPosition);
+    }
+  }
+
   /** Reads a subscription up to the shared tail; true if it is still behind afterwards. */
   private async catchUp(sub: Sub, tail: number): Promise<boolean> {
     const events = await readRange(this.pool, sub.filter, sub.cursor, tail, this.pageSize);
     if (sub.closed) return false;
     this.deliver(sub, events);
+    // A tick that read the tail before this tenant was followed passed its events by: what is
+    // caught up here raises its head too.
+    this.raiseHeads(events);
     const full = events.length === this.pageSize;
     sub.cursor = full ? events[events.length - 1].globalPosition : tail;
     return full;
