@@ -100,7 +100,7 @@ export class HubWorker {
     });
     const scheduler = this.scheduler();
     const worker = { type: 'worker' as const, id: this.id };
-    // The text window widens with the turns streaming here (ADR 0032).
+    // The text window widens with the turns streaming here (ADR 0031).
     const flush = loadScaledFlush(settings.flush, () => this.running.size);
     const providers = new ProviderChoice(settings.model);
     this.commands = new CommandHandler(log, scheduler, this.views);

@@ -161,7 +161,7 @@ export const WorkerConfig = z.object({
    */
   HUB_TEXT_FLUSH_MS: envInt({ min: 1, max: 10_000, default: 50 }),
   /**
-   * The widest the window grows while many turns stream in one worker (ADR 0032): up to 50
+   * The widest the window grows while many turns stream in one worker (ADR 0031): up to 50
    * streaming turns each keeps HUB_TEXT_FLUSH_MS; past that it grows in proportion, up to this.
    */
   HUB_TEXT_FLUSH_MAX_MS: envInt({ min: 1, max: 10_000, default: 250 }),

@@ -16,14 +16,14 @@ export interface FlushWindowOptions {
  */
 export const QUIET_TURNS = 50;
 
-/** The text window for `streaming` turns in flight in this process (ADR 0032). */
+/** The text window for `streaming` turns in flight in this process (ADR 0031). */
 export function flushWindowMs(streaming: number, o: Pick<FlushWindowOptions, 'baseMs' | 'maxMs'>): number {
   if (streaming <= QUIET_TURNS) return o.baseMs;
   return Math.max(o.baseMs, Math.min(o.maxMs, Math.round((o.baseMs * streaming) / QUIET_TURNS)));
 }
 
 /**
- * A flush policy whose window widens under load (ADR 0032): a stream alone is written every
+ * A flush policy whose window widens under load (ADR 0031): a stream alone is written every
  * `baseMs`, as smooth as before; in a crowd each stream's window grows towards `maxMs`, so a
  * crowd costs fewer appends per token. Read at every window, so a stream follows the load. A
  * call's first write keeps the base window.

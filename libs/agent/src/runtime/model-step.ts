@@ -62,7 +62,7 @@ type DeltaKind = 'text' | 'thought';
  * consecutive chunks of one kind become one `TextDelta` / `ThoughtDelta` whose offset is the
  * first chunk's, so a flush writes one event per kind run, not one per token.
  *
- * A window's flush does not hold up the model's stream (ADR 0032): it is appended in the
+ * A window's flush does not hold up the model's stream (ADR 0031): it is appended in the
  * background while the next chunks are read, one append at a time (the next waits for the one
  * before, and takes whatever is pending when it starts). Awaiting each append before reading on
  * stretched every answer by its appends' latency, which a crowd makes long. A failed append
