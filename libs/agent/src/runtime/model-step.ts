@@ -235,8 +235,9 @@ export function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mo
     const writer = new DeltaWriter(attempt, plan, deps);
     const toolCalls: RequestedToolCall[] = [];
     let finish: { finishReason: ModelFinishReason; usage: Usage } | null = null;
-    const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages, tools: deps.tools, signal: deps.signal });
     try {
+      // Inside the try: a provider that fails as it is called leaves no window's timer behind.
+      const parts: AsyncIterable<ModelStreamPart> = deps.provider.stream({ messages, tools: deps.tools, signal: deps.signal });
       for await (const part of parts) {
         if (part.type === 'text-delta') {
           firstText ??= performance.now();
