@@ -1,4 +1,4 @@
-import { nextLimit } from './admission-gate';
+import { AdmissionGate, nextLimit } from './admission-gate';
 
 describe('the admission gate', () => {
   const limits = { max: 1000, min: 8, loopDelayMs: 100, appendBacklog: 2000 };
@@ -21,5 +21,72 @@ describe('the admission gate', () => {
   it('never closes below its floor, nor opens while overloaded', () => {
     expect(nextLimit(1000, { loopDelayMs: 500, appendBacklog: 0, running: 2 }, limits)).toBe(8);
     expect(nextLimit(100, { loopDelayMs: 500, appendBacklog: 0, running: 400 }, limits)).toBe(100);
+  });
+});
+
+describe('AdmissionGate', () => {
+  const busy = (ms: number) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      // the event loop is held: what a crowd of turns does to a worker
+    }
+  };
+  const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const until = async (ok: () => boolean) => {
+    const deadline = Date.now() + 10_000;
+    while (!ok()) {
+      if (Date.now() > deadline) throw new Error('the gate did not open again within 10 s');
+      await tick(20);
+    }
+  };
+  /** An intake that remembers every concurrency it was given. */
+  const recording = (start: number) => {
+    const seen: number[] = [];
+    let value = start;
+    return {
+      seen,
+      get concurrency() {
+        return value;
+      },
+      set concurrency(v: number) {
+        value = v;
+        seen.push(v);
+      },
+    };
+  };
+
+  it('closes the intake while the event loop lags, and opens it again once it is calm', async () => {
+    const intake = recording(100);
+    const gate = new AdmissionGate([intake], () => ({ appendBacklog: 0, running: 50 }), { max: 100, min: 4, loopDelayMs: 100, appendBacklog: 1000 }, 50);
+    gate.start();
+    try {
+      await tick(60);
+      busy(300);
+      await tick(120);
+      // The tick after the lag closed it to 80 % of the turns running.
+      expect(intake.seen[0]).toBe(40);
+      // Calm again: a tenth of the maximum more per tick, up to the maximum (8 ticks; a loaded
+      // machine may make a tick late, or lag again for one).
+      await until(() => intake.concurrency === 100);
+      expect(intake.seen.filter((v) => v > 40)).toEqual(expect.arrayContaining([50, 60, 100]));
+    } finally {
+      gate.stop();
+    }
+  });
+
+  it('closes while appends wait for Postgres, whatever the event loop', async () => {
+    const intake = recording(100);
+    let backlog = 5000;
+    const gate = new AdmissionGate([intake], () => ({ appendBacklog: backlog, running: 30 }), { max: 100, min: 4, loopDelayMs: 100, appendBacklog: 1000 }, 50);
+    gate.start();
+    try {
+      await tick(120);
+      expect(intake.seen[0]).toBe(24);
+      expect(intake.concurrency).toBe(24);
+      backlog = 0;
+      await until(() => intake.concurrency === 100);
+    } finally {
+      gate.stop();
+    }
   });
 });
