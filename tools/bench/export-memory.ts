@@ -12,18 +12,18 @@
  * export's peak RSS is higher without holding more; under a cap both finish at about the same peak.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sessionStreamId } from '@hub/domain';
 import { EventStore, createPool } from '@hub/event-store';
 import { HubStack } from '@hub/testing';
+import { rssKb } from './lib/cpu';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '100000' }, small: { type: 'string', default: '1000' }, 'cli-heap-mb': { type: 'string' } } });
 const CLI_HEAP = values['cli-heap-mb'] === undefined ? {} : { NODE_OPTIONS: `--max-old-space-size=${Number(values['cli-heap-mb'])}` };
 const EVENTS = Number(values.events);
 const SMALL = Number(values.small);
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const rssMb = (pid: number) => rssKb(pid) / 1024;
 
 function sampler(pid: number): { stop: () => number } {
   let peak = rssMb(pid);

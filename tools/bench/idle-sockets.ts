@@ -18,11 +18,10 @@
  *
  * Targets: 10,000 sockets at 20 KB or less each, opened at 2,000/s or more.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { HubStack } from '@hub/testing';
-import { cpuMs } from './lib/cpu';
+import { cpuMs, rssKb } from './lib/cpu';
 
 const { values } = parseArgs({
   options: {
@@ -39,11 +38,8 @@ const SOCKETS = Number(values.sockets);
 const WINDOW = Number(values.window);
 const SETTLE_MS = Number(values.settle) * 1000;
 
-/** Resident memory of a process, in bytes (Linux /proc). */
-function rss(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb ?? 0) * 1024;
-}
+/** Resident memory of a process, in bytes. */
+const rss = (pid: number): number => rssKb(pid) * 1024;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

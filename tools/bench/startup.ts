@@ -9,10 +9,11 @@
  * "worker started" line, and its RSS then. Each figure is the median of --runs starts.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTestDatabase } from '@hub/testing';
+import { rssKb } from './lib/cpu';
 
 const ROOT = resolve(__dirname, '../..');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
@@ -24,9 +25,7 @@ interface Start {
 }
 
 function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
+  return rssKb(pid) / 1024;
 }
 
 async function startOnce(role: 'ingress' | 'worker', from: 'src' | 'dist', databaseUrl: string): Promise<Start> {

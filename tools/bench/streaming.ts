@@ -12,12 +12,11 @@
  * longest silence inside a stream (p99 and max), the peak of Postgres connections held by the
  * hub (its database's backends) and the peak RSS of its processes. Progress goes to stderr.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { WorkerConfig } from '@hub/config';
 import { HubStack, testServerUrl, type HubProcess } from '@hub/testing';
-import { withDescendants } from './lib/cpu';
+import { rssKb, withDescendants } from './lib/cpu';
 import { startPrivateRedis } from './lib/private-redis';
 import { PHASES, streamingLoad, type StreamingResult } from './lib/streaming-load';
 
@@ -74,13 +73,6 @@ function envOf(spec: string): Record<string, string> {
   return Object.fromEntries(spec.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
-function rssKb(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-}
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();

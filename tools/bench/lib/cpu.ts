@@ -19,6 +19,15 @@ export function cpuMs(pid: number): number | null {
   }
 }
 
+/** Resident memory of a process in KB (VmRSS); 0 once it is gone. */
+export function rssKb(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** `roots` and every process below them (a server's children, if it has any). */
 export function withDescendants(roots: number[]): number[] {
   const parent = new Map<number, number>();
