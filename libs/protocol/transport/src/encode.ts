@@ -15,10 +15,7 @@ import type { DeltaMessage, ErrorMessage, ServerMessage, StateMessage, WireError
  * not compile until a new event is mapped.
  */
 export function encode(event: Recorded<HubEvent>, view: HarnessView): { view: HarnessView; frames: ServerMessage[] } {
-  const next = evolveHarness(view, event);
-  if (next.ops.length === 0) return { view: next.view, frames: [] };
-  const frame: DeltaMessage = { type: 'delta', operations: next.ops, cursor: event.globalPosition };
-  return { view: next.view, frames: [frame] };
+  return encodeBatch([event], view);
 }
 
 /**
