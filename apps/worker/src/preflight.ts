@@ -1,12 +1,10 @@
-import { assertConnectionsFit, assertPostgresReachable } from '@hub/event-store';
+import { assertPostgresReachable } from '@hub/event-store';
 import { workerConnections } from './connections';
 import { assertRedisReachable, redisDurabilityWarning } from '@hub/queue';
 
 /** Dependencies answer before anything else connects, so a bad URL is one clear line. */
 export async function preflight(databaseUrl: string, redisUrl: string, dbPoolSize: number): Promise<void> {
-  const rowSecurity = await assertPostgresReachable(databaseUrl);
-  // A configuration that could run Postgres out of connections is refused now, not under load.
-  await assertConnectionsFit(databaseUrl, 'worker', workerConnections(dbPoolSize));
+  const rowSecurity = await assertPostgresReachable(databaseUrl, { service: 'worker', uses: workerConnections(dbPoolSize) });
   await assertRedisReachable(redisUrl);
   // One line each, not a refusal: the dev stack's Redis runs without AOF, and the reconciler
   // covers it; a database role that bypasses row-level security works, without that guard.

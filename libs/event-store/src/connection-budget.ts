@@ -1,4 +1,4 @@
-import { createPool } from './prisma-client';
+import type { Pool } from 'pg';
 
 /** One holder of Postgres connections in a process, and the most it may open. */
 export interface ConnectionUse {
@@ -21,22 +21,15 @@ export interface ConnectionRoom {
  * mistake is one clear line before anything runs. `inUse` counts every client connection open
  * now (other hub processes' included, as far as they have opened theirs).
  */
-export async function assertConnectionsFit(databaseUrl: string, service: string, uses: readonly ConnectionUse[]): Promise<ConnectionRoom> {
-  const pool = createPool(databaseUrl, { max: 1 });
-  let room: ConnectionRoom;
-  try {
-    const { rows } = await pool.query<ConnectionRoom>(
-      `SELECT current_setting('max_connections')::int AS max,
-              current_setting('superuser_reserved_connections')::int AS reserved,
-              (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend') - 1 AS "inUse"`,
-    );
-    room = rows[0];
-  } finally {
-    await pool.end();
-  }
-  const problem = connectionProblem(service, uses, room);
+export async function assertConnectionsFit(pool: Pool, service: string, uses: readonly ConnectionUse[]): Promise<ConnectionRoom> {
+  const { rows } = await pool.query<ConnectionRoom>(
+    `SELECT current_setting('max_connections')::int AS max,
+            current_setting('superuser_reserved_connections')::int AS reserved,
+            (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend') - 1 AS "inUse"`,
+  );
+  const problem = connectionProblem(service, uses, rows[0]);
   if (problem) throw new Error(problem);
-  return room;
+  return rows[0];
 }
 
 /** Why `uses` cannot fit in `room` (null when they do): the sum, its parts and the way out. */
