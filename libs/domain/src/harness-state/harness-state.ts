@@ -51,14 +51,15 @@ export const HarnessQueued = z.object({
 export type HarnessQueued = z.infer<typeof HarnessQueued>;
 
 /**
- * `error` is the failed turn's message while `status` is `error`. The next turn's start sets it
- * to `null` (ops cannot delete a key), so a watcher never shows a stale error; a snapshot
+ * `error` is the failed turn's message while `status` is `error`; as in the spec, an optional
+ * string, never null. The next turn's start replaces the whole state with one without it (ops
+ * cannot delete a key; see `turnStarted`), so a watcher never shows a stale error; a snapshot
  * folds the same ops and agrees. Absent in a session that never failed.
  */
 export const HarnessState = z.object({
   status: z.enum(['idle', 'running', 'error']),
   messages: z.array(HarnessMessage),
-  error: z.string().nullable().optional(),
+  error: z.string().optional(),
   /** `running` but not taken by a worker yet; null once it is (or ends). Absent in a session whose turns never waited. */
   queued: HarnessQueued.nullable().optional(),
 });

@@ -2,6 +2,7 @@ import type { EventOf, HubEvent } from '../events/events';
 import { endsQueuedPhase } from '../events/queue-events';
 import { concernsTurn } from '../turn/turn-progress';
 import { publicFailureMessage } from '../turn/public-failure';
+import { applyOps } from './apply-ops';
 import type { DeltaOperation, HarnessMessage, HarnessToolCall, JSONValue } from './harness-state';
 import type { HarnessStep, HarnessView } from './harness-view';
 
@@ -40,15 +41,26 @@ export function turnRequested(view: HarnessView, data: EventOf<'TurnRequested'>[
 }
 
 export function turnStarted(view: HarnessView, turnId: string): HarnessStep {
-  // `error` describes the state only while status is error: a new turn clears it (null, since
-  // ops cannot delete a key). A session that never failed gets no `error` key at all.
-  const clearError = typeof view.state.error === 'string' ? [set(['error'], null)] : [];
-  const ops = [set(['status'], 'running'), ...clearError];
+  const ops = [...startOps(view, turnId)];
   const book = { activeTurnId: turnId, requested: withoutKey(view.requested, turnId) };
   const request = own(view.requested, turnId);
   if (!request || own(view.messageIndex, request.userMessageId) !== undefined) return { ops, book };
   const added = appendMessage(view, { id: request.userMessageId, role: 'user', content: request.prompt, status: 'complete', turnId });
   return { ops: [...ops, added.op], book: { ...book, messageIndex: added.messageIndex } };
+}
+
+/**
+ * `status: running`; after a failed turn, also no `error` any more. The spec types `error` as an
+ * optional string (null is not a HarnessState) and no op deletes a key, so a failed session's
+ * next turn sets the root (path `[]`, "replace the value at path") to the state without `error`:
+ * one whole-state op per recovery, and a snapshot agrees with the deltas. A session that never
+ * failed gets no `error` key at all.
+ */
+function startOps(view: HarnessView, turnId: string): DeltaOperation[] {
+  if (!Object.hasOwn(view.state, 'error')) return [set(['status'], 'running')];
+  // The root op follows the wait's end (evolveHarness applies that first), so it must carry it too.
+  const { error: _cleared, ...rest } = applyOps(view.state, queuedPhaseEnded(view, { type: 'TurnStarted', data: { turnId } }));
+  return [set([], { ...rest, status: 'running' })];
 }
 
 /** A steered message joins the running turn: it shows as a user message from now on (its queued turn never starts). */
