@@ -121,9 +121,11 @@ describe.each(BAD)('%s', (_name, bad) => {
   });
 
   it('OpenHarness: the error object, invalid_request, naming the field', async () => {
-    const r = await appendsNothing(() => http('POST', '/v1/openharness', `{"protocol_version":"1.0.0","request_id":"bad-1","request":{"context":{"session_id":"oh-bad","user_intent":${bad}}}}`));
+    const r = await appendsNothing(() => http('POST', '/v1/openharness', `{"protocol_version":"1.0.0","request_id":"bad-1","correlation_id":"corr-bad-1","request":{"context":{"session_id":"oh-bad","user_intent":${bad}}}}`));
     expect(r.status).toBe(400);
     expect(r.body.response).toEqual(expect.objectContaining({ status: 'error', error: expect.objectContaining({ code: 'invalid_request', details: { field: at('request.context.user_intent') } }) }));
+    // Like every other OpenHarness error, the refusal echoes the ids (issue 27).
+    expect([r.body.request_id, r.body.correlation_id]).toEqual(['bad-1', 'corr-bad-1']);
   });
 
   it('OpenEnv HTTP: PUT (rubric), reset (episode_id) and step (unknown action field) answer 422', async () => {
@@ -177,6 +179,22 @@ describe.each(BAD)('%s', (_name, bad) => {
     const cli = await appendsNothing(() => runHost({ hubUrl: stack.url, apiKey: tenant.apiKey, baseEnv: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, input: `${line}\n` }));
     expect([cli.code, cli.first['error_code']]).toEqual([2, 'INVALID_REQUEST']);
     expect(String(cli.first['error_message'])).toMatch(/\$\.prompt/);
+  });
+});
+
+describe('OpenHarness ids on a refusal of the generic input limits (issue 27)', () => {
+  it('a 440 KB inline base64 attachment: invalid_request with request_id and correlation_id echoed; an id that itself breaks the rules is not', async () => {
+    const blob = Buffer.alloc(330 * 1024, 7).toString('base64');
+    const body = (ids: string) => `{"protocol_version":"1.0.0",${ids},"request":{"context":{"session_id":"oh-blob","user_intent":"look","attachments":[{"filename":"a.bin","base64":"${blob}"}]}}}`;
+    const r = await appendsNothing(() => http('POST', '/v1/openharness', body('"request_id":"blob-1","correlation_id":"corr-blob-1"')));
+    expect(blob.length).toBeGreaterThan(440 * 1000);
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual(expect.objectContaining({ request_id: 'blob-1', correlation_id: 'corr-blob-1' }));
+    expect(r.body.response?.error).toEqual(expect.objectContaining({ code: 'invalid_request', details: { field: 'request.context.attachments[0].base64' } }));
+    const nul = await appendsNothing(() => http('POST', '/v1/openharness', body('"request_id":"blob\\u0000-2","correlation_id":"corr-blob-2"')));
+    expect(nul.status).toBe(400);
+    expect(nul.body.request_id).toBeUndefined();
+    expect(nul.body.correlation_id).toBe('corr-blob-2');
   });
 });
 

@@ -2,7 +2,7 @@ import { BadRequestException, CanActivate, ExecutionContext, HttpException, Inje
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { checkInput, type InputProblem, type InputProblemKind } from '@hub/protocol-input';
 
-type BodyError = { status?: number; type?: string; limit?: number; input?: InputProblem };
+type BodyError = { status?: number; type?: string; limit?: number; input?: InputProblem; refused?: unknown };
 type WithBodyError = Request & { bodyError?: BodyError };
 
 /**
@@ -40,12 +40,23 @@ export function deferBodyErrors(parser: RequestHandler): RequestHandler {
       const inBody = req.body === undefined ? null : checkInput(req.body);
       const inQuery = inBody ? null : checkInput(req.query);
       if (inBody || inQuery) {
-        (req as WithBodyError).bodyError = { status: 400, type: inBody ? 'input.body' : 'input.query', input: (inBody ?? inQuery) as InputProblem };
-        // The refused value must not reach anything that reads the body for ids (echoes, logs).
+        const input = (inBody ?? inQuery) as InputProblem;
+        // The refused value must not reach anything that reads the body (handlers, logs); it is
+        // parked for a protocol whose errors echo request ids (see refusedBodyOf).
+        (req as WithBodyError).bodyError = { status: 400, type: inBody ? 'input.body' : 'input.query', input, refused: req.body };
         req.body = undefined;
       }
       next();
     });
+}
+
+/**
+ * The parsed body the input check refused, for an error that echoes the request's ids (an
+ * OpenHarness error echoes `request_id` and `correlation_id`, issue 27). Whoever reads it must
+ * check each value it echoes against the input rules: the refused field may be one of them.
+ */
+export function refusedBodyOf(req: Request): unknown {
+  return (req as WithBodyError).bodyError?.refused;
 }
 
 /** Raises a parked body-parser or input-check failure as 400 / 413 inside the route (after authentication). */

@@ -1,9 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isDomainError, retryAfterMsOf } from '@hub/domain';
-import { InvalidInputException } from '../http/body-errors';
+import { checkText } from '@hub/protocol-input';
+import { InvalidInputException, refusedBodyOf } from '../http/body-errors';
 import { traceFailure } from '../http/problem';
-import { echoOf, encodeError, wireError, wireErrorFromDomain, type WireError, type WireReply } from '@hub/protocol-openharness';
+import { echoOf, encodeError, wireError, wireErrorFromDomain, type Echo, type WireError, type WireReply } from '@hub/protocol-openharness';
 
 const log = new Logger('openharness');
 
@@ -28,6 +29,16 @@ function wireErrorOf(e: unknown): WireError {
 }
 
 /**
+ * The ids to echo: from the parsed body, or from one the edge's input check refused (a 440 KB
+ * inline attachment is still a request with ids), keeping only ids that pass the input rules
+ * themselves (an id with NUL or a lone surrogate may be what was refused).
+ */
+function echoFor(req: Request): Echo {
+  const echo = echoOf(req.body ?? refusedBodyOf(req));
+  return Object.fromEntries(Object.entries(echo).filter(([k, v]) => typeof v === 'string' && checkText(v, k) === null));
+}
+
+/**
  * Errors raised around the controller (the API-key guard, anything unexpected) leave in the
  * OpenHarness error shape instead of problem+json. The ids are echoed when the body was parsed.
  */
@@ -39,7 +50,7 @@ export class OpenHarnessExceptionFilter implements ExceptionFilter {
     const error = wireErrorOf(e);
     traceFailure(e);
     if (error.httpStatus >= 500) log.error(`${req.method} ${req.path}: ${(e as Error)?.stack ?? String(e)}`);
-    if (!res.headersSent) sendReply(res, encodeError(error, echoOf(req.body)));
+    if (!res.headersSent) sendReply(res, encodeError(error, echoFor(req)));
   }
 }
 
