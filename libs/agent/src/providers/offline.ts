@@ -39,9 +39,10 @@ export class OfflineProvider implements ModelProvider {
     const outputChars =
       plan.reasoning.length + plan.text.length + plan.toolCalls.reduce((n, c) => n + c.name.length + json(c.input).length, 0);
     const pacer = new Pacer(req.signal);
+    const start = performance.now();
     try {
       for (const [i, part] of parts.entries()) {
-        if (i > 0) await pacer.pause(delay);
+        if (i > 0) await pacer.until(start + i * delay);
         else req.signal.throwIfAborted();
         yield part;
       }
@@ -70,9 +71,13 @@ function json(value: unknown): string {
 }
 
 /**
- * Pauses between chunks that end as soon as the signal fires (a cancelled turn stops mid-stream,
- * not after the current pause), with one abort listener for the whole stream: a listener added
- * and removed per chunk was a visible share of a crowded worker's CPU.
+ * The model's clock: chunk i is due `i × delay` after the first, as a remote model's tokens
+ * arrive at its server's pace however busy the reader is (a busy reader finds several waiting
+ * and takes them at once, it does not slow the model down). A pause per chunk measured from
+ * whenever the reader got round to it would instead stretch every answer by the reader's
+ * event-loop delay, once per chunk. Waits end as soon as the signal fires (a cancelled turn stops
+ * mid-stream, not after the current pause), with one abort listener for the whole stream: a
+ * listener added and removed per chunk was a visible share of a crowded worker's CPU.
  */
 class Pacer {
   private waiting: { timer: NodeJS.Timeout; reject: (reason: unknown) => void } | null = null;
@@ -87,9 +92,10 @@ class Pacer {
     signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
-  /** Resolves after `ms`, or rejects with the abort reason as soon as the signal fires. */
-  pause(ms: number): Promise<void> {
+  /** Resolves at `due` (a `performance.now()` time; at once when it has passed), or rejects with the abort reason as soon as the signal fires. */
+  until(due: number): Promise<void> {
     this.signal.throwIfAborted();
+    const ms = due - performance.now();
     if (ms <= 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -1,8 +1,8 @@
 // The streaming workload of tools/bench/peers/streaming.ts on DBOS: a workflow whose model step
 // writes each word of its answer to the workflow's stream `answer` with `DBOS.writeStream` as it
 // produces it (the offline model: `long answer <N>` → `word1 … wordN`, one word each with its
-// trailing space, the first at once and each next one OFFLINE_DELAY_MS, default 15, after the
-// one before, as the hub's offline provider does), then records the answer as a second step and
+// trailing space, the first at once and word i due i × OFFLINE_DELAY_MS (default 15) after it,
+// by the model's clock as the hub's offline provider paces them), then records the answer as a second step and
 // closes the stream. `serveStream` is the HTTP side: it starts the workflow with the client's id
 // and relays `DBOS.readStream` to the client as server-sent events, one event a word, then one
 // `end` event with the workflow's result.
@@ -25,8 +25,10 @@ function offlineWords(prompt) {
 const streamModel = DBOS.registerStep(
   async (prompt) => {
     let text = '';
+    const start = performance.now();
     for (const [i, word] of offlineWords(prompt).entries()) {
-      if (i > 0) await sleep(DELAY_MS);
+      const wait = start + i * DELAY_MS - performance.now();
+      if (wait > 0) await sleep(wait);
       await DBOS.writeStream(STREAM, word);
       text += word;
     }

@@ -1,9 +1,9 @@
 // The graph of the streaming workload (tools/bench/peers/streaming.ts): one node, `model`, that
 // calls an offline chat model streaming its answer word by word at the hub's offline pace, no
 // network. `long answer <N>` (the hub's offline script) is answered with `word1 word2 … wordN`,
-// one chunk a word (each with its trailing space), the first at once and each next one
-// OFFLINE_DELAY_MS (default 15, the hub's HUB_OFFLINE_DELAY_MS default) after the one before, as
-// the hub's offline provider does. The node calls the model with `invoke`: under the agent
+// one chunk a word (each with its trailing space), the first at once and word i due
+// i × OFFLINE_DELAY_MS (default 15, the hub's HUB_OFFLINE_DELAY_MS default) after it, by the
+// model's clock as the hub's offline provider paces them. The node calls the model with `invoke`: under the agent
 // server's `streamEvents`, LangChain runs it through `_streamResponseChunks` and each chunk
 // reaches the client as a `messages/partial` event of stream mode `messages`.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,8 +29,11 @@ class OfflineStreamingChatModel extends BaseChatModel {
   async *_streamResponseChunks(messages, options, runManager) {
     const last = messages.at(-1);
     const words = offlineWords(typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? ''));
+    const start = performance.now();
     for (const [i, word] of words.entries()) {
-      if (i > 0) await sleep(DELAY_MS, undefined, { signal: options.signal });
+      const wait = start + i * DELAY_MS - performance.now();
+      if (wait > 0) await sleep(wait, undefined, { signal: options.signal });
+      else options.signal?.throwIfAborted();
       const chunk = new ChatGenerationChunk({ text: word, message: new AIMessageChunk({ content: word }) });
       yield chunk;
       await runManager?.handleLLMNewToken(word, undefined, undefined, undefined, undefined, { chunk });
