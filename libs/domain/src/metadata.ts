@@ -1,8 +1,11 @@
 import { z } from 'zod';
 
-/** Who caused something: an API key of a tenant, a worker, or the system. */
+/**
+ * Who caused something: an API key of a tenant, a worker, the system, or an approval link (its
+ * `id` is `<endpoint id>/<message id>`: the webhook delivery that carried it).
+ */
 export const Actor = z.object({
-  type: z.enum(['api_key', 'worker', 'system']),
+  type: z.enum(['api_key', 'worker', 'system', 'approval_link']),
   id: z.string(),
   name: z.string().optional(),
   /** The API key's role when the actor is a key (admin, operator, approver, viewer, client). */
@@ -11,7 +14,7 @@ export const Actor = z.object({
 export type Actor = z.infer<typeof Actor>;
 
 /** The wire a command came in on; kept on every event it causes. */
-export const Protocol = z.enum(['transport', 'openharness', 'zene', 'openenv', 'acp', 'internal', 'cli']);
+export const Protocol = z.enum(['transport', 'openharness', 'zene', 'openenv', 'acp', 'a2a', 'internal', 'cli']);
 export type Protocol = z.infer<typeof Protocol>;
 
 /**
