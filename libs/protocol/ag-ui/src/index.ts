@@ -1,0 +1,6 @@
+export * from './schema';
+export * from './errors';
+export * from './view';
+export * from './state-patch';
+export * from './decode';
+export * from './encode';
