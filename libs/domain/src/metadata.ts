@@ -14,7 +14,7 @@ export const Actor = z.object({
 export type Actor = z.infer<typeof Actor>;
 
 /** The wire a command came in on; kept on every event it causes. */
-export const Protocol = z.enum(['transport', 'openharness', 'zene', 'openenv', 'acp', 'a2a', 'internal', 'cli']);
+export const Protocol = z.enum(['transport', 'openharness', 'zene', 'openenv', 'acp', 'a2a', 'ag-ui', 'internal', 'cli']);
 export type Protocol = z.infer<typeof Protocol>;
 
 /**

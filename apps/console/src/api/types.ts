@@ -28,4 +28,4 @@ function all<T extends string>() {
 }
 
 export const SESSION_STATUSES = all<SessionStatus>()(['idle', 'running', 'awaiting_approval']);
-export const PROTOCOLS = all<Protocol>()(['transport', 'openharness', 'zene', 'openenv', 'acp', 'internal', 'cli']);
+export const PROTOCOLS = all<Protocol>()(['transport', 'openharness', 'zene', 'openenv', 'acp', 'a2a', 'ag-ui', 'internal', 'cli']);

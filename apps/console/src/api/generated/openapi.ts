@@ -565,7 +565,7 @@ export interface components {
             /** @description ISO 8601 time */
             requestedAt: string;
             /** @enum {string|null} */
-            requestedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli" | null;
+            requestedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli" | null;
             resolution: {
                 /** @description ISO 8601 time */
                 at: string;
@@ -574,7 +574,7 @@ export interface components {
                 decision: "approved" | "denied";
                 reason: string | null;
                 /** @enum {string|null} */
-                via: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli" | null;
+                via: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli" | null;
             } | null;
             riskTier: string;
             sessionId: string;
@@ -591,7 +591,7 @@ export interface components {
             sessionId: string;
         };
         HarnessState: {
-            error?: string | null;
+            error?: string;
             messages: {
                 content: string;
                 id: string;
@@ -642,7 +642,7 @@ export interface components {
             createdAt: string;
             data: {
                 /** @enum {string} */
-                openedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                openedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 sessionId: string;
             };
             eventId: string;
@@ -653,7 +653,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -685,7 +685,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -710,7 +710,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -738,7 +738,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -769,7 +769,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -798,7 +798,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -827,7 +827,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -863,7 +863,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -895,7 +895,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -922,7 +922,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -952,7 +952,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -985,7 +985,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1011,7 +1011,7 @@ export interface components {
                 toolCallId: string;
                 turnId: string;
                 /** @enum {string} */
-                via: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                via: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
             };
             eventId: string;
             /** @description The cursor every transport frame carries */
@@ -1021,7 +1021,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1047,7 +1047,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1078,7 +1078,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1106,7 +1106,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1134,7 +1134,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1164,7 +1164,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1191,7 +1191,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1220,7 +1220,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1260,7 +1260,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1285,7 +1285,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1314,7 +1314,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1342,7 +1342,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1378,7 +1378,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1406,7 +1406,7 @@ export interface components {
                 causationId?: string;
                 correlationId: string;
                 /** @enum {string} */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 traceparent?: string;
                 tracestate?: string;
             } & {
@@ -1437,7 +1437,7 @@ export interface components {
             /** @description Key prefix of the API key that opened it */
             openedBy: string | null;
             /** @enum {string|null} */
-            openedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli" | null;
+            openedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli" | null;
             pendingApprovals: number;
             /** @description Global position of the session's last event */
             position: number;
@@ -1466,7 +1466,7 @@ export interface components {
             /** @description ISO 8601 time */
             requestedAt: string;
             /** @enum {string|null} */
-            requestedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli" | null;
+            requestedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli" | null;
             /** @description ISO 8601 time */
             startedAt: string | null;
             status: string;
@@ -1938,7 +1938,7 @@ export interface operations {
                 /** @description Items per page */
                 limit?: number;
                 /** @description Only sessions opened over this protocol */
-                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "internal" | "cli";
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
                 /** @description Only sessions in this status */
                 status?: "idle" | "running" | "awaiting_approval";
             };
