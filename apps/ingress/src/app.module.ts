@@ -2,6 +2,7 @@ import { AdminController } from './admin/admin.controller';
 import { MetricsController } from './observability/metrics.controller';
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { A2aController } from './a2a/a2a.controller';
 import { AcpGateway } from './acp/acp.gateway';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { BodyErrorGuard } from './http/body-errors';
@@ -36,7 +37,7 @@ export class IngressModule implements NestModule {
     return {
       module: IngressModule,
       imports: [ConsoleModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController],
+      controllers: [HealthController, MetricsController, AdminController, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, A2aController],
       providers: [
         ...hubProviders(settings),
         HubResources,
