@@ -10,6 +10,7 @@ import { expiresOption, keyCreate, keyRevoke, roleOption, tenantCreate } from '.
 import { projectionsRebuild, projectionsStatus } from './commands/projections';
 import { replay } from './commands/replay';
 import { retentionRun } from './commands/retention';
+import { schedules } from './commands/schedules';
 import { LIMIT_OPTIONS, limitFlagsOf, tenantLimits } from './commands/limits';
 import { status } from './commands/status';
 import { up } from './commands/up';
@@ -57,6 +58,9 @@ const USAGE = `usage: hub <command>
                                    per session; exit 1 when one had to be left for the next run
   projections status               each read model's checkpoint, lag in events and time (JSON lines)
   projections rebuild NAME         empty a read model and replay the log into it, with progress
+  schedules list|create|get|pause|resume|trigger|backfill|preview|ticks|delete ...
+                                   schedules of agent runs over the HTTP API (HUB_URL,
+                                   HUB_API_KEY); \`hub schedules help\` for the flags
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -68,6 +72,10 @@ async function main(argv: string[]): Promise<number> {
   // Before the generic parsing: host has upstream's flags and answers even its errors in JSON.
   if (argv[0] === 'host') return host(argv.slice(1));
   if (argv[0] === 'acp') return acp();
+  if (argv[0] === 'schedules') {
+    const c = parseConfig(CliConfig);
+    return schedules(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -1,4 +1,6 @@
 import { AdminController } from './admin/admin.controller';
+import { ScheduleRunner } from './schedules/schedule-runner';
+import { SchedulesController } from './schedules/schedules.controller';
 import { MetricsController } from './observability/metrics.controller';
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
@@ -37,7 +39,7 @@ export class IngressModule implements NestModule {
     return {
       module: IngressModule,
       imports: [ConsoleModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, A2aController],
+      controllers: [HealthController, MetricsController, AdminController, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, SchedulesController, A2aController],
       providers: [
         ...hubProviders(settings),
         HubResources,
@@ -58,6 +60,7 @@ export class IngressModule implements NestModule {
         AcpGateway,
         OpenEnvEpisodes, OpenEnvWsGateway, OpenEnvHarnessGateway, OpenEnvMcp,
         ZeneService, ZeneRunService,
+        ScheduleRunner,
       ],
     };
   }

@@ -20,6 +20,8 @@ export interface IngressSettings extends ServiceSettings {
   keyRecheckMs: number;
   /** How long a socket's place in its tenant's open-socket count lasts unrenewed (`HUB_SOCKET_LEASE_MS`). */
   socketLeaseMs: number;
+  /** How often this ingress looks for due schedule ticks (`HUB_SCHEDULE_POLL_MS`); 0: it runs none. */
+  schedulePollMs: number;
   /** `HUB_OPERATOR_KEY`: the deployment operator's key for the tenant admin routes; unset, they answer 404. */
   operatorKey?: string;
 }
@@ -41,6 +43,7 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     wsMaxBufferedBytes: c.HUB_WS_MAX_BUFFERED_BYTES,
     keyRecheckMs: c.HUB_KEY_RECHECK_MS,
     socketLeaseMs: c.HUB_SOCKET_LEASE_MS,
+    schedulePollMs: c.HUB_SCHEDULE_POLL_MS,
     operatorKey: c.HUB_OPERATOR_KEY,
   };
 }

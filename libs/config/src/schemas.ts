@@ -109,6 +109,8 @@ export const IngressConfig = z.object({
    * renews it (every third of this): the sockets of an ingress killed with -9 stop counting within it.
    */
   HUB_SOCKET_LEASE_MS: envInt({ min: 300, max: 3_600_000, default: 30_000 }),
+  /** How often each ingress looks for due schedule ticks (one query; a due schedule is decided by one ingress at a time); 0: this ingress runs no schedules. */
+  HUB_SCHEDULE_POLL_MS: envInt({ min: 0, max: 3_600_000, default: 1_000 }),
   /**
    * The deployment operator's key for `POST/GET /v1/admin/tenants` (at least 32 characters;
    * compared in constant time). Unset: tenants are created only with `bin/hub tenant create`.

@@ -28,7 +28,9 @@ export type SystemWork =
   /** `hub replay --all`: every tenant's sessions. */
   | 'replay'
   /** Gauges and `hub status`: counts over every tenant. */
-  | 'metrics';
+  | 'metrics'
+  /** The schedule ticker: which schedules of every tenant are due (each is then handled in its own tenant). */
+  | 'schedules';
 
 /** Whose rows a statement may see: one tenant's, or every tenant's for named {@link SystemWork}. */
 export type DbScope = { readonly tenantId: string } | { readonly system: SystemWork };

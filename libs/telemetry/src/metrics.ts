@@ -52,6 +52,7 @@ export interface HubInstruments {
   queueWait: Histogram;
   httpRequests: Counter;
   socketsOpened: Counter;
+  scheduleTicks: Counter;
 }
 
 let instruments: HubInstruments | undefined;
@@ -79,6 +80,7 @@ export function hubMetrics(): HubInstruments {
     queueWait: meter.createHistogram('hub.queue.wait.seconds', { unit: 's', description: 'From a job being added (or due) to a worker taking it, by queue and job', advice: { explicitBucketBoundaries: TURN_BUCKETS } }),
     httpRequests: meter.createCounter('hub.http.requests', { description: 'HTTP requests by method, route and status' }),
     socketsOpened: meter.createCounter('hub.sockets.opened', { description: 'WebSocket connections accepted, by protocol' }),
+    scheduleTicks: meter.createCounter('hub.schedule.ticks', { description: 'Schedule ticks decided, by outcome (started, buffered, skipped, missed, refused)' }),
   };
   return instruments;
 }

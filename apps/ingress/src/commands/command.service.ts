@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, isDomainError } from '@hub/domain';
-import type { CommandMetadata, HubCommand, Protocol } from '@hub/domain';
+import type { Actor, CommandMetadata, HubCommand, Protocol } from '@hub/domain';
 import { actorOf, type Principal } from '@hub/auth';
 import type { CommandOutcome } from '@hub/sessions';
 import { ATTR, currentTraceparent, hubMetrics, runWithCorrelation, runWithTenant, withSpan } from '@hub/telemetry';
@@ -56,14 +56,28 @@ export class CommandService {
     // key may open a new id; if another key opens it first, the decision checks again (whenOpened).
     const unopened = (await this.access.checkCommand(principal, command)) === 'unopened';
     const whenOpened = unopened ? async () => void (await this.access.checkCommand(principal, command)) : undefined;
+    return this.admitAndDecide(command, principal.tenantId, actorOf(principal), ctx, whenOpened);
+  }
+
+  /**
+   * A turn a schedule starts (libs/schedules): no key to check at this moment (an operator's key
+   * saved the schedule, and the schedule is the actor), and no client ownership (a schedule runs
+   * on sessions of its tenant); everything after that is a submit's: the tenant's limits, the
+   * decision against the session's log with the command id as idempotency key, the runTurn job.
+   */
+  dispatchScheduled(command: HubCommand, tenantId: string, actor: Actor, ctx: DispatchContext): Promise<CommandOutcome> {
+    return this.admitAndDecide(command, tenantId, actor, ctx);
+  }
+
+  private async admitAndDecide(command: HubCommand, tenantId: string, actor: Actor, ctx: DispatchContext, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {
     // An admitted turn holds its place among the tenant's running turns until it is decided.
-    const release = command.type === 'SubmitTurn' ? await this.limits.takeTurn(principal.tenantId, command.sessionId) : undefined;
+    const release = command.type === 'SubmitTurn' ? await this.limits.takeTurn(tenantId, command.sessionId) : undefined;
     const meta: CommandMetadata = {
       ...ctx.extra,
       commandId: ctx.commandId,
-      tenantId: principal.tenantId,
+      tenantId,
       now: new Date().toISOString(),
-      actor: actorOf(principal),
+      actor,
       protocol: ctx.protocol,
       correlationId: ctx.correlationId,
       ...currentTraceparent(),

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { defineEvent } from './define-event';
+import { WEBHOOK_ADMIN_EVENTS } from './webhook-events';
+import { ScheduleDeleted, SchedulePaused, ScheduleResumed, ScheduleRunsRequested, ScheduleSaved } from './schedule-events';
 
 // Administration facts: who created or revoked what, on one stream per tenant
 // (`ADMIN_STREAM_ID`), beside the tenant's session streams, with the same metadata (actor,
@@ -70,7 +72,11 @@ export type SessionErased = z.infer<typeof SessionErased>;
 export const EnvironmentConfigured = defineEvent('EnvironmentConfigured', { env: z.string(), stream: z.string(), version: z.number().int().positive() });
 export type EnvironmentConfigured = z.infer<typeof EnvironmentConfigured>;
 
-export const AdminEvent = z.discriminatedUnion('type', [TenantCreated, ApiKeyCreated, ApiKeyRevoked, TenantLimitsSet, SessionErased, EnvironmentConfigured]);
+export const AdminEvent = z.discriminatedUnion('type', [
+  TenantCreated, ApiKeyCreated, ApiKeyRevoked, TenantLimitsSet, SessionErased, EnvironmentConfigured,
+  ScheduleSaved, SchedulePaused, ScheduleResumed, ScheduleDeleted, ScheduleRunsRequested,
+  ...WEBHOOK_ADMIN_EVENTS,
+]);
 export type AdminEvent = z.infer<typeof AdminEvent>;
 
 /** The tenant's limits as its admin stream last set them (none set: every limit null). */

@@ -1,5 +1,6 @@
 import { AdminEvent } from './admin-events';
 import { HubEvent } from './events';
+import { ScheduleTickEvent } from './schedule-events';
 
 /** The ACP bridge's fact that `session/new` made a session (on the session's live stream), before its first prompt. */
 export const ACP_SESSION_CREATED = 'AcpSessionCreated';
@@ -18,6 +19,7 @@ export const OPENENV_EPISODE_STARTED = 'OpenEnvEpisodeStarted';
 export const HUB_EVENT_TYPES: ReadonlySet<string> = new Set([
   ...HubEvent.options.map((o) => o.shape.type.value),
   ...AdminEvent.options.map((o) => o.shape.type.value),
+  ...ScheduleTickEvent.options.map((o) => o.shape.type.value),
   ACP_SESSION_CREATED,
   ...ACP_LIVE_FACT_TYPES,
   OPENENV_ENVIRONMENT_CONFIGURED,
