@@ -6,6 +6,7 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { A2aController } from './a2a/a2a.controller';
 import { AcpGateway } from './acp/acp.gateway';
+import { AgUiController, AgUiRuns } from './ag-ui';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { BodyErrorGuard } from './http/body-errors';
 import { CommandService } from './commands/command.service';
@@ -39,7 +40,7 @@ export class IngressModule implements NestModule {
     return {
       module: IngressModule,
       imports: [ConsoleModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, SchedulesController, A2aController],
+      controllers: [HealthController, MetricsController, AdminController, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController],
       providers: [
         ...hubProviders(settings),
         HubResources,
@@ -60,6 +61,7 @@ export class IngressModule implements NestModule {
         AcpGateway,
         OpenEnvEpisodes, OpenEnvWsGateway, OpenEnvHarnessGateway, OpenEnvMcp,
         ZeneService, ZeneRunService,
+        AgUiRuns,
         ScheduleRunner,
       ],
     };

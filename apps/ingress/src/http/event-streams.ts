@@ -14,6 +14,8 @@ const STREAM_KEY_REVOKED = 'UNAUTHENTICATED';
 export interface EventStream {
   /** An `event:` frame; `id` becomes the client's `Last-Event-ID`. */
   send(event: string, data: unknown, id?: number): void;
+  /** A frame exactly as given, for a protocol that frames its own events (AG-UI's encoder). */
+  write(frame: string): void;
   /** Runs `close` once the stream has ended (the client went, or its key was revoked), whenever that was. */
   onClose(close: () => void): void;
   /** Ends the stream from this side (the client resumes after the last id it got). */
@@ -62,6 +64,7 @@ export class EventStreams implements OnApplicationShutdown {
     this.keys.add(res, principal);
     return {
       send: (event, data, id) => void (ended || res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)),
+      write: (frame) => void (ended || res.write(frame)),
       onClose: (close) => (ended ? close() : void closers.push(close)),
       end: () => void (ended || res.end()),
     };

@@ -1,0 +1,2 @@
+export { AgUiController } from './ag-ui.controller';
+export { AgUiRuns } from './ag-ui.runs';
