@@ -23,8 +23,9 @@ export interface DispatchContext {
 /**
  * The one way a protocol edge hands a command to the hub: checked (key, role, limits), then
  * decided here against the session's log (ADR 0025). The tenant is the principal's, never the
- * request's. A driver or network failure is tried again, with the same idempotency key, until
- * `HUB_COMMAND_TIMEOUT_MS` has passed.
+ * request's. A driver or network failure in any step (the key's liveness, the session's access,
+ * the tenant's limits, the decision) is tried again, the decision with the same idempotency key,
+ * until `HUB_COMMAND_TIMEOUT_MS` after the command arrived: then the client is told `TIMEOUT`.
  */
 @Injectable()
 export class CommandService {
@@ -51,12 +52,13 @@ export class CommandService {
     // A socket authenticated once, at its upgrade: its key may have been revoked since. Checked
     // per command (from what this process verified, forgotten when any key changes), so nothing
     // is appended for a revoked key, on any protocol.
-    if (!(await this.keys.verified.isLive(principal))) throw new DomainError('UNAUTHENTICATED', 'the API key was revoked');
+    const deadline = this.deadline();
+    if (!(await this.untilDeadline(() => this.keys.verified.isLive(principal), deadline))) throw new DomainError('UNAUTHENTICATED', 'the API key was revoked');
     // The key's role, and a client key's own sessions: the same rule on every protocol. A client
     // key may open a new id; if another key opens it first, the decision checks again (whenOpened).
-    const unopened = (await this.access.checkCommand(principal, command)) === 'unopened';
+    const unopened = (await this.untilDeadline(() => this.access.checkCommand(principal, command), deadline)) === 'unopened';
     const whenOpened = unopened ? async () => void (await this.access.checkCommand(principal, command)) : undefined;
-    return this.admitAndDecide(command, principal.tenantId, actorOf(principal), ctx, whenOpened);
+    return this.admitAndDecide(command, principal.tenantId, actorOf(principal), ctx, deadline, whenOpened);
   }
 
   /**
@@ -66,12 +68,12 @@ export class CommandService {
    * decision against the session's log with the command id as idempotency key, the runTurn job.
    */
   dispatchScheduled(command: HubCommand, tenantId: string, actor: Actor, ctx: DispatchContext): Promise<CommandOutcome> {
-    return this.admitAndDecide(command, tenantId, actor, ctx);
+    return this.admitAndDecide(command, tenantId, actor, ctx, this.deadline());
   }
 
-  private async admitAndDecide(command: HubCommand, tenantId: string, actor: Actor, ctx: DispatchContext, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {
+  private async admitAndDecide(command: HubCommand, tenantId: string, actor: Actor, ctx: DispatchContext, deadline: number, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {
     // An admitted turn holds its place among the tenant's running turns until it is decided.
-    const release = command.type === 'SubmitTurn' ? await this.limits.takeTurn(tenantId, command.sessionId) : undefined;
+    const release = command.type === 'SubmitTurn' ? await this.untilDeadline(() => this.limits.takeTurn(tenantId, command.sessionId), deadline) : undefined;
     const meta: CommandMetadata = {
       ...ctx.extra,
       commandId: ctx.commandId,
@@ -84,32 +86,49 @@ export class CommandService {
     };
     const attrs = { [ATTR.TENANT_ID]: meta.tenantId, [ATTR.SESSION_ID]: command.sessionId, [ATTR.COMMAND]: command.type };
     try {
-      return await runWithCorrelation(meta.correlationId, () => runWithTenant(meta.tenantId, () => withSpan('command', attrs, () => this.decide(command, meta, whenOpened))));
+      return await runWithCorrelation(meta.correlationId, () => runWithTenant(meta.tenantId, () => withSpan('command', attrs, () => this.decide(command, meta, deadline, whenOpened))));
     } finally {
       await release?.();
     }
   }
 
-  private async decide(command: HubCommand, meta: CommandMetadata, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {
+  private async decide(command: HubCommand, meta: CommandMetadata, deadline: number, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {
     const count = (outcome: string) => hubMetrics().commands.add(1, { protocol: meta.protocol, command: command.type, outcome });
-    const deadline = Date.now() + this.config.commandTimeoutMs;
+    try {
+      const outcome = await this.untilDeadline(() => this.decisions.decide(command, meta, whenOpened), deadline);
+      count('decided');
+      return outcome;
+    } catch (e) {
+      count('failed');
+      throw e;
+    }
+  }
+
+  private deadline(): number {
+    return Date.now() + this.config.commandTimeoutMs;
+  }
+
+  /**
+   * `step`, tried again while it fails with anything but a domain error (a domain error is an
+   * answer; anything else is the store or the queue going away, which a repeat may get past),
+   * pausing 100 ms, doubling, at most a second; TIMEOUT once `deadline` has come.
+   */
+  private async untilDeadline<T>(step: () => Promise<T>, deadline: number): Promise<T> {
+    const budgetMs = this.config.commandTimeoutMs;
     for (let attempt = 0; ; attempt++) {
+      if (Date.now() >= deadline) throw timedOut(budgetMs);
       try {
-        const outcome = await withDeadline(this.decisions.decide(command, meta, whenOpened), deadline, this.config.commandTimeoutMs);
-        count('decided');
-        return outcome;
+        return await withDeadline(step(), deadline, budgetMs);
       } catch (e) {
-        // A domain error is an answer (or the deadline); anything else is the store or the queue
-        // going away, which a repeat with the same idempotency key may get past.
-        const pause = Math.min(100 * 2 ** attempt, 1000);
-        if (isDomainError(e) || Date.now() + pause >= deadline) {
-          count('failed');
-          throw isDomainError(e) ? e : new DomainError('INTERNAL', `command failed: ${(e as Error).message}`);
-        }
-        await new Promise((r) => setTimeout(r, pause));
+        if (isDomainError(e)) throw e;
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 1000, Math.max(0, deadline - Date.now()))));
       }
     }
   }
+}
+
+function timedOut(budgetMs: number): DomainError {
+  return new DomainError('TIMEOUT', `command not decided within ${budgetMs} ms`);
 }
 
 /**
@@ -119,7 +138,7 @@ export class CommandService {
 function withDeadline<T>(p: Promise<T>, deadline: number, budgetMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DomainError('TIMEOUT', `command not decided within ${budgetMs} ms`)), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => reject(timedOut(budgetMs)), Math.max(0, deadline - Date.now()));
   });
   p.catch(() => undefined); // the loser of the race below is not a rejection nobody handles
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
