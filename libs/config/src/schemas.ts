@@ -182,6 +182,8 @@ export const CliConfig = z.object({
   HUB_OWNER_DATABASE_URL: envOptionalUrl(['postgresql', 'postgres']),
   HUB_URL: envUrl(['http', 'https'], { default: 'http://127.0.0.1:8080' }),
   HUB_API_KEY: envOptionalString('an API key (or unset)'),
+  /** `hub acp`: the longest stdin line it sends on, as ingress holds each frame to it (set both alike). */
+  HUB_MAX_FRAME_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
   /** The port `hub up` serves on when `--port` is not given (as ingress reads it). */
   PORT: envInt({ min: 0, max: PORT_MAX, default: 8080 }),
 });

@@ -180,4 +180,21 @@ describe('bin/hub acp stdin limits (issue 11 defect 8)', () => {
       await p.kill('SIGKILL');
     }
   });
+
+  it('keeps its stdin lines to HUB_MAX_FRAME_BYTES, the limit the hub holds its frames to (issue 30)', async () => {
+    const p = new HubProcess(['acp'], { HUB_URL: stack.url, HUB_API_KEY: tenant.apiKey, HUB_MAX_FRAME_BYTES: '4096' });
+    try {
+      const over = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: 'x'.repeat(5000), mcpServers: [] } });
+      p.child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } })}\n`);
+      p.child.stdin?.end(`${over}\n`);
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([p.exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 60_000)))]);
+      clearTimeout(timer);
+      const lines = p.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Msg);
+      expect(lines.find((m) => m.id === 2)?.error).toEqual(expect.objectContaining({ code: -32600, data: { reason: 'too_large', limitBytes: 4096 } }));
+      expect(code).toBe(0);
+    } finally {
+      await p.kill('SIGKILL');
+    }
+  });
 });
