@@ -2,7 +2,8 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { isDomainError } from '@hub/domain';
 import { a2aError, a2aErrorFromDomain, encodeError, idOf, type A2aError, type WireError } from '@hub/protocol-a2a';
-import { InvalidInputException } from '../http/body-errors';
+import { checkText } from '@hub/protocol-input';
+import { InvalidInputException, refusedBodyOf } from '../http/body-errors';
 import { traceFailure } from '../http/problem';
 
 const log = new Logger('a2a');
@@ -30,6 +31,15 @@ export function a2aErrorOf(e: unknown): { error: A2aError; httpStatus?: number }
 }
 
 /**
+ * The id to echo: from the parsed body, or from one the edge's input check refused (a request
+ * with a 900 KB string is still a request with an id), unless the id itself breaks the rules.
+ */
+function requestIdOf(req: Request) {
+  const id = idOf(req.body ?? refusedBodyOf(req));
+  return typeof id === 'string' && checkText(id, 'id') !== null ? null : id;
+}
+
+/**
  * Errors raised around the controller (the API-key guard, the body parser, the input check,
  * anything unexpected) leave as JSON-RPC errors, never problem+json: an A2A client reads only
  * those. The request id is echoed when the body was parsed.
@@ -43,7 +53,7 @@ export class A2aExceptionFilter implements ExceptionFilter {
     traceFailure(e, error.kind);
     if (error.kind === 'INTERNAL_ERROR') log.error(`${req.method} ${req.path}: ${(e as Error)?.stack ?? String(e)}`);
     if (res.headersSent) return void res.end();
-    const wire = encodeError(error, idOf(req.body));
+    const wire = encodeError(error, requestIdOf(req));
     sendError(res, wire, httpStatus);
   }
 }

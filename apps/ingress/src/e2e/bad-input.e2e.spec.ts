@@ -171,6 +171,12 @@ describe.each(BAD)('%s', (_name, bad) => {
     expect(reply).toEqual({ jsonrpc: '2.0', id: 7, error: expect.objectContaining({ code: -32600, data: { path: at('$.params.prompt[0].text') } }) });
   });
 
+  it('A2A: JSON-RPC -32600 naming the field', async () => {
+    const r = await appendsNothing(() => http('POST', '/v1/a2a', `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":${bad}}]}}}`));
+    expect([r.status, r.type]).toEqual([200, expect.stringMatching(/^application\/json/)]);
+    expect(r.body).toEqual({ jsonrpc: '2.0', id: 7, error: expect.objectContaining({ code: -32600, data: [expect.objectContaining({ reason: 'INVALID_REQUEST', metadata: { field: at('$.params.message.parts[0].text') } })] }) });
+  });
+
   it('Zene HTTP and `hub host`: INVALID_REQUEST', async () => {
     const line = `{"protocol_version":1,"type":"run","request_id":"z-bad","session_id":"zb","prompt":${bad}}`;
     const r = await appendsNothing(() => http('POST', '/v1/zene', line));

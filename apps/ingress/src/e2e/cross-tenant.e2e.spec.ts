@@ -89,6 +89,29 @@ describe("tenant B probing tenant A's session", () => {
     }
   });
 
+  it.each([
+    ['GetTask', (t: string) => ({ id: t })],
+    ['SubscribeToTask', (t: string) => ({ id: t })],
+    ['CancelTask', (t: string) => ({ id: t })],
+    ['SendMessage on the task', (t: string) => ({ message: { messageId: 'b-1', taskId: t, role: 'ROLE_USER', parts: [{ text: 'approve' }] } })],
+  ])('A2A %s: the same JSON-RPC error as a missing task', async (method, params) => {
+    const requested = (await stack.events(a.tenantId, 'a-secret')).find((e) => e.type === 'TurnRequested');
+    const turn = requested?.type === 'TurnRequested' ? requested.data.turnId : '';
+    const call = async (task: string) => {
+      const r = await http('POST', '/v1/a2a', b.apiKey, { jsonrpc: '2.0', id: 1, method: method.split(' ')[0], params: params(task) });
+      // JSON-RPC errors leave with 200 (as the SDK's own server); the probe compares the error itself.
+      expect([r.status, r.body.error?.code]).toEqual([200, expect.any(Number)]);
+      return { status: 404, body: r.body };
+    };
+    await sameAsMissing(call, `a-secret/${turn}`, `nobody-has-this/${turn}`);
+  });
+
+  it('A2A ListTasks: no task, as for a context nobody has', async () => {
+    const list = async (contextId: string) => (await http('POST', '/v1/a2a', b.apiKey, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { contextId } })).body;
+    expect(await list('a-secret')).toEqual(await list('nobody-has-this'));
+    expect(await list('a-secret')).toEqual({ jsonrpc: '2.0', id: 1, result: { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 } });
+  });
+
   it('Transport: connecting to the same name opens B\'s own, empty session', async () => {
     const c = await TransportTestClient.connect(stack.url, b.apiKey, { session: 'a-secret' });
     await c.waitFor('snapshot', (x) => x.state !== null);

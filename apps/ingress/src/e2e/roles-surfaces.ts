@@ -1,4 +1,6 @@
 import { continuationToken } from '@hub/protocol-openharness';
+import { A2A_ROWS } from './roles-a2a';
+import { AG_UI_ROWS } from './roles-ag-ui';
 import { OpenEnvWs, TransportTestClient, hubJson } from '@hub/testing';
 import { AcpSdkClient } from '../acp/testing/sdk-client';
 import { cancelled, episodeOf, fresh, http, idle, moved, openharness, pending, transportCommand, transportSubmit, withAcp, zene, zeneOutcome } from './roles-clients';
@@ -258,3 +260,7 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
     'erase a session (HTTP)': { prepare: idle, act: (w, who, c) => http(w, 'DELETE', `/v1/sessions/${c.session}`, w.keyOf(who)) },
   },
 };
+
+// A2A's rows (roles-a2a.ts), on the same actions.
+for (const [action, rows] of Object.entries(A2A_ROWS)) Object.assign(ACTIONS[action], rows);
+for (const [action, rows] of Object.entries(AG_UI_ROWS)) Object.assign(ACTIONS[action], rows);
