@@ -103,7 +103,9 @@ export class Schedules {
       const row = await this.lock(db, tenantId, id);
       if (!row) throw notFound(id);
       const spec = { ...specOf(row), paused: true, note };
-      await db.query(`UPDATE schedules SET paused = true, note = $3, spec = $4, next_fire_at = NULL, updated_at = $5 WHERE tenant_id = $1 AND id = $2`, [tenantId, id, note, JSON.stringify(spec), this.clock()]);
+      await db.query(`UPDATE schedules SET paused = true, note = $3, spec = $4, next_fire_at = NULL, buffered_at = NULL, updated_at = $5 WHERE tenant_id = $1 AND id = $2`, [tenantId, id, note, JSON.stringify(spec), this.clock()]);
+      // A tick held under buffer_one does not outlive the pause.
+      await db.query(`UPDATE schedule_ticks SET outcome = 'skipped', reason = 'paused' WHERE tenant_id = $1 AND schedule_id = $2 AND outcome = 'buffered'`, [tenantId, id]);
       await this.record(tenantId, [{ type: 'SchedulePaused', data: { scheduleId: id, note } }], by);
       return this.view(db, tenantId, id);
     });
