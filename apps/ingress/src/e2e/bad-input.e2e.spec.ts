@@ -128,6 +128,11 @@ describe.each(BAD)('%s', (_name, bad) => {
     expect([r.body.request_id, r.body.correlation_id]).toEqual(['bad-1', 'corr-bad-1']);
   });
 
+  it('AG-UI: problem+json 400 naming the field, before any stream opens', async () => {
+    const r = await appendsNothing(() => http('POST', '/v1/ag-ui', `{"threadId":"ag-bad","runId":"r-bad","messages":[{"id":"u","role":"user","content":${bad}}],"tools":[],"context":[]}`));
+    problemShape(r, '$.messages[0].content');
+  });
+
   it('OpenEnv HTTP: PUT (rubric), reset (episode_id) and step (unknown action field) answer 422', async () => {
     openEnv422(await appendsNothing(() => http('PUT', '/v1/openenv/bad-env', `{"description":"d","rubric":{"kind":"expected_answer","expected":${bad}}}`)), '$.rubric.expected');
     openEnv422(await appendsNothing(() => http('POST', '/v1/openenv/bad-env/reset', `{"episode_id":${bad}}`)), '$.episode_id');
@@ -201,6 +206,28 @@ describe('OpenHarness ids on a refusal of the generic input limits (issue 27)', 
     expect(nul.status).toBe(400);
     expect(nul.body.request_id).toBeUndefined();
     expect(nul.body.correlation_id).toBe('corr-blob-2');
+  });
+});
+
+describe('AG-UI: a body that is not a RunAgentInput', () => {
+  it.each([
+    ['not JSON', '{"threadId":', 400, 'HTTP_400', undefined],
+    ['no messages', '{"threadId":"ag-bad","runId":"r"}', 400, 'INVALID_INPUT', '$.messages'],
+    ['a threadId the hub cannot use', '{"threadId":"a b","runId":"r","messages":[]}', 400, 'INVALID_INPUT', '$.threadId'],
+    ['another major version', '{"threadId":"ag-bad","runId":"r","messages":[],"protocolVersion":"2.0"}', 400, 'UNSUPPORTED_PROTOCOL_VERSION', '$.protocolVersion'],
+    ['an image in the prompt', '{"threadId":"ag-bad","runId":"r","messages":[{"id":"u","role":"user","content":[{"type":"image","source":{"type":"url","value":"https://example.com/a.png"}}]}]}', 422, 'UNSUPPORTED_CONTENT', '$.messages[0].content[0]'],
+    ['a Last-Event-ID that is no cursor', '{"threadId":"ag-bad","runId":"r","messages":[]}', 400, 'INVALID_INPUT', '$header.last-event-id'],
+  ])('%s: problem+json %s %s', async (name, body, status, code, path) => {
+    const r = await appendsNothing(async () => {
+      const res = await fetch(`${stack.url}/v1/ag-ui`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json', ...(name.startsWith('a Last-Event-ID') ? { 'Last-Event-ID': 'abc' } : {}) },
+        body,
+      });
+      return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as Json };
+    });
+    expect([r.status, r.type]).toEqual([status, expect.stringMatching(/^application\/problem\+json/)]);
+    expect(r.body).toEqual(expect.objectContaining({ code, status, ...(path ? { path } : {}) }));
   });
 });
 

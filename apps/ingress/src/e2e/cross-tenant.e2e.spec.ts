@@ -1,4 +1,6 @@
 import WebSocket from 'ws';
+import { HttpAgent } from '@ag-ui/client';
+import type { BaseEvent } from '@ag-ui/core';
 import { asTenant, createPool } from '@hub/event-store';
 import { HubStack, TransportTestClient, type WireJson as Json } from '@hub/testing';
 
@@ -110,6 +112,27 @@ describe("tenant B probing tenant A's session", () => {
     const list = async (contextId: string) => (await http('POST', '/v1/a2a', b.apiKey, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { contextId } })).body;
     expect(await list('a-secret')).toEqual(await list('nobody-has-this'));
     expect(await list('a-secret')).toEqual({ jsonrpc: '2.0', id: 1, result: { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 } });
+  });
+
+  it("AG-UI: B's HttpAgent on A's thread gets B's own empty thread, the same events as a thread nobody has", async () => {
+    const watch = async (threadId: string) => {
+      const agent = new HttpAgent({ url: `${stack.url}/v1/ag-ui`, headers: { Authorization: `Bearer ${b.apiKey}` }, threadId });
+      const events: BaseEvent[] = [];
+      await agent.runAgent({ runId: 'probe' }, { onEvent: ({ event }) => void events.push(event) });
+      return { events, messages: agent.messages, state: agent.state };
+    };
+    const theirs = await watch('a-secret');
+    const nobody = await watch('nobody-has-this');
+    const blank = (x: unknown, name: string) => JSON.parse(JSON.stringify(x).split(name).join('NAME').replace(/"cursor":\d+/g, '"cursor":0'));
+    expect(blank(theirs, 'a-secret')).toEqual(blank(nobody, 'nobody-has-this'));
+    expect(theirs.messages).toEqual([]);
+    expect(theirs.state).toEqual({ status: 'idle', messages: [] });
+    expect(JSON.stringify(theirs)).not.toMatch(/secret is 42/);
+  });
+
+  it("AG-UI resume of an approval on A's thread: the same 4xx as on a thread nobody has", async () => {
+    const resume = (threadId: string) => http('POST', '/v1/ag-ui', b.apiKey, { threadId, runId: 'probe', messages: [], tools: [], context: [], resume: [{ interruptId: 'ap-1', status: 'resolved', payload: { decision: 'approved' } }] });
+    await sameAsMissing(resume, 'a-secret', 'nobody-has-this');
   });
 
   it('Transport: connecting to the same name opens B\'s own, empty session', async () => {
