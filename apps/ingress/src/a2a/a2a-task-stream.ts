@@ -16,15 +16,16 @@ export interface TaskStreamOptions {
  * the live feed meet at the feed's head (SessionStreams), so nothing is missed or sent twice;
  * each SSE event's `id` is the global position of the event it encodes (the client's resume cursor).
  */
-export async function streamTask(streams: SessionStreams, tenantId: string, ref: TaskRef, rpcId: JsonRpcId, out: EventStream, opts: TaskStreamOptions): Promise<void> {
+export async function streamTask(streams: SessionStreams, tenantId: string, ref: TaskRef, rpcId: JsonRpcId, openOut: () => EventStream, opts: TaskStreamOptions): Promise<void> {
   let view: TaskView | null = null;
   let done = false;
   const early: Recorded<HubEvent>[] = [];
-  const opened: { close?: () => Promise<void> } = {};
+  /** The feed's closer and the SSE response, once each is open. */
+  const opened: { close?: () => Promise<void>; out?: EventStream } = {};
   const finish = () => {
     if (done) return;
     done = true;
-    out.end();
+    opened.out?.end();
     void opened.close?.();
   };
   const apply = (events: readonly Recorded<HubEvent>[]) => {
@@ -32,12 +33,14 @@ export async function streamTask(streams: SessionStreams, tenantId: string, ref:
       if (done || !view || e.globalPosition <= view.cursor) continue;
       const encoded = encode(e, view);
       view = encoded.view;
-      for (const frame of encoded.frames) out.send('message', rpcResult(rpcId, frame), e.globalPosition);
+      for (const frame of encoded.frames) opened.out?.send('message', rpcResult(rpcId, frame), e.globalPosition);
       if (encoded.frames.length > 0 && ends(view, opts)) finish();
     }
   };
+  // The feed first: a cursor ahead of the log is refused as a JSON-RPC error, before the stream's 200.
   const feed = await streams.open(tenantId, ref.sessionId, (batch) => (view ? apply(batch) : void early.push(...batch)), opts.after === undefined ? {} : { after: opts.after });
   opened.close = () => feed.close();
+  const out = (opened.out = openOut());
   out.onClose(finish);
   const from = opts.after ?? feed.head;
   view = foldTask(feed.history, ref, from);

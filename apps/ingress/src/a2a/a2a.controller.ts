@@ -42,9 +42,10 @@ export class A2aController {
     this.exchange = new A2aExchange(commands, outcomes, store, access);
   }
 
+  /** Behind the API key like every route (the guard): its skills are the tenant's agent's. */
   @ApiOperation({ summary: 'The A2A agent card: the JSON-RPC interface (A2A 1.0), bearer security, a skill per tool of the agent' })
   @Get(AGENT_CARD_PATH)
-  card(@Req() req: Request, @CurrentPrincipal() _p: Principal) {
+  card(@Req() req: Request) {
     const url = `${req.protocol}://${req.get('host') ?? 'localhost'}/v1/a2a`;
     return agentCard({ url, version: HUB_VERSION, tools: BUILTIN_TOOLS.map((t) => ({ name: t.name, description: t.description, policy: t.policy, executor: t.executor })) });
   }
@@ -60,7 +61,7 @@ export class A2aController {
       version: req.header(A2A_VERSION_HEADER),
       lastEventId: req.header('last-event-id'),
     });
-    if (answer.kind === 'stream') return streamTask(this.streams, principal.tenantId, answer.ref, answer.rpcId, this.sse.open(req, res, principal), answer.opts);
+    if (answer.kind === 'stream') return streamTask(this.streams, principal.tenantId, answer.ref, answer.rpcId, () => this.sse.open(req, res, principal), answer.opts);
     // A refusal answered in the protocol's own shape is still a failed request (issue 17).
     if (answer.error) failRequestSpans(answer.error.kind, answer.error.message);
     if (answer.retryAfterS !== undefined) res.setHeader('Retry-After', String(answer.retryAfterS));

@@ -88,6 +88,18 @@ describe('a task is a turn of a hub session', () => {
   });
 });
 
+describe('tracing', () => {
+  it('X-Correlation-ID and traceparent travel into the events of the task, and the id is echoed', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const r = await rpc('SendMessage', { message: { messageId: 'traced-1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } }, tenant.apiKey, { 'X-Correlation-ID': 'a2a-corr-1', traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    expect([r.status, r.headers.get('x-correlation-id')]).toEqual([200, 'a2a-corr-1']);
+    const events = await stack.events(tenant.tenantId, 'a2a-traced-1');
+    expect(events.length).toBeGreaterThan(3);
+    expect(events.every((e) => e.metadata.correlationId === 'a2a-corr-1')).toBe(true);
+    expect(events.find((e) => e.type === 'TurnRequested')?.metadata.traceparent).toContain(traceId);
+  });
+});
+
 describe('input-required', () => {
   it('an approval ends the stream at input-required; the next message on the task answers it and the task completes', async () => {
     const ask = userMessage('write "x" to a.txt');
@@ -211,5 +223,13 @@ describe('what a client is refused, and how', () => {
     const cursor = await rpc('SubscribeToTask', { id: 'a/b' }, tenant.apiKey, { 'Last-Event-ID': 'yesterday' });
     expect([cursor.body.error?.code, cursor.body.error?.message]).toEqual([-32602, expect.stringMatching(/Last-Event-ID/)]);
     expect(await stack.countAllEvents()).toBe(n);
+  });
+
+  it('a cursor ahead of the log: -32602 before any stream opens', async () => {
+    const waiting = await sendTask(client, sendParams(userMessage('delete notes.txt')));
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const ahead = await rpc('SubscribeToTask', { id: waiting.id }, tenant.apiKey, { 'Last-Event-ID': '999999999', accept: 'text/event-stream' });
+    expect([ahead.status, ahead.headers.get('content-type'), ahead.body.error?.code]).toEqual([200, expect.stringMatching(/^application\/json/), -32602]);
+    await client.cancelTask({ tenant: '', id: waiting.id, metadata: undefined });
   });
 });
