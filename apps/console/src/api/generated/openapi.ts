@@ -106,6 +106,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ag-ui": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One AG-UI run: a RunAgentInput, answered by its events (SSE); Last-Event-ID resumes after a cursor */
+        post: operations["AgUiController_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/approvals": {
         parameters: {
             query?: never;
@@ -1656,6 +1673,26 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AgUiController_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tenant limit is used up (problem+json `RATE_LIMITED`); nothing was appended. Retry after the wait the header names. */
+            429: {
+                headers: {
+                    /** @description seconds until the limit lets this through */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
