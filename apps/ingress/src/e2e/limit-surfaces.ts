@@ -160,6 +160,19 @@ export const SURFACES: Record<string, (c: SurfaceContext) => Promise<Attempt>> =
     }
   },
 
+  a2a: (c) =>
+    stepwise(c, [
+      async () => {
+        const res = await post(c, '/v1/a2a', { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: c.fresh('a2a'), role: 'ROLE_USER', parts: [{ text: 'hello' }] } } });
+        const body = (await res.json()) as { error?: { code: number; data?: { reason?: string; metadata?: { retryAfterMs?: string } }[] } };
+        if (!body.error) return null;
+        // The header and the error's ErrorInfo must agree.
+        const info = body.error.data?.[0];
+        const inBody = seconds(Number(info?.metadata?.retryAfterMs));
+        return { refusal: `${res.status} ${body.error.code} ${info?.reason}${inBody === header(res) ? '' : ` (body says ${inBody})`}`, retryAfterS: header(res) };
+      },
+    ]),
+
   'HTTP re-drive': fromSource('redrive', 'rd'),
   'HTTP fork': fromSource('fork', 'fk'),
 };
