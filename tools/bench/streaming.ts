@@ -10,13 +10,15 @@
  * level with that many sessions in flight and `turns-per-level` × level turns in all. For each it
  * prints turn time p50/p99 (and p50 as a multiple of a turn alone), turns/s, failed turns, the
  * longest silence inside a stream (p99 and max), the peak of Postgres connections held by the
- * hub (its database's backends) and the peak RSS of its processes. Progress goes to stderr.
+ * hub (its database's backends) and the peak RSS of its processes, and the CPU each part used per
+ * turn (ingress, worker, Postgres, Redis, the load itself): on this 2-core box everything shares
+ * the cores, so CPU per turn is what a change moves first. Progress goes to stderr.
  */
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { WorkerConfig } from '@hub/config';
 import { HubStack, testServerUrl, type HubProcess } from '@hub/testing';
-import { rssKb, withDescendants } from './lib/cpu';
+import { cpuMs, pidsByComm, rssKb, withDescendants } from './lib/cpu';
 import { startPrivateRedis } from './lib/private-redis';
 import { PHASES, streamingLoad, type StreamingResult } from './lib/streaming-load';
 
@@ -69,6 +71,31 @@ class Peaks {
 }
 
 /** `K=V,K=V` as an environment. */
+/** CPU ms used so far by each part of what a level runs on. */
+function cpuNow(stack: HubStack, redisPid: number): Record<CpuPart, number> {
+  const sum = (pids: number[]) => pids.reduce((n, pid) => n + (cpuMs(pid) ?? 0), 0);
+  const self = process.cpuUsage();
+  return {
+    ingress: sum(withDescendants([stack.ingress, ...stack.moreIngresses].map((p) => p.child.pid as number))),
+    worker: sum(withDescendants(stack.workers.map((p) => p.child.pid as number))),
+    postgres: sum(pidsByComm('postgres')),
+    redis: sum([redisPid]),
+    load: (self.user + self.system) / 1000,
+  };
+}
+
+/** Rows written per table and transactions committed in the hub's database so far (Postgres's own counters). */
+async function tableWrites(db: Client): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ name: string; n: string }>(
+    `SELECT relname AS name, (n_tup_ins + n_tup_upd + n_tup_del)::text AS n FROM pg_stat_user_tables
+     UNION ALL SELECT '(commits)', xact_commit::text FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, Number(r.n)]));
+}
+
+const CPU_PARTS = ['ingress', 'worker', 'postgres', 'redis', 'load'] as const;
+type CpuPart = (typeof CPU_PARTS)[number];
+
 function envOf(spec: string): Record<string, string> {
   return Object.fromEntries(spec.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
@@ -87,6 +114,10 @@ async function main(): Promise<void> {
   });
   const admin = new Client({ connectionString: testServerUrl() });
   await admin.connect();
+  const hubDb = new URL(testServerUrl());
+  hubDb.pathname = new URL(stack.appDatabaseUrl).pathname;
+  const db = new Client({ connectionString: hubDb.toString() });
+  await db.connect();
   try {
     const urls = [stack.url];
     for (let i = 1; i < Number(values.ingresses); i++) urls.push((await stack.addIngress()).url);
@@ -97,9 +128,11 @@ async function main(): Promise<void> {
     const pids = () => processes().map((p) => p.child.pid as number);
     process.stderr.write(`stack up: ${urls.length} ingress(es), ${stack.workers.length} worker(s); a turn alone first\n`);
     const alone = await streamingLoad(targets, { inFlight: 1, turns: Number(values.alone), prompt: values.prompt });
-    const rows: { r: StreamingResult; connections: number; rssMb: number }[] = [];
+    const rows: { r: StreamingResult; connections: number; rssMb: number; cpu: Record<CpuPart, number>; writes: string }[] = [];
     for (const level of LEVELS) {
       const peaks = new Peaks(admin, database, pids);
+      const cpu0 = cpuNow(stack, redis.pid);
+      const writes0 = await tableWrites(db);
       process.stderr.write(`level ${level}: ${level * PER_LEVEL} turns\n`);
       const r = await streamingLoad(targets, {
         inFlight: level,
@@ -108,7 +141,18 @@ async function main(): Promise<void> {
         progress: (ended, failed) => process.stderr.write(`  ${ended} of ${level * PER_LEVEL} ended, ${failed} failed\n`),
       });
       await peaks.stop();
-      rows.push({ r, connections: peaks.connections, rssMb: peaks.rssMb });
+      const cpu1 = cpuNow(stack, redis.pid);
+      const cpu = Object.fromEntries(CPU_PARTS.map((k) => [k, (cpu1[k] - cpu0[k]) / r.turns])) as Record<CpuPart, number>;
+      // Backends report their counters at most once a second.
+      await new Promise((r) => setTimeout(r, 1500));
+      const writes1 = await tableWrites(db);
+      const writes = Object.entries(writes1)
+        .map(([k, v]) => [k, (v - (writes0[k] ?? 0)) / r.turns] as const)
+        .filter(([, v]) => v >= 0.05)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ');
+      rows.push({ r, connections: peaks.connections, rssMb: peaks.rssMb, cpu, writes });
     }
     const lines = [
       `streaming: "${values.prompt}", ${urls.length} ingress(es), ${stack.workers.length} worker(s), defaults; a turn alone: p50 ${(alone.p50Ms / 1000).toFixed(2)} s`,
@@ -121,10 +165,15 @@ async function main(): Promise<void> {
     ];
     lines.push('', `where a turn's time went (p50 of each phase, ms): ${PHASES.join(' / ')}`, `  alone: ${PHASES.map((p) => alone.phases[p].toFixed(0)).join(' / ')}`);
     for (const { r } of rows) lines.push(`  ${r.inFlight} in flight: ${PHASES.map((p) => r.phases[p].toFixed(0)).join(' / ')}`);
+    lines.push('', `CPU per turn (ms): ${CPU_PARTS.join(' / ')} (Postgres: every server process on the machine)`);
+    for (const { r, cpu } of rows) lines.push(`  ${r.inFlight} in flight: ${CPU_PARTS.map((k) => cpu[k].toFixed(1)).join(' / ')}`);
+    lines.push('', 'Postgres per turn (rows written by table, transactions committed):');
+    for (const { r, writes } of rows) lines.push(`  ${r.inFlight} in flight: ${writes}`);
     for (const { r } of rows) if (r.failures.length) lines.push('', `failures at ${r.inFlight}:`, ...r.failures.map((f) => `  - ${f}`));
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await admin.end();
+    await db.end();
     // A profile is written when its process exits on its own: stop them gently first.
     if (values.profile) await Promise.all([stack.ingress, ...stack.moreIngresses, ...stack.workers].map((p) => p.kill('SIGTERM')));
     await stack.stop();

@@ -10,7 +10,10 @@ export interface GroupCommitOptions {
   /**
    * Statements (batches) in flight at once. While they are, appends that arrive wait and go
    * together in the next one: alone, an append goes at once; in a crowd, one commit carries
-   * many (default 2: one per core of a small Postgres).
+   * many. Default 1: with two in flight a crowd's batches stayed small (a commit per one or two
+   * appends) and Postgres spent 14-15 ms of CPU per streaming turn at 300 in flight; with one,
+   * 8-9 ms (two runs each, tools/bench/streaming.ts), for a wait of at most one statement (a few
+   * ms) before an append's own (ADR 0030).
    */
   maxInFlight?: number;
   /** Most appends one statement carries (default 256). */
@@ -54,7 +57,7 @@ export class GroupCommit {
     private readonly pool: Pool,
     o: GroupCommitOptions = {},
   ) {
-    this.maxInFlight = o.maxInFlight ?? 2;
+    this.maxInFlight = o.maxInFlight ?? 1;
     this.maxBatch = o.maxBatch ?? 256;
   }
 
