@@ -11,6 +11,7 @@ import { projectionsRebuild, projectionsStatus } from './commands/projections';
 import { replay } from './commands/replay';
 import { retentionRun } from './commands/retention';
 import { schedules } from './commands/schedules';
+import { webhooks } from './commands/webhooks';
 import { LIMIT_OPTIONS, limitFlagsOf, tenantLimits } from './commands/limits';
 import { status } from './commands/status';
 import { up } from './commands/up';
@@ -61,6 +62,9 @@ const USAGE = `usage: hub <command>
   schedules list|create|get|pause|resume|trigger|backfill|preview|ticks|delete ...
                                    schedules of agent runs over the HTTP API (HUB_URL,
                                    HUB_API_KEY); \`hub schedules help\` for the flags
+  webhooks list|create|get|update|delete|rotate|test|attempts|messages|redeliver|links ...
+                                   webhook endpoints and their delivery log over the HTTP API
+                                   (HUB_URL, HUB_API_KEY); \`hub webhooks help\` for the flags
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -72,6 +76,10 @@ async function main(argv: string[]): Promise<number> {
   // Before the generic parsing: host has upstream's flags and answers even its errors in JSON.
   if (argv[0] === 'host') return host(argv.slice(1));
   if (argv[0] === 'acp') return acp();
+  if (argv[0] === 'webhooks') {
+    const c = parseConfig(CliConfig);
+    return webhooks(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
+  }
   if (argv[0] === 'schedules') {
     const c = parseConfig(CliConfig);
     return schedules(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });

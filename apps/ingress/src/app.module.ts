@@ -33,6 +33,7 @@ import { SessionStreams } from './streams/session-streams.service';
 import { TurnOutcomes } from './streams/turn-outcome.service';
 import { TransportGateway } from './transport/transport.gateway';
 import { ZeneController, ZeneRunService, ZeneService } from './zene';
+import { webhookControllers, webhookProviders } from './webhooks/providers';
 
 @Module({})
 export class IngressModule implements NestModule {
@@ -40,7 +41,7 @@ export class IngressModule implements NestModule {
     return {
       module: IngressModule,
       imports: [ConsoleModule],
-      controllers: [HealthController, MetricsController, AdminController, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController],
+      controllers: [HealthController, MetricsController, AdminController, ...webhookControllers, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController],
       providers: [
         ...hubProviders(settings),
         HubResources,
@@ -61,6 +62,7 @@ export class IngressModule implements NestModule {
         AcpGateway,
         OpenEnvEpisodes, OpenEnvWsGateway, OpenEnvHarnessGateway, OpenEnvMcp,
         ZeneService, ZeneRunService,
+        ...webhookProviders,
         AgUiRuns,
         ScheduleRunner,
       ],

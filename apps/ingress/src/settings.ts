@@ -24,6 +24,8 @@ export interface IngressSettings extends ServiceSettings {
   schedulePollMs: number;
   /** `HUB_OPERATOR_KEY`: the deployment operator's key for the tenant admin routes; unset, they answer 404. */
   operatorKey?: string;
+  /** Webhook endpoints (issue 28): the SSRF guard's allowed ranges and a rotation's default overlap. */
+  webhooks: { allowedNetworks?: string; rotationOverlapMs: number };
 }
 
 export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
@@ -45,5 +47,6 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     socketLeaseMs: c.HUB_SOCKET_LEASE_MS,
     schedulePollMs: c.HUB_SCHEDULE_POLL_MS,
     operatorKey: c.HUB_OPERATOR_KEY,
+    webhooks: { allowedNetworks: c.HUB_WEBHOOK_ALLOWED_NETWORKS, rotationOverlapMs: c.HUB_WEBHOOK_ROTATION_OVERLAP_MS },
   };
 }

@@ -27,6 +27,8 @@ import { AdmissionGate, CancelBus, DailyEventBytes, DailyTokens, HarnessStopBus,
 import { CommandHandler, QueuedTurnWatch, SessionViews, type CommandLog, type ScheduledTurn } from '@hub/sessions';
 import { ATTR, observeGauge, oncePerScrape, currentSpanIds, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, runWithTenant, withContext, withSpan } from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
+import { webhookService } from './webhooks';
+import type { WebhookService } from '@hub/webhooks';
 import { isRetryable } from './retryability';
 import type { WorkerSettings } from './settings';
 
@@ -56,6 +58,8 @@ export class HubWorker {
   private readonly eventBytes: DailyEventBytes;
   /** The read models' projections (on a thread of their own): every worker runs them, one is active per projection. */
   private readonly projections: ProjectionThread;
+  /** Webhook deliveries from the log (issue 28): every worker runs the outbox and the dispatcher. */
+  private readonly webhooks: WebhookService;
   private readonly log = new Logger('worker');
   /** Re-schedules turns the log says run but Redis lost (see @hub/queue's reconciler). */
   private reconciler: TurnReconciler | null = null;
@@ -83,6 +87,7 @@ export class HubWorker {
       databaseUrl: settings.databaseUrl,
       log: (message, error) => (error ? this.log.warn(`${message}: ${error}`) : this.log.log(message)),
     });
+    this.webhooks = webhookService(this.pool, settings, (message, error) => this.log.warn(error ? `${message}: ${(error as Error).message ?? String(error)}` : message));
     const readStream = (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => this.store.readStream<HubEvent>(tenantId, streamId, opts);
     this.views = new SessionViews({ readStream }, new SnapshotStore(this.pool), settings.snapshotEvery);
     const log: TurnLog & CommandLog = {
@@ -229,6 +234,7 @@ export class HubWorker {
     await this.probe.start();
     this.startReconciler();
     await this.projections.start();
+    this.webhooks.start();
     this.registerGauges();
   }
 
@@ -297,6 +303,7 @@ export class HubWorker {
     // Harness processes first: a turn holding one ends (HARNESS_STOPPED) and frees its job.
     await this.harnesses.stopAll();
     await this.projections.stop();
+    await this.webhooks.stop();
     await this.workers?.close();
     await this.probe.stop();
     await this.mcp.close();

@@ -19,6 +19,17 @@ export interface WorkerSettings extends ServiceSettings {
   flush: { maxChars: number; baseMs: number; maxMs: number };
   /** What a wrapped harness process starts from (PATH, HOME, ...): never the hub's own settings. */
   harnessBaseEnv: Record<string, string>;
+  /** Webhook deliveries and approval links (issue 28; `HUB_WEBHOOK_*`, `HUB_PUBLIC_URL`, `HUB_APPROVAL_LINK_TTL_MS`). */
+  webhooks: {
+    publicUrl: string;
+    retrySchedule: string;
+    timeoutMs: number;
+    pollMs: number;
+    perEndpoint: number;
+    disableAfterMs: number;
+    linkTtlMs: number;
+    allowedNetworks?: string;
+  };
 }
 
 export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
@@ -36,6 +47,16 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
     // The size cap only bounds one event's size; the window is what users tune.
     flush: { maxChars: TEXT_FLUSH_MAX_CHARS, baseMs: c.HUB_TEXT_FLUSH_MS, maxMs: c.HUB_TEXT_FLUSH_MAX_MS },
     harnessBaseEnv: childProcessBaseEnv(env),
+    webhooks: {
+      publicUrl: c.HUB_PUBLIC_URL,
+      retrySchedule: c.HUB_WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: c.HUB_WEBHOOK_TIMEOUT_MS,
+      pollMs: c.HUB_WEBHOOK_POLL_MS,
+      perEndpoint: c.HUB_WEBHOOK_ENDPOINT_CONCURRENCY,
+      disableAfterMs: c.HUB_WEBHOOK_DISABLE_AFTER_MS,
+      linkTtlMs: c.HUB_APPROVAL_LINK_TTL_MS,
+      allowedNetworks: c.HUB_WEBHOOK_ALLOWED_NETWORKS,
+    },
   };
 }
 

@@ -27,6 +27,7 @@ describe('defaults', () => {
       HUB_SCHEDULE_POLL_MS: 1_000,
       HUB_HTTP_HEADERS_TIMEOUT_MS: 15_000,
       HUB_HTTP_REQUEST_TIMEOUT_MS: 60_000,
+      HUB_WEBHOOK_ROTATION_OVERLAP_MS: 86_400_000,
     });
   });
 
@@ -45,7 +46,11 @@ describe('defaults', () => {
       HUB_OFFLINE_DELAY_MS: 15,
       HUB_MAX_STEPS: 8,
       HUB_APPROVAL_TTL_MS: 0,
+      HUB_PUBLIC_URL: 'http://127.0.0.1:8080',
+      HUB_WEBHOOK_RETRY_SCHEDULE: '5s,5m,30m,2h,5h,10h,10h',
+      HUB_WEBHOOK_TIMEOUT_MS: 15_000,
     });
+    expect(config.HUB_WEBHOOK_ALLOWED_NETWORKS).toBeUndefined();
     expect(config.HUB_MODEL).toBeUndefined();
     expect(config.HUB_MODEL_BASE_URL).toBeUndefined();
     expect(config.HUB_MODEL_API_KEY).toBeUndefined();

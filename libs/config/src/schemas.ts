@@ -67,6 +67,16 @@ function sharedShape(serviceName: string) {
      * the pool wait in it (backpressure). What a whole deployment holds: docs/connections.md.
      */
     HUB_DB_POOL_SIZE: envInt({ min: 2, max: 500, default: 10 }),
+    /**
+     * Address ranges (comma-separated CIDRs, `127.0.0.0/8`) webhook deliveries may reach although
+     * the SSRF guard refuses them (loopback, private, link-local, metadata). Unset: none (the
+     * default; tests and a local receiver set it). Read by ingress (checked as an endpoint is
+     * saved) and workers (checked on every attempt's resolved address).
+     */
+    HUB_WEBHOOK_ALLOWED_NETWORKS: envOptionalString('comma-separated CIDRs, e.g. 127.0.0.0/8 (or unset: only public addresses)').refine(
+      (v) => v === undefined || v.split(',').every((c) => /^[0-9a-fA-F.:]+\/\d{1,3}$/.test(c.trim())),
+      { message: 'expected comma-separated CIDRs like 127.0.0.0/8 or ::1/128' },
+    ),
     LOG_LEVEL: envEnum(LOG_LEVELS, { default: 'info' }),
     OTEL_TRACES_EXPORTER: envEnum(TRACE_EXPORTERS, { default: 'none' }),
     OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalUrl(['http', 'https']),
@@ -115,6 +125,8 @@ export const IngressConfig = z.object({
    * The deployment operator's key for `POST/GET /v1/admin/tenants` (at least 32 characters;
    * compared in constant time). Unset: tenants are created only with `bin/hub tenant create`.
    */
+  /** How long a rotated webhook secret keeps signing beside the new one, unless the rotation says otherwise. */
+  HUB_WEBHOOK_ROTATION_OVERLAP_MS: envInt({ min: 0, max: INT32_MAX, default: 86_400_000 }),
   HUB_OPERATOR_KEY: envOptionalString('a secret of at least 32 characters (or unset: no tenant admin over HTTP)').refine((v) => v === undefined || v.length >= 32, {
     message: 'expected a secret of at least 32 characters',
   }),
@@ -167,6 +179,27 @@ export const WorkerConfig = z.object({
    * streaming turns each keeps HUB_TEXT_FLUSH_MS; past that it grows in proportion, up to this.
    */
   HUB_TEXT_FLUSH_MAX_MS: envInt({ min: 1, max: 10_000, default: 250 }),
+  /** The hub's public base URL: what approval links and console links in webhooks point at. */
+  HUB_PUBLIC_URL: envUrl(['http', 'https'], { default: 'http://127.0.0.1:8080' }),
+  /**
+   * Delays before each retry of a failed webhook delivery, comma-separated, each a number and
+   * ms, s, m, h or d. After the last, the message is given up (status failed).
+   */
+  HUB_WEBHOOK_RETRY_SCHEDULE: envString({
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    pattern: /^\s*\d+(\.\d+)?(ms|s|m|h|d)(\s*,\s*\d+(\.\d+)?(ms|s|m|h|d))*\s*$/,
+    expected: 'comma-separated delays like 5s,5m,30m,2h',
+  }),
+  /** A webhook attempt's whole answer must come within this; later, it failed (and its endpoint held nothing else up). */
+  HUB_WEBHOOK_TIMEOUT_MS: envInt({ min: 100, max: 300_000, default: 15_000 }),
+  /** How often each worker's webhook outbox and dispatcher look for work. */
+  HUB_WEBHOOK_POLL_MS: envInt({ min: 10, max: 60_000, default: 250 }),
+  /** Attempts one worker makes to one endpoint at once. */
+  HUB_WEBHOOK_ENDPOINT_CONCURRENCY: envInt({ min: 1, max: 100, default: 4 }),
+  /** An endpoint failing every attempt for this long is disabled, with the reason on the endpoint. */
+  HUB_WEBHOOK_DISABLE_AFTER_MS: envInt({ min: 1000, max: Number.MAX_SAFE_INTEGER, default: 5 * 86_400_000 }),
+  /** How long an approval link lives when its approval has no deadline (with one, it ends at the deadline). */
+  HUB_APPROVAL_LINK_TTL_MS: envInt({ min: 1000, max: Number.MAX_SAFE_INTEGER, default: 7 * 86_400_000 }),
 });
 export type WorkerConfig = z.output<typeof WorkerConfig>;
 

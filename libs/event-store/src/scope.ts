@@ -30,7 +30,9 @@ export type SystemWork =
   /** Gauges and `hub status`: counts over every tenant. */
   | 'metrics'
   /** The schedule ticker: which schedules of every tenant are due (each is then handled in its own tenant). */
-  | 'schedules';
+  | 'schedules'
+  /** The webhook outbox (the log in global order into every tenant's messages) and its deliveries. */
+  | 'webhooks';
 
 /** Whose rows a statement may see: one tenant's, or every tenant's for named {@link SystemWork}. */
 export type DbScope = { readonly tenantId: string } | { readonly system: SystemWork };

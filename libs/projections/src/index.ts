@@ -8,7 +8,7 @@ export { ProjectionRunner, type BatchInfo, type RunnerOptions } from './runner';
 export { ProjectionThread, type ProjectionThreadOptions } from './projection-thread';
 export { projectionStatus, type ProjectionStatus } from './status';
 export { PROJECTION_CONNECTIONS, PROJECTION_POOL_SIZE } from './connections';
-export { PROJECTIONS_CHANNEL, resetProjection } from './store';
+export { PROJECTIONS_CHANNEL, readBatch, resetProjection, type Batch } from './store';
 export { foldBatch } from './apply-batch';
 export { SESSION_STATUSES, evolveSession, titleOf, type SessionRow } from './folds/sessions';
 export { TURN_STATUSES, evolveTurn, type TurnRow } from './folds/turns';

@@ -23,3 +23,4 @@ export { guarded, installProcessGuards } from './guard';
 export { NestPinoLogger } from './nest-logger';
 export { DependencyState, dependencyState } from './dependency-state';
 export { hubMetrics, observeGauge, oncePerScrape, serveMetrics, type HubInstruments } from './metrics';
+export { webhookMetrics, type WebhookInstruments } from './webhook-metrics';

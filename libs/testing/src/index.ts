@@ -9,3 +9,4 @@ export * from './openenv-client';
 export * from './attribution';
 export * from './ports';
 export * from './sse-feed';
+export * from './webhook-receiver';

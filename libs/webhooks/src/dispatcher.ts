@@ -49,7 +49,7 @@ due AS (
   SELECT m.id FROM webhook_messages m
    WHERE m.id IN (SELECT id FROM ranked WHERE n <= $2) AND m.status = 'pending' AND (m.leased_until IS NULL OR m.leased_until < now())
    LIMIT $3 FOR UPDATE SKIP LOCKED)
-UPDATE webhook_messages m SET leased_until = now() + $4 * interval '1 millisecond', attempts = m.attempts + 1
+UPDATE webhook_messages m SET leased_until = now() + $4::double precision * interval '1 millisecond', attempts = m.attempts + 1
   FROM due, webhook_endpoints e
  WHERE m.id = due.id AND e.id = m.endpoint_id
 RETURNING m.id, m.tenant_id, m.endpoint_id, m.attempts, m.payload::text AS body, m.event_type, e.url, e.secrets`;
@@ -65,10 +65,10 @@ att AS (
   SELECT $5, tenant_id, endpoint_id, id, $2, $6, $7, $8, $9, $10, $4 FROM msg RETURNING endpoint_id)
 UPDATE webhook_endpoints e SET
    failing_since = CASE WHEN $9 = 'succeeded' THEN NULL ELSE COALESCE(e.failing_since, now()) END,
-   enabled = CASE WHEN $11::text IS NOT NULL OR ($9 <> 'succeeded' AND e.failing_since < now() - $12 * interval '1 millisecond') THEN false ELSE e.enabled END,
+   enabled = CASE WHEN $11::text IS NOT NULL OR ($9 <> 'succeeded' AND e.failing_since < now() - $12::double precision * interval '1 millisecond') THEN false ELSE e.enabled END,
    disabled_reason = CASE
      WHEN $11::text IS NOT NULL THEN $11
-     WHEN $9 <> 'succeeded' AND e.failing_since < now() - $12 * interval '1 millisecond' THEN 'failing since ' || to_char(e.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ' without a success'
+     WHEN $9 <> 'succeeded' AND e.failing_since < now() - $12::double precision * interval '1 millisecond' THEN 'failing since ' || to_char(e.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ' without a success'
      ELSE e.disabled_reason END,
    updated_at = CASE WHEN $11::text IS NOT NULL THEN now() ELSE e.updated_at END
   FROM att WHERE e.id = att.endpoint_id`;

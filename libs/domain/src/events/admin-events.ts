@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent } from './define-event';
+import { WEBHOOK_ADMIN_EVENTS } from './webhook-events';
 import { ScheduleDeleted, SchedulePaused, ScheduleResumed, ScheduleRunsRequested, ScheduleSaved } from './schedule-events';
 
 // Administration facts: who created or revoked what, on one stream per tenant
@@ -74,6 +75,7 @@ export type EnvironmentConfigured = z.infer<typeof EnvironmentConfigured>;
 export const AdminEvent = z.discriminatedUnion('type', [
   TenantCreated, ApiKeyCreated, ApiKeyRevoked, TenantLimitsSet, SessionErased, EnvironmentConfigured,
   ScheduleSaved, SchedulePaused, ScheduleResumed, ScheduleDeleted, ScheduleRunsRequested,
+  ...WEBHOOK_ADMIN_EVENTS,
 ]);
 export type AdminEvent = z.infer<typeof AdminEvent>;
 
