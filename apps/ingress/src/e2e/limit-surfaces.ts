@@ -173,6 +173,21 @@ export const SURFACES: Record<string, (c: SurfaceContext) => Promise<Attempt>> =
       },
     ]),
 
+  'ag-ui': (c) =>
+    stepwise(c, [
+      async () => {
+        const threadId = c.fresh('agui');
+        const res = await post(c, '/v1/ag-ui', { threadId, runId: c.fresh('run'), messages: [{ id: c.fresh('u'), role: 'user', content: 'hello' }], tools: [], context: [] });
+        if (res.status === 200) {
+          // The run's stream: read it to its end (the turn's).
+          await res.text();
+          return null;
+        }
+        const body = (await res.json()) as { code?: string };
+        return { refusal: `${res.status} ${body.code}${res.headers.get('content-type')?.startsWith('application/problem+json') ? '' : ' (not problem+json)'}`, retryAfterS: header(res) };
+      },
+    ]),
+
   'HTTP re-drive': fromSource('redrive', 'rd'),
   'HTTP fork': fromSource('fork', 'fk'),
 };

@@ -23,6 +23,7 @@ const REFUSAL: Record<string, string> = {
   'openenv /ws': 'error CAPACITY_REACHED',
   'openenv /harness': 'error event RATE_LIMITED recoverable',
   a2a: '429 -32052 RATE_LIMITED',
+  'ag-ui': '429 RATE_LIMITED',
   'HTTP re-drive': '429 RATE_LIMITED',
   'HTTP fork': '429 RATE_LIMITED',
 };
