@@ -1,4 +1,4 @@
-import { HubStack } from '@hub/testing';
+import { HubStack, TransportTestClient } from '@hub/testing';
 
 // Issue 17: the admin API and CLI. The deployment operator creates tenants with HUB_OPERATOR_KEY;
 // a tenant's admin key creates keys with roles and expiry, lists them without secrets and revokes
@@ -79,9 +79,16 @@ describe("a tenant's keys, with its admin key", () => {
     const expiry = Date.now() + 3000;
     const key = (await (await call('POST', '/v1/admin/keys', admin, { name: 'short', role: 'client', expiresAt: new Date(expiry).toISOString() })).json()) as { apiKey: string };
     expect((await call('GET', '/v1/sessions', key.apiKey)).status).toBe(200);
+    // A socket opened under the key before it expires (issue 30: its closing was untested).
+    const socket = await TransportTestClient.connect(stack.url, key.apiKey, { session: 'expiring' });
+    await socket.waitFor('snapshot', (c) => c.state !== null);
     expect(Date.now()).toBeLessThan(expiry); // else the 200 above was not before the expiry
     await new Promise((r) => setTimeout(r, expiry - Date.now() + 300));
     expect((await call('GET', '/v1/sessions', key.apiKey)).status).toBe(401);
+    // Closed at the next re-check (HUB_KEY_RECHECK_MS, 2 s), with its protocol's last word.
+    await socket.waitFor('the socket closed for its expired key', (c) => c.closeCode !== null, 5000);
+    expect(socket.closeCode).toBe(4401);
+    expect(socket.frames.at(-1)).toMatchObject({ type: 'error', code: 'unauthenticated' });
     expect((await call('POST', '/v1/admin/keys', admin, { name: 'x', role: 'root' })).status).toBe(400);
     expect((await call('POST', '/v1/admin/keys', admin, { name: 'x', expiresAt: '2000-01-01T00:00:00Z' })).status).toBe(400);
   });
