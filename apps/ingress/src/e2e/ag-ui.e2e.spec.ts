@@ -59,6 +59,15 @@ describe('HttpAgent against /v1/ag-ui', () => {
     expect(agent.state).toMatchObject({ status: 'idle' });
   });
 
+  it("carries the request's X-Correlation-ID into the turn's events, each naming ag-ui as its protocol", async () => {
+    const agent = new HttpAgent({ url: `${stack.url}/v1/ag-ui`, headers: { Authorization: `Bearer ${tenant.apiKey}`, 'X-Correlation-ID': 'agui-corr-1' }, threadId: 'ag-corr' });
+    expect((await runWith(agent, 'hello')).error).toBeUndefined();
+    const events = await stack.events(tenant.tenantId, 'ag-corr');
+    const requested = events.find((e) => e.type === 'TurnRequested');
+    expect(requested?.metadata).toMatchObject({ correlationId: 'agui-corr-1', protocol: 'ag-ui' });
+    expect(events.filter((e) => e.metadata.correlationId === 'agui-corr-1').map((e) => e.type)).toEqual(expect.arrayContaining(['TurnRequested', 'TurnStarted', 'TurnCompleted']));
+  });
+
   it('a tool call with its result, and the answer made from it; a second run on the thread continues the same session', async () => {
     const agent = agentFor('ag-tools');
     const { events, error } = await runWith(agent, 'calculate 6*7');
