@@ -147,7 +147,8 @@ export class A2aExchange {
   }
 
   private async list(call: Extract<A2aCall, { kind: 'list' }>, p: Principal): Promise<unknown> {
-    const events = await this.events(p, call.sessionId);
+    // Another key's session is, to a client key, one nobody has: no tasks, as for an unknown context.
+    const events = await this.events(p, call.sessionId).catch((e: unknown) => (isDomainError(e) && e.code === 'SESSION_NOT_FOUND' ? [] : Promise.reject(e)));
     const turns = [...new Set(events.flatMap((e) => (e.type === 'TurnRequested' ? [e.data.turnId] : [])))].reverse();
     const tasks = turns.slice(0, call.pageSize).map((turnId) => taskOf(foldTask(events, { sessionId: call.sessionId, turnId }), { artifacts: call.includeArtifacts, ...(call.historyLength === undefined ? {} : { historyLength: call.historyLength }) }));
     return { tasks, nextPageToken: '', pageSize: call.pageSize, totalSize: turns.length };

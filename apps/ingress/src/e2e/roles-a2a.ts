@@ -38,7 +38,8 @@ export const A2A_ROWS: Record<string, Record<string, Row>> = {
       act: (w, who, c) =>
         withA2a(w, w.keyOf(who), async (a) => {
           const listed = await a.listTasks({ tenant: '', contextId: c.session, status: 0, pageToken: '', statusTimestampAfter: undefined });
-          return listed.tasks.length > 0 ? 'ok' : 'no tasks';
+          // A list leaves out what the key may not see, as the HTTP lists do: not listed is not_found.
+          return listed.tasks.length > 0 ? 'ok' : 'not_found';
         }),
     },
   },
