@@ -3,6 +3,7 @@ import { EventStore, createPool } from '@hub/event-store';
 import { WebhookReceiver, createTestDatabase, type TestDatabase } from '@hub/testing';
 import type { Pool } from 'pg';
 import { AddressGuard } from './address-guard';
+import { WebhookDeliveries } from './deliveries';
 import { WebhookDispatcher } from './dispatcher';
 import { WebhookEndpoints } from './endpoints';
 import { WebhookOutbox } from './outbox';
@@ -74,4 +75,21 @@ it('three outboxes stepping at once write one message per subscribed event, and 
   expect(ids).toHaveLength(n);
   expect(new Set(ids).size).toBe(n);
   for (const r of receiver.at('/o')) expect(WebhookReceiver.verify(secret, r).type).toBe('session.opened');
+});
+
+it('an endpoint failing every attempt for longer than the setting is disabled, saying since when', async () => {
+  const { endpoint } = await new WebhookEndpoints(pool).create(tenant, { url: receiver.url('/down'), events: ['*'], description: null });
+  receiver.answer('/down', () => ({ status: 503 }));
+  const dispatcher = new WebhookDispatcher(pool, { schedule: Array(20).fill(200), timeoutMs: 2000, guard: new AddressGuard(['127.0.0.0/8']), perEndpoint: 1, disableAfterMs: 1000, log: () => undefined });
+  await new WebhookDeliveries(pool).sendTest(tenant, endpoint.id);
+  const endpoints = new WebhookEndpoints(pool);
+  const deadline = Date.now() + 15_000;
+  while ((await endpoints.get(tenant, endpoint.id))?.enabled && Date.now() < deadline) {
+    await dispatcher.look();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await dispatcher.drain();
+  const after = await endpoints.get(tenant, endpoint.id);
+  expect(after).toEqual(expect.objectContaining({ enabled: false, disabledReason: expect.stringMatching(/^failing since .* without a success$/) }));
+  expect(receiver.at('/down').length).toBeGreaterThan(2);
 });

@@ -93,12 +93,20 @@ export class WebhookOutbox {
    */
   async checkpoint(): Promise<number> {
     const db = asSystem(this.pool, 'webhooks');
+    if (!this.ensured) await this.ensure();
+    const { rows } = await db.query<{ position: string }>('SELECT position::text AS position FROM webhook_checkpoints WHERE name = $1', [OUTBOX_CHECKPOINT]);
+    return Number(rows[0].position);
+  }
+
+  private ensured = false;
+
+  private async ensure(): Promise<void> {
+    const db = asSystem(this.pool, 'webhooks');
     await db.query(
       `INSERT INTO webhook_checkpoints (name, position) SELECT $1, COALESCE((SELECT max(global_position) FROM events), 0) ON CONFLICT (name) DO NOTHING`,
       [OUTBOX_CHECKPOINT],
     );
-    const { rows } = await db.query<{ position: string }>('SELECT position::text AS position FROM webhook_checkpoints WHERE name = $1', [OUTBOX_CHECKPOINT]);
-    return Number(rows[0].position);
+    this.ensured = true;
   }
 
   private async messagesOf(events: readonly LogEvent[]): Promise<OutboxMessage[]> {

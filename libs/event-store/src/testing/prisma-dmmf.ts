@@ -14,6 +14,8 @@ export interface DmmfField {
   dbName?: string | null;
   kind: 'scalar' | 'object' | 'enum' | 'unsupported';
   isRequired: boolean;
+  /** A list (`String[]`): a Postgres array, which pg_type names with a leading underscore (`_text`). */
+  isList?: boolean;
   type: string;
   nativeType?: [string, string[]] | null;
   relationFromFields?: string[];

@@ -17,7 +17,7 @@ export function factsFromDatamodel(dm: Datamodel): string[] {
         if (f.relationFromFields && f.relationFromFields.length > 0) facts.push(foreignKeyFact(dm, model, f));
         continue;
       }
-      facts.push(`column ${table}.${columnOf(model, f.name)} ${typeOf(f)} ${f.isRequired ? 'NOT NULL' : 'NULL'}`);
+      facts.push(`column ${table}.${columnOf(model, f.name)} ${f.isList ? '_' : ''}${typeOf(f)} ${f.isRequired ? 'NOT NULL' : 'NULL'}`);
     }
   }
   for (const index of dm.indexes) {
