@@ -7,10 +7,11 @@ jest.setTimeout(120_000);
 
 let stack: HubStack;
 let apiKey: string;
+let tenantId: string;
 
 beforeAll(async () => {
   stack = await HubStack.start({ label: 'clichat', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '1' } });
-  apiKey = (await stack.createTenant('chat')).apiKey;
+  ({ apiKey, tenantId } = await stack.createTenant('chat'));
 });
 afterAll(() => stack?.stop());
 
@@ -48,4 +49,32 @@ it('a failed turn prints its error code and message, and exits 1', async () => {
   const p = chat('fails', 'fail with auth');
   expect(await p.exited).toBe(1);
   expect(p.stderr).toMatch(/turn failed: \S+/);
+});
+
+// Issue 30: --approve / --deny and the exit codes were untested.
+it.each([
+  ['--approve', 'approved', 'complete'],
+  ['--deny', 'denied', 'denied'],
+] as const)('%s answers the approval of its prompt without asking, and the turn ends: exit 0', async (flag, decision, toolStatus) => {
+  const session = `answer-${decision}`;
+  const p = chat(session, flag, 'write "hi" to answered.txt');
+  expect(await p.exited).toBe(0);
+  const events = await stack.events(tenantId, session);
+  expect(events.filter((e) => e.type === 'ApprovalResolved').map((e) => e.data.decision)).toEqual([decision]);
+  expect(events.filter((e) => e.type === 'ToolCallCompleted').map((e) => e.data.status)).toEqual([toolStatus]);
+  expect(events.at(-1)?.type).toBe('TurnCompleted');
+});
+
+it('a hub it cannot reach: exit 3, saying where it looked', async () => {
+  const p = new HubProcess(['chat', '--session', 'nowhere', 'hello'], { ...stack.baseEnv(), HUB_URL: 'http://127.0.0.1:9', HUB_API_KEY: apiKey });
+  p.child.stdin?.end();
+  expect(await p.exited).toBe(3);
+  expect(p.stderr).toContain('cannot reach the hub at http://127.0.0.1:9');
+});
+
+it('a key the hub refuses: exit 3, with the HTTP status', async () => {
+  const p = new HubProcess(['chat', '--session', 'refused', 'hello'], { ...stack.baseEnv(), HUB_URL: stack.url, HUB_API_KEY: 'hub_notakey' });
+  p.child.stdin?.end();
+  expect(await p.exited).toBe(3);
+  expect(p.stderr).toContain('hub refused the connection: HTTP 401');
 });
