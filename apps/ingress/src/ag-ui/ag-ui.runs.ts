@@ -112,7 +112,9 @@ export class AgUiRuns {
   /** From here on the answer is 200 and every failure is an AG-UI event. */
   private stream(o: OpenedRun, run: RunView, req: Request, res: Response, principal: Principal, correlationId: string, after?: number): void {
     const encoder = new EventEncoder({ accept: req.header('accept') ?? 'text/event-stream' });
-    const out = this.events.open(req, res, principal);
+    // A key revoked mid-run ends it the AG-UI way, so a frontend's verifier sees a run error, not a foreign frame.
+    const revoked = encoder.encodeSSE({ type: EventType.RUN_ERROR, message: 'the API key of this stream was revoked; sign in again with a valid key', code: 'UNAUTHENTICATED' } as BaseEvent);
+    const out = this.events.open(req, res, principal, revoked);
     this.sockets.hold(o.lease, { once: (_event, release) => out.onClose(release) });
     out.onClose(() => void o.feed.close());
     let view = o.view;

@@ -156,6 +156,23 @@ describe('HttpAgent against /v1/ag-ui', () => {
   });
 });
 
+describe('a key revoked during a run', () => {
+  it('ends the run with RUN_ERROR UNAUTHENTICATED (an AG-UI event, not a foreign frame), and the key is refused after', async () => {
+    const other = await stack.createTenant('agui-revoked');
+    const agent = agentFor('ag-revoked', other.apiKey);
+    agent.addMessage({ id: 'u-revoked', role: 'user', content: 'slow long answer 400' });
+    const errors: Record<string, unknown>[] = [];
+    let contents = 0;
+    const run = agent
+      .runAgent({}, { onTextMessageContentEvent: () => void (++contents === 3 && void stack.revokeKey(other.keyPrefix)), onRunErrorEvent: ({ event }) => void errors.push(event as unknown as Record<string, unknown>) })
+      .catch((e: unknown) => e);
+    await run;
+    expect(errors).toEqual([expect.objectContaining({ type: EventType.RUN_ERROR, code: 'UNAUTHENTICATED' })]);
+    const after = await runWith(agentFor('ag-revoked', other.apiKey), null);
+    expect((after.error as Error & { status?: number }).status).toBe(401);
+  });
+});
+
 describe('a dropped stream', () => {
   /** Reads an SSE response until `stop` says so; returns the frames (with their ids) read. */
   async function readFrames(res: Response, stop: (frames: { id?: number; event: Record<string, unknown> }[]) => boolean) {

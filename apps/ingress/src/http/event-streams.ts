@@ -32,11 +32,13 @@ export interface EventStream {
 export class EventStreams implements OnApplicationShutdown {
   private readonly keys: KeyRecheck<Response>;
   private readonly log = new Logger('event-streams');
+  /** A stream's own last frame for a revoked key, when its protocol has one (AG-UI: RUN_ERROR). */
+  private readonly revokedFrames = new WeakMap<Response, string>();
 
   constructor(liveness: KeyLiveness, changes: KeyChanges, @Inject(INGRESS_CONFIG) settings: IngressSettings) {
     this.keys = new KeyRecheck(liveness, settings.keyRecheckMs, 'event stream', (res, p) => {
       this.log.log(`ending an event stream of key ${p.keyPrefix}: the key was revoked`);
-      res.write(`event: error\ndata: ${JSON.stringify({ code: STREAM_KEY_REVOKED, detail: 'the API key of this stream was revoked; sign in again with a valid key' })}\n\n`);
+      res.write(this.revokedFrames.get(res) ?? `event: error\ndata: ${JSON.stringify({ code: STREAM_KEY_REVOKED, detail: 'the API key of this stream was revoked; sign in again with a valid key' })}\n\n`);
       res.end();
     });
     changes.onChange(() => void this.keys.sweep());
@@ -47,7 +49,8 @@ export class EventStreams implements OnApplicationShutdown {
    * buffering, and a comment line every 15 s so idle connections are not cut. Call it after
    * every check that can still answer with a problem+json: once this runs the status is 200.
    */
-  open(req: Request, res: Response, principal: Principal): EventStream {
+  open(req: Request, res: Response, principal: Principal, revokedFrame?: string): EventStream {
+    if (revokedFrame !== undefined) this.revokedFrames.set(res, revokedFrame);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     let ended = false;
