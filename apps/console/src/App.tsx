@@ -8,6 +8,7 @@ import { useApprovalFeed } from './inbox/useApprovalFeed';
 import { ExplorerScreen } from './explorer/ExplorerScreen';
 import { SessionScreen } from './sessions/SessionScreen';
 import { SessionsScreen } from './sessions/SessionsScreen';
+import { SchedulesScreen } from './schedules/SchedulesScreen';
 import { useRoute } from './ui/router';
 
 export function App() {
@@ -56,6 +57,9 @@ function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: str
           <a href="/console/sessions" aria-current={route.startsWith('/sessions') ? 'page' : undefined}>
             Sessions
           </a>
+          <a href="/console/schedules" aria-current={route.startsWith('/schedules') ? 'page' : undefined}>
+            Schedules
+          </a>
         </nav>
         <span className="who muted">{keyPrefix(apiKey)}</span>
         <button type="button" className="signout" onClick={() => onSignOut(null)}>
@@ -67,6 +71,8 @@ function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: str
           <ExplorerScreen key={explorer[1]} api={api} sessionId={decodeURIComponent(explorer[1])} />
         ) : session ? (
           <SessionScreen api={api} apiKey={apiKey} sessionId={decodeURIComponent(session[1])} />
+        ) : route.startsWith('/schedules') ? (
+          <SchedulesScreen api={api} />
         ) : route.startsWith('/sessions') ? (
           <SessionsScreen api={api} onUnauthenticated={lost} />
         ) : (

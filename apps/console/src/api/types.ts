@@ -10,6 +10,7 @@ export type Usage = Schemas['Usage'];
 export type SessionSummary = Schemas['SessionView'];
 export type RecordedEvent = Schemas['RecordedEvent'];
 export type Problem = Schemas['Problem'];
+export type Schedule = Schemas['ScheduleView'];
 
 export type ApiPath = keyof paths;
 

@@ -1,7 +1,8 @@
 import { getSchemaPath } from '@nestjs/swagger';
 import { z } from 'zod';
-import { Actor, EventMetadata, HarnessState, HubEvent, Protocol, Usage } from '@hub/domain';
+import { Actor, EventMetadata, HarnessState, HubEvent, Protocol, ScheduleSpec, Usage } from '@hub/domain';
 import { APPROVAL_STATUSES, SESSION_STATUSES, type ApprovalView, type SessionView, type TurnView } from '@hub/projections';
+import type { ScheduleView } from '@hub/schedules';
 
 // The response bodies of the routes a client reads (the console is typed from them: STYLE.md,
 // "the API client is typed from the API document"). Written in zod beside the domain's own zod
@@ -78,6 +79,29 @@ const envelope = {
 const recorded = HubEvent.options.map((event) => event.extend(envelope));
 const RecordedEvent = z.discriminatedUnion('type', recorded as [(typeof recorded)[number], ...typeof recorded]);
 
+const ScheduleTickSchema = z.object({
+  scheduledAt: at,
+  outcome: z.enum(['pending', 'started', 'buffered', 'skipped', 'missed', 'refused']),
+  reason: z.string().nullable(),
+  source: z.enum(['schedule', 'trigger', 'backfill']),
+  sessionId: z.string().nullable().describe('The session the tick ran on (or would have)'),
+  turnId: z.string().nullable(),
+  startedAt: at.nullable().describe('When the turn was actually submitted'),
+});
+
+const ScheduleViewSchema = z.object({
+  id: z.string(),
+  clientKey: z.string().nullable(),
+  spec: ScheduleSpec,
+  paused: z.boolean(),
+  note: z.string().nullable(),
+  createdBy: Actor,
+  createdAt: at,
+  updatedAt: at,
+  nextRunAt: at.nullable(),
+  lastRun: ScheduleTickSchema.nullable(),
+});
+
 /** Every response schema, by the name it has in the document. */
 const SCHEMAS = {
   Actor,
@@ -93,6 +117,10 @@ const SCHEMAS = {
   EventPage: z.object({ sessionId: z.string(), events: z.array(RecordedEvent), next: z.number().int().nullable().describe('The `after` of the next page; null at the end') }),
   SessionState: z.object({ state: HarnessState, cursor: z.number().int().describe('Global position of the last event folded') }),
   ApprovalAnswer: z.object({ approvalId: z.string(), decision: z.enum(['approved', 'denied']) }),
+  ScheduleView: ScheduleViewSchema,
+  ScheduleList: z.object({ schedules: z.array(ScheduleViewSchema) }),
+  ScheduleTickList: z.object({ ticks: z.array(ScheduleTickSchema) }),
+  FireTimes: z.object({ fireTimes: z.array(at) }),
   Problem: z
     .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.string().describe('One of the documented error codes') })
     .catchall(z.unknown())
@@ -121,3 +149,5 @@ type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A]
 type Documents<S extends z.ZodType, V> = z.infer<S> extends V ? SameKeys<z.infer<S>, V> : false;
 const views: [Documents<typeof SessionViewSchema, SessionView>, Documents<typeof TurnViewSchema, TurnView>, Documents<typeof ApprovalViewSchema, ApprovalView>] = [true, true, true];
 void views;
+const scheduleViews: [Documents<typeof ScheduleViewSchema, ScheduleView>] = [true];
+void scheduleViews;

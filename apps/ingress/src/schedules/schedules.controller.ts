@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, NotFoundException, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Pool } from 'pg';
 import { z } from 'zod';
 import { actorOf, type Principal } from '@hub/auth';
@@ -8,6 +8,7 @@ import { EventStore } from '@hub/event-store';
 import { ScheduleNotFound, Schedules } from '@hub/schedules';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { PG_POOL } from '../hub.providers';
+import { apiRef } from '../http/api-schemas';
 
 /** Who may change schedules; who may read them (a client key does neither: schedules are the tenant's). */
 const WRITERS = new Set(['admin', 'operator']);
@@ -56,6 +57,7 @@ export class SchedulesController {
     });
   }
 
+  @ApiOkResponse({ schema: apiRef('ScheduleList') })
   @ApiOperation({ summary: "This tenant's schedules with their last run and next fire time" })
   @Get()
   async list(@CurrentPrincipal() p: Principal) {
@@ -63,6 +65,8 @@ export class SchedulesController {
     return { schedules: await this.schedules.list(p.tenantId) };
   }
 
+  @ApiCreatedResponse({ schema: apiRef('ScheduleView'), description: 'Created' })
+  @ApiOkResponse({ schema: apiRef('ScheduleView'), description: 'Updated: a schedule with this clientKey existed' })
   @ApiOperation({ summary: 'Create a schedule; with a clientKey, a repeat updates the schedule of that key (200) instead of creating another (201)' })
   @Post()
   async create(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Res({ passthrough: true }) res: { status(code: number): unknown }) {
@@ -73,6 +77,7 @@ export class SchedulesController {
     return saved.schedule;
   }
 
+  @ApiOkResponse({ schema: apiRef('ScheduleView') })
   @ApiOperation({ summary: 'One schedule' })
   @Get(':id')
   async get(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
@@ -80,6 +85,7 @@ export class SchedulesController {
     return found(this.schedules.get(p.tenantId, id));
   }
 
+  @ApiOkResponse({ schema: apiRef('ScheduleView') })
   @ApiOperation({ summary: "Replace a schedule's spec (timing changes apply from now)" })
   @Put(':id')
   async update(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {
@@ -96,6 +102,7 @@ export class SchedulesController {
     return { id, deleted: true };
   }
 
+  @ApiOkResponse({ schema: apiRef('ScheduleView') })
   @ApiOperation({ summary: 'Pause a schedule, with a note saying why: {note?}' })
   @Post(':id/pause')
   @HttpCode(200)
@@ -104,6 +111,7 @@ export class SchedulesController {
     return found(this.schedules.pause(p.tenantId, id, parse(Note, body, '{note?}').note ?? null, actorOf(p)));
   }
 
+  @ApiOkResponse({ schema: apiRef('ScheduleView') })
   @ApiOperation({ summary: 'Resume a paused schedule from now (ticks of the pause are not run): {note?}' })
   @Post(':id/resume')
   @HttpCode(200)
@@ -129,6 +137,9 @@ export class SchedulesController {
     return found(this.schedules.backfill(p.tenantId, id, new Date(range.from), new Date(range.to), actorOf(p)));
   }
 
+  @ApiOkResponse({ schema: apiRef('FireTimes') })
+  @ApiQuery({ name: 'count', required: false, description: '1-100, default 10' })
+  @ApiQuery({ name: 'after', required: false, description: 'ISO time; default now' })
   @ApiOperation({ summary: 'The next N fire times (?count=N, 1-100, default 10; ?after=ISO time)' })
   @Get(':id/preview')
   async preview(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('count') count?: string, @Query('after') after?: string) {
@@ -138,6 +149,8 @@ export class SchedulesController {
     return { fireTimes: await found(this.schedules.preview(p.tenantId, id, count === undefined ? 10 : Number(count), at)) };
   }
 
+  @ApiOkResponse({ schema: apiRef('ScheduleTickList') })
+  @ApiQuery({ name: 'limit', required: false, description: '1-1000, default 100' })
   @ApiOperation({ summary: "The schedule's decided ticks, newest first: scheduled and actual start, outcome, the session it made (?limit=N)" })
   @Get(':id/ticks')
   async ticks(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('limit') limit?: string) {

@@ -937,6 +937,9 @@ export interface components {
             next: number | null;
             sessionId: string;
         };
+        FireTimes: {
+            fireTimes: string[];
+        };
         HarnessState: {
             error?: string;
             messages: {
@@ -1765,6 +1768,89 @@ export interface components {
             /** @enum {string} */
             type: "TurnQueued";
         };
+        ScheduleList: {
+            schedules: components["schemas"]["ScheduleView"][];
+        };
+        ScheduleTickList: {
+            ticks: {
+                /** @enum {string} */
+                outcome: "pending" | "started" | "buffered" | "skipped" | "missed" | "refused";
+                reason: string | null;
+                /** @description ISO 8601 time */
+                scheduledAt: string;
+                /** @description The session the tick ran on (or would have) */
+                sessionId: string | null;
+                /** @enum {string} */
+                source: "schedule" | "trigger" | "backfill";
+                /** @description When the turn was actually submitted */
+                startedAt: string | null;
+                turnId: string | null;
+            }[];
+        };
+        ScheduleView: {
+            clientKey: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            createdBy: components["schemas"]["Actor"];
+            id: string;
+            lastRun: {
+                /** @enum {string} */
+                outcome: "pending" | "started" | "buffered" | "skipped" | "missed" | "refused";
+                reason: string | null;
+                /** @description ISO 8601 time */
+                scheduledAt: string;
+                /** @description The session the tick ran on (or would have) */
+                sessionId: string | null;
+                /** @enum {string} */
+                source: "schedule" | "trigger" | "backfill";
+                /** @description When the turn was actually submitted */
+                startedAt: string | null;
+                turnId: string | null;
+            } | null;
+            /** @description ISO 8601 time */
+            nextRunAt: string | null;
+            note: string | null;
+            paused: boolean;
+            spec: {
+                /** @default 60000 */
+                catchUpWindowMs: number;
+                cron?: string;
+                /**
+                 * Format: date-time
+                 * @default null
+                 */
+                endAt: string | null;
+                intervalMs?: number;
+                name: string;
+                /** @default null */
+                note: string | null;
+                /**
+                 * @default skip
+                 * @enum {string}
+                 */
+                overlap: "skip" | "buffer_one" | "allow_all";
+                /** @default false */
+                paused: boolean;
+                run: {
+                    /** @default {} */
+                    context: {
+                        [key: string]: unknown;
+                    };
+                    prompt: string;
+                    sessionId?: string;
+                    sessionPattern?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @default null
+                 */
+                startAt: string | null;
+                /** @default UTC */
+                timeZone: string;
+            };
+            /** @description ISO 8601 time */
+            updatedAt: string;
+        };
         SessionList: {
             /** @description Pass back as `cursor` for the next page; null on the last */
             nextCursor: string | null;
@@ -2366,7 +2452,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
             };
         };
     };
@@ -2379,11 +2467,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Updated: a schedule with this clientKey existed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
+            };
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
             };
         };
     };
@@ -2402,7 +2502,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
             };
         };
     };
@@ -2421,7 +2523,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
             };
         };
     };
@@ -2478,15 +2582,19 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
             };
         };
     };
     SchedulesController_preview: {
         parameters: {
-            query: {
-                after: string;
-                count: string;
+            query?: {
+                /** @description ISO time; default now */
+                after?: string;
+                /** @description 1-100, default 10 */
+                count?: string;
             };
             header?: never;
             path: {
@@ -2500,7 +2608,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["FireTimes"];
+                };
             };
         };
     };
@@ -2519,14 +2629,17 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ScheduleView"];
+                };
             };
         };
     };
     SchedulesController_ticks: {
         parameters: {
-            query: {
-                limit: string;
+            query?: {
+                /** @description 1-1000, default 100 */
+                limit?: string;
             };
             header?: never;
             path: {
@@ -2540,7 +2653,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ScheduleTickList"];
+                };
             };
         };
     };
