@@ -15,6 +15,7 @@ import { webhooks } from './commands/webhooks';
 import { LIMIT_OPTIONS, limitFlagsOf, tenantLimits } from './commands/limits';
 import { status } from './commands/status';
 import { up } from './commands/up';
+import { STATE_DIR } from './paths';
 
 const USAGE = `usage: hub <command>
 
@@ -101,7 +102,17 @@ async function main(argv: string[]): Promise<number> {
   const config = parseConfig(CliConfig);
   switch (`${cmd}${sub && ['tenant', 'key', 'projections', 'audit', 'retention'].includes(cmd) ? ` ${sub}` : ''}`) {
     case 'up':
-      return up({ port: Number(values.port ?? config.PORT), workers: Number(values.workers ?? 1), databaseUrl: config.DATABASE_URL, ownerDatabaseUrl: config.HUB_OWNER_DATABASE_URL, redisUrl: config.REDIS_URL }, say);
+      return up(
+        {
+          port: Number(values.port ?? config.PORT),
+          workers: Number(values.workers ?? 1),
+          databaseUrl: config.DATABASE_URL,
+          ownerDatabaseUrl: config.HUB_OWNER_DATABASE_URL,
+          redisUrl: config.REDIS_URL,
+          stateDir: config.HUB_STATE_DIR ?? STATE_DIR,
+        },
+        say,
+      );
     case 'migrate':
       // Without an owner URL, DATABASE_URL owns the tables and migrates them (one role).
       await runMigrate(config.HUB_OWNER_DATABASE_URL ? { owner: config.HUB_OWNER_DATABASE_URL, app: config.DATABASE_URL } : { owner: config.DATABASE_URL }, say);

@@ -217,6 +217,8 @@ export const CliConfig = z.object({
   HUB_API_KEY: envOptionalString('an API key (or unset)'),
   /** `hub acp`: the longest stdin line it sends on, as ingress holds each frame to it (set both alike). */
   HUB_MAX_FRAME_BYTES: envInt({ min: 1024, max: INT32_MAX, default: 1_048_576 }),
+  /** `hub up`: where it keeps the demo tenant's key and the data of the services it starts (unset: `.hub` in the checkout). */
+  HUB_STATE_DIR: envOptionalString('a directory (or unset)'),
   /** The port `hub up` serves on when `--port` is not given (as ingress reads it). */
   PORT: envInt({ min: 0, max: PORT_MAX, default: 8080 }),
 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { devAppUrl } from '@hub/event-store';
-import { HUB_BIN, STATE_DIR } from '../paths';
+import { HUB_BIN } from '../paths';
 import { resolvePostgres, resolveRedis, startedChildren, type Say } from '../dev-stack/services';
 import { runMigrate, withKeys } from './admin';
 import { tenantCreate } from './keys';
@@ -14,21 +14,22 @@ export interface UpOptions {
   /** `HUB_OWNER_DATABASE_URL`: with it, `databaseUrl` is the apps' own login. */
   ownerDatabaseUrl?: string;
   redisUrl?: string;
+  /** `HUB_STATE_DIR`: the demo key and the data of services it starts (default `.hub`). */
+  stateDir: string;
 }
 
-const DEMO_FILE = join(STATE_DIR, 'demo.json');
-
-/** The demo tenant's key is kept in .hub/demo.json (a dev stack only), re-created if it stopped working. */
-async function demoTenant(databaseUrl: string, say: Say): Promise<{ tenantId: string; apiKey: string }> {
-  if (existsSync(DEMO_FILE)) {
-    const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8')) as { tenantId: string; apiKey: string };
+/** The demo tenant's key is kept in `<stateDir>/demo.json` (a dev stack only), re-created if it stopped working. */
+async function demoTenant(databaseUrl: string, stateDir: string, say: Say): Promise<{ tenantId: string; apiKey: string }> {
+  const file = join(stateDir, 'demo.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { tenantId: string; apiKey: string };
     if (await withKeys(databaseUrl, (keys) => keys.verify(saved.apiKey))) return saved;
   }
   say('creating the demo tenant');
   // As `hub tenant create` does: its admin events on the tenant's admin stream too.
   const created = await tenantCreate(databaseUrl, 'demo');
-  mkdirSync(STATE_DIR, { recursive: true });
-  writeFileSync(DEMO_FILE, JSON.stringify({ tenantId: created.tenantId, apiKey: created.apiKey }), { mode: 0o600 });
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(file, JSON.stringify({ tenantId: created.tenantId, apiKey: created.apiKey }), { mode: 0o600 });
   return created;
 }
 
@@ -47,12 +48,12 @@ async function waitForHealth(url: string, children: ChildProcess[], timeoutMs: n
 export async function up(opts: UpOptions, say: Say): Promise<number> {
   // Migrations run as the owner; the apps as a login of their own in hub_app, so row-level
   // security holds in the dev stack as in production (the dev login, unless both are configured).
-  const ownerUrl = await resolvePostgres(opts.ownerDatabaseUrl ?? opts.databaseUrl, say);
+  const ownerUrl = await resolvePostgres(opts.ownerDatabaseUrl ?? opts.databaseUrl, say, opts.stateDir);
   const databaseUrl = opts.ownerDatabaseUrl && opts.databaseUrl ? opts.databaseUrl : devAppUrl(ownerUrl);
   const redisUrl = await resolveRedis(opts.redisUrl, say);
   say(`postgres: ${new URL(ownerUrl).host}  redis: ${new URL(redisUrl).host}`);
   await runMigrate({ owner: ownerUrl, app: databaseUrl }, say);
-  const demo = await demoTenant(databaseUrl, say);
+  const demo = await demoTenant(databaseUrl, opts.stateDir, say);
   // The children parse this environment with their own config schemas; the owner's URL is not theirs.
   // eslint-disable-next-line no-restricted-properties
   const { HUB_OWNER_DATABASE_URL: _owner, ...inherited } = process.env;

@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { STATE_DIR } from '../paths';
 
 export type Say = (line: string) => void;
 
@@ -54,19 +53,19 @@ function pgBinDir(): string | null {
   return versions.length ? join(base, versions[0], 'bin') : null;
 }
 
-/** A Postgres of our own under .hub/pg, on a private port, for machines that have none running. */
-async function startLocalPostgres(say: Say): Promise<string> {
+/** A Postgres of our own under `<stateDir>/pg` (.hub/pg), on a private port, for machines that have none running. */
+async function startLocalPostgres(say: Say, stateDir: string): Promise<string> {
   let bin = pgBinDir();
   if (!bin) {
     aptInstall(['postgresql'], say);
     bin = pgBinDir();
     if (!bin) throw new Error('postgresql installed but pg_ctl not found under /usr/lib/postgresql');
   }
-  const data = join(STATE_DIR, 'pg');
+  const data = join(stateDir, 'pg');
   const port = 54329;
   const asPostgres = isRoot() ? ['-u', 'postgres'] : [];
-  mkdirSync(STATE_DIR, { recursive: true });
-  if (isRoot()) spawnSync('chown', ['-R', 'postgres', STATE_DIR]);
+  mkdirSync(stateDir, { recursive: true });
+  if (isRoot()) spawnSync('chown', ['-R', 'postgres', stateDir]);
   const run = (cmd: string, args: string[]) =>
     execFileSync(isRoot() ? 'runuser' : join(bin as string, cmd), isRoot() ? [...asPostgres, '--', join(bin as string, cmd), ...args] : args, { stdio: ['ignore', 2, 2] });
   if (!existsSync(join(data, 'PG_VERSION'))) {
@@ -97,7 +96,7 @@ async function startLocalRedis(say: Say): Promise<string> {
 }
 
 /** DATABASE_URL when it answers, else the local service, else a Postgres started from local binaries. */
-export async function resolvePostgres(configured: string | undefined, say: Say): Promise<string> {
+export async function resolvePostgres(configured: string | undefined, say: Say, stateDir: string): Promise<string> {
   if (configured) {
     if (await pgAnswers(configured)) return configured;
     say(`DATABASE_URL does not answer (${new URL(configured).host}); trying the local service`);
@@ -106,7 +105,7 @@ export async function resolvePostgres(configured: string | undefined, say: Say):
   if (await pgAnswers(local)) return local;
   const own = 'postgresql://postgres@127.0.0.1:54329/hub';
   if (await pgAnswers(own)) return own;
-  return startLocalPostgres(say);
+  return startLocalPostgres(say, stateDir);
 }
 
 export async function resolveRedis(configured: string | undefined, say: Say): Promise<string> {
