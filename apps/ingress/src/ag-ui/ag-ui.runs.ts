@@ -122,8 +122,10 @@ export class AgUiRuns {
     const send = (frames: readonly Frame[]) => {
       for (const f of frames) out.write(`${f.cursor === undefined ? '' : `id: ${f.cursor}\n`}${encoder.encodeSSE(f.event)}`);
     };
+    // Approvals this run answers, until their resolution arrives from the log: not yet a reason to stop.
+    const answering = new Set(o.plan.kind === 'resume' ? o.plan.commands.map((c) => c.approvalId) : []);
     const finish = (): boolean => {
-      const end = finishRun(view, run);
+      const end = finishRun(answering.size === 0 ? view : { ...view, pending: without(view.pending, [...answering]) }, run);
       if (!end) return false;
       send(end.frames);
       done = true;
@@ -135,6 +137,7 @@ export class AgUiRuns {
       if (done) return;
       try {
         for (const event of batch) {
+          if (event.type === 'ApprovalResolved') answering.delete(event.data.approvalId);
           const next = encodeEvent(view, event);
           view = next.view;
           send(next.frames);
@@ -151,9 +154,14 @@ export class AgUiRuns {
     view = started.view;
     send(started.frames);
     apply(o.catchUp, false);
-    // A run that only watches ends at once when its turn is over or waits (a reconnect after the end).
-    if (o.plan.kind === 'attach' && !done && finish()) return;
+    // A run whose turn is already over, or waits for approvals, ends at once: a reconnect after the
+    // end, a resent run, a resume sent again after its answer was taken.
+    if (!done && finish()) return;
     for (const batch of o.early.splice(0)) apply(batch);
     o.deliver.to = apply;
   }
+}
+
+function without<T>(record: Readonly<Record<string, T>>, keys: readonly string[]): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).filter(([k]) => !keys.includes(k)));
 }

@@ -59,6 +59,28 @@ describe('HttpAgent against /v1/ag-ui', () => {
     expect(agent.state).toMatchObject({ status: 'idle' });
   });
 
+  it('a run sent again (same runId, same message) is the same turn: it ends at once with the answer, appending nothing', async () => {
+    const input = { threadId: 'ag-again', runId: 'run-again', messages: [{ id: 'u-again', role: 'user' as const, content: 'hello once' }], tools: [], context: [] };
+    const send = async () => {
+      const res = await fetch(`${stack.url}/v1/ag-ui`, { method: 'POST', headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify(input) });
+      expect(res.status).toBe(200);
+      return (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+    };
+    const first = await send();
+    const before = await stack.countAllEvents();
+    const again = await send();
+    expect(await stack.countAllEvents()).toBe(before);
+    expect(again.map((e) => e['type'])).toEqual([EventType.RUN_STARTED, EventType.MESSAGES_SNAPSHOT, EventType.STATE_SNAPSHOT, EventType.RUN_FINISHED]);
+    expect(again.at(-1)).toEqual(first.at(-1));
+    // The same runId with a message the hub does not know: the command id is the run's, so it is
+    // still the first turn (nothing appended), and the run ends with it instead of waiting.
+    input.messages[0] = { id: 'u-again-2', role: 'user', content: 'hello once' };
+    const third = await send();
+    expect(await stack.countAllEvents()).toBe(before);
+    expect(third.map((e) => e['type'])).toEqual([EventType.RUN_STARTED, EventType.STATE_SNAPSHOT, EventType.RUN_FINISHED]);
+    expect(third.at(-1)).toEqual(first.at(-1));
+  });
+
   it("carries the request's X-Correlation-ID into the turn's events, each naming ag-ui as its protocol", async () => {
     const agent = new HttpAgent({ url: `${stack.url}/v1/ag-ui`, headers: { Authorization: `Bearer ${tenant.apiKey}`, 'X-Correlation-ID': 'agui-corr-1' }, threadId: 'ag-corr' });
     expect((await runWith(agent, 'hello')).error).toBeUndefined();
