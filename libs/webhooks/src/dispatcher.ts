@@ -20,6 +20,8 @@ export interface DispatcherOptions {
   /** An endpoint failing without a success for this long is disabled (`HUB_WEBHOOK_DISABLE_AFTER_MS`). */
   disableAfterMs: number;
   log: (message: string, error?: unknown) => void;
+  /** Called when an endpoint's last attempt in flight here ends: its next messages may be claimed now. */
+  onFree?: () => void;
 }
 
 interface Claimed {
@@ -105,8 +107,9 @@ export class WebhookDispatcher {
         .finally(() => {
           this.inFlight.delete(p);
           const n = (this.busy.get(m.endpoint_id) ?? 1) - 1;
-          if (n <= 0) this.busy.delete(m.endpoint_id);
-          else this.busy.set(m.endpoint_id, n);
+          if (n > 0) return void this.busy.set(m.endpoint_id, n);
+          this.busy.delete(m.endpoint_id);
+          this.o.onFree?.();
         });
       this.inFlight.add(p);
     }

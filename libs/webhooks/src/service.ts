@@ -26,7 +26,9 @@ export class WebhookService {
     private readonly o: WebhookServiceOptions,
   ) {
     this.outbox = new WebhookOutbox(pool, o);
-    this.dispatcher = new WebhookDispatcher(pool, o);
+    // An endpoint free again is looked at now, not at the next poll: its backlog drains at the
+    // pace it answers, `perEndpoint` at a time.
+    this.dispatcher = new WebhookDispatcher(pool, { ...o, onFree: () => this.wake() });
   }
 
   start(): void {
@@ -41,11 +43,32 @@ export class WebhookService {
     await this.dispatcher.drain();
   }
 
+  private running = false;
+  private dirty = false;
+
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.looking = this.look().finally(() => this.schedule());
-    }, this.o.pollMs);
+    this.timer = setTimeout(() => this.run(), this.o.pollMs);
+  }
+
+  /** A look now (or right after the one running). */
+  private wake(): void {
+    if (this.stopped) return;
+    if (this.running) return void (this.dirty = true);
+    clearTimeout(this.timer);
+    this.run();
+  }
+
+  private run(): void {
+    this.running = true;
+    this.looking = this.look().finally(() => {
+      this.running = false;
+      if (this.dirty && !this.stopped) {
+        this.dirty = false;
+        return this.run();
+      }
+      this.schedule();
+    });
   }
 
   private async look(): Promise<void> {
