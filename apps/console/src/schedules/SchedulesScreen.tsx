@@ -42,6 +42,13 @@ function timing(s: Schedule): string {
   return `every ${span(s.spec.intervalMs ?? 0)}`;
 }
 
+/** When the next tick is due; a run asked for (trigger, backfill) makes the schedule due at once. */
+function nextRun(s: Schedule, now: number): string {
+  if (!s.nextRunAt) return s.paused ? 'paused' : 'none (ended)';
+  const left = Date.parse(s.nextRunAt) - now;
+  return left > 0 ? `in ${span(left)}` : 'due now';
+}
+
 function ScheduleItem({ api, schedule: s, now }: { api: HubApi; schedule: Schedule; now: number }) {
   const action = useScheduleAction(api, s.id);
   const [note, setNote] = useState('');
@@ -75,7 +82,7 @@ function ScheduleItem({ api, schedule: s, now }: { api: HubApi; schedule: Schedu
         </dd>
         <dt>Next run</dt>
         <dd className="next-run" title={s.nextRunAt ?? undefined}>
-          {s.nextRunAt ? `in ${span(Date.parse(s.nextRunAt) - now)}` : s.paused ? 'paused' : 'none (ended)'}
+          {nextRun(s, now)}
         </dd>
       </dl>
       <div className="schedule-actions">
