@@ -53,7 +53,7 @@ const turnsOf = (id: string) =>
        FROM events r WHERE r.type = 'TurnRequested' AND r.metadata->'schedule'->>'id' = $1 ORDER BY r.global_position`,
     [id],
   );
-const waitFor = async (what: string, ok: () => Promise<boolean>, ms = 30_000) => {
+const waitFor = async (what: string, ok: () => Promise<boolean>, ms = 60_000) => {
   const deadline = Date.now() + ms;
   while (!(await ok())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -216,5 +216,28 @@ describe('downtime of every ticker', () => {
     const seconds = longTicks.map((t) => t.scheduled_at.getTime() / 1000);
     for (let s = (seconds[0] as number); s <= (seconds.at(-1) as number); s++) expect(seconds).toContain(s);
     await waitFor('the runs to be requested', async () => (await turnsOf(long)).length === longTicks.filter((t) => t.outcome === 'started').length);
+  });
+});
+
+describe('the same path as any other turn', () => {
+  it("a tenant's limits refuse ticks (recorded as refused), and the approval policy stops a risky tool", async () => {
+    const limited = await stack.createTenant('limited');
+    const as = (method: string, path: string, body?: unknown) => call(method, path, limited.apiKey, body);
+    expect((await as('PUT', '/v1/admin/limits', { turnsPerMinute: 2 })).status).toBe(200);
+    const created = (await (await as('POST', '/v1/schedules', { name: 'writer', intervalMs: 1000, overlap: 'allow_all', run: { prompt: 'write "x" to x.txt', sessionPattern: 'w-{ms}' } })).json()) as { id: string };
+    await waitFor('four ticks', async () => (await ticksOf(created.id)).length >= 4);
+    expect((await as('POST', `/v1/schedules/${created.id}/pause`, {})).status).toBe(200);
+    const ticks = await ticksOf(created.id);
+    const started = ticks.filter((t) => t.outcome === 'started');
+    const refused = ticks.filter((t) => t.outcome === 'refused');
+    expect(started).toHaveLength(2);
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    expect(refused.every((t) => t.reason?.startsWith('RATE_LIMITED'))).toBe(true);
+    const facts = await stack.streamEvents(limited.tenantId, `schedule-${created.id}`);
+    expect(facts.filter((e) => e.type === 'ScheduleTicksSkipped' && e.data.reason === 'refused').reduce((n, e) => n + Number(e.data.count), 0)).toBe(refused.length);
+    // Each started run asks for approval before it writes, as any turn of the tenant would.
+    for (const t of started) {
+      await waitFor(`the approval of ${t.session_id}`, async () => (await stack.events(limited.tenantId, t.session_id as string)).some((e) => e.type === 'ApprovalRequested'));
+    }
   });
 });
