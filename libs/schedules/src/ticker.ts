@@ -50,6 +50,9 @@ export interface TickerOptions {
   keepMissed?: number;
 }
 
+/** Most ticks within the catch-up window one pass starts (a window wider than a pass can run is finished by the next passes). */
+const MAX_TICKS_PER_PASS = 1_000;
+
 const ENDED = `SELECT count(*)::int AS n, coalesce(bool_or(type <> 'TurnRequested'), false) AS ended FROM events
   WHERE tenant_id = $1 AND stream_id = $2 AND data->>'turnId' = $3 AND type IN ('TurnRequested', 'TurnCompleted', 'TurnFailed', 'TurnCancelled')`;
 const DUE = `SELECT tenant_id::text AS tenant_id, id FROM schedules
@@ -69,6 +72,8 @@ interface Pass {
   skipped: Map<TickSkipReason, { times: Date[]; count: number; detail: string | null }>;
   buffered: Date | null;
   newlyBuffered: Date | null;
+  /** How far this pass decided the schedule's own ticks (now, unless it reached its limit). */
+  decidedUpTo: Date;
 }
 
 /**
@@ -133,7 +138,8 @@ export class ScheduleTicker {
         await client.query('COMMIT');
         return false;
       }
-      pass = { row, spec: specOf(row), now: this.clock(), client, running: false, skipped: new Map(), buffered: row.buffered_at, newlyBuffered: null };
+      const now = this.clock();
+      pass = { row, spec: specOf(row), now, client, running: false, skipped: new Map(), buffered: row.buffered_at, newlyBuffered: null, decidedUpTo: now };
       pass.running = await this.lastRunRunning(pass);
       await this.runAskedFor(pass);
       if (!row.paused) await this.runDue(pass);
@@ -141,7 +147,7 @@ export class ScheduleTicker {
       const next = row.paused ? null : times.next(pass.now);
       await client.query(
         `UPDATE schedules SET last_tick_at = GREATEST(last_tick_at, $3), next_fire_at = $4, last_session_id = $5, last_turn_id = $6, buffered_at = $7 WHERE tenant_id = $1 AND id = $2`,
-        [tenantId, scheduleId, row.paused ? row.last_tick_at : pass.now, next, row.last_session_id, row.last_turn_id, pass.buffered],
+        [tenantId, scheduleId, row.paused ? row.last_tick_at : pass.decidedUpTo, pass.decidedUpTo < now ? now : next, row.last_session_id, row.last_turn_id, pass.buffered],
       );
       await client.query('COMMIT');
     } catch (e) {
@@ -172,14 +178,16 @@ export class ScheduleTicker {
       p.buffered = null;
       await this.fire(p, at, 'schedule', true);
     }
-    const due = new FireTimes(spec).between(row.last_tick_at, now, this.opts.keepMissed ?? 1_000);
-    const cutoff = now.getTime() - spec.catchUpWindowMs;
-    const inWindow = due.times.filter((t) => t.getTime() >= cutoff);
-    const missed = due.times.filter((t) => t.getTime() < cutoff);
-    const missedCount = due.count - inWindow.length;
-    if (missedCount > 0) {
-      for (const t of missed) await this.insertTick(p, t, 'missed', 'catch_up_window', 'schedule');
-      this.skip(p, 'catch_up_window', missed, missedCount, `${missedCount} tick(s) older than the catch-up window of ${spec.catchUpWindowMs} ms`);
+    const times = new FireTimes(spec);
+    // Ticks before the cutoff are missed (the newest `keepMissed` listed, all counted); from it on they run.
+    const cutoff = new Date(now.getTime() - spec.catchUpWindowMs - 1);
+    const missed = cutoff > row.last_tick_at ? times.between(row.last_tick_at, cutoff, this.opts.keepMissed ?? 1_000) : { times: [], count: 0 };
+    // Oldest first; a pass that reaches its limit decides the rest next time (it moves the mark only as far as it got).
+    const inWindow = times.preview(cutoff > row.last_tick_at ? cutoff : row.last_tick_at, MAX_TICKS_PER_PASS).filter((t) => t.getTime() <= now.getTime());
+    if (inWindow.length === MAX_TICKS_PER_PASS) p.decidedUpTo = inWindow.at(-1) as Date;
+    if (missed.count > 0) {
+      for (const t of missed.times) await this.insertTick(p, t, 'missed', 'catch_up_window', 'schedule');
+      this.skip(p, 'catch_up_window', missed.times, missed.count, `${missed.count} tick(s) older than the catch-up window of ${spec.catchUpWindowMs} ms`);
     }
     for (const t of inWindow) {
       if (!p.running || spec.overlap === 'allow_all') {
