@@ -15,7 +15,12 @@ let viewer = '';
 let client = '';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const startTicker = async () => (await stack.addIngress({ HUB_SCHEDULE_POLL_MS: '150' })).process;
+let tickerUrl = '';
+const startTicker = async () => {
+  const started = await stack.addIngress({ HUB_SCHEDULE_POLL_MS: '150' });
+  tickerUrl = started.url;
+  return started.process;
+};
 
 beforeAll(async () => {
   // 40 ms a word: `long answer 60` runs about 2.4 s, longer than a 1 s schedule's interval.
@@ -208,6 +213,10 @@ describe('downtime of every ticker', () => {
     const facts = await stack.streamEvents(tenant.tenantId, `schedule-${short}`);
     expect(facts.filter((e) => e.type === 'ScheduleTicksSkipped' && e.data.reason === 'catch_up_window').reduce((n, e) => n + Number(e.data.count), 0)).toBe(missed.length);
 
+    // The metric: the restarted ticker counted what it found missed.
+    const metrics = await (await fetch(`${tickerUrl}/metrics`)).text();
+    const missedMetric = [...metrics.matchAll(/^hub_schedule_ticks_total\{[^}]*outcome="missed"[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    expect(missedMetric).toBe(missed.length);
     const longTicks = await ticksOf(long);
     expect(longTicks.some((t) => t.outcome === 'missed')).toBe(false);
     expect(during(longTicks).length).toBeGreaterThanOrEqual(3);
