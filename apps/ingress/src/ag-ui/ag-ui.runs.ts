@@ -2,23 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { EventEncoder } from '@ag-ui/encoder';
-import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { Principal } from '@hub/auth';
 import { DomainError, type HubCommand, type HubEvent, type Recorded } from '@hub/domain';
-import {
-  agUiError,
-  encodeEvent,
-  evolveFacts,
-  finishRun,
-  foldAgUi,
-  planRun,
-  startRun,
-  type AgUiView,
-  type Frame,
-  type RunPlan,
-  type RunRequest,
-  type RunView,
-} from '@hub/protocol-ag-ui';
+import { agUiError, evolveFacts, foldAgUi, planRun, startRun, type AgUiView, type RunPlan, type RunRequest, type RunView } from '@hub/protocol-ag-ui';
+import { EventStore } from '@hub/event-store';
 import { ATTR, withSpan } from '@hub/telemetry';
 import { SessionAccess } from '../auth/session-access';
 import { CommandService } from '../commands/command.service';
@@ -27,6 +14,7 @@ import type { SocketLease } from '../limits/socket-leases';
 import { TenantSockets } from '../limits/tenant-sockets';
 import { SessionStreams, type SessionFeed } from '../streams/session-streams.service';
 import { AgUiRefusal } from './ag-ui-errors';
+import { AgUiStream } from './ag-ui.stream';
 
 /** A run whose commands were accepted: what its stream starts from. */
 interface OpenedRun {
@@ -66,6 +54,7 @@ export class AgUiRuns {
     private readonly access: SessionAccess,
     private readonly events: EventStreams,
     private readonly sockets: TenantSockets,
+    private readonly store: EventStore,
   ) {}
 
   async run(request: RunRequest, principal: Principal, req: Request, res: Response, after?: number): Promise<void> {
@@ -82,7 +71,10 @@ export class AgUiRuns {
     const deliver: OpenedRun['deliver'] = { to: null };
     let feed: SessionFeed | undefined;
     try {
-      feed = await this.streams.open(principal.tenantId, request.sessionId, (batch) => (deliver.to ? deliver.to(batch) : void early.push(batch)), after === undefined ? {} : { after });
+      // The history reaches at least what was committed before this request (this process may not
+      // have heard of it yet): an approval answered a moment ago elsewhere is not shown as waiting.
+      const committed = await this.store.headPosition(principal.tenantId);
+      feed = await this.streams.open(principal.tenantId, request.sessionId, (batch) => (deliver.to ? deliver.to(batch) : void early.push(batch)), { after: Math.max(after ?? 0, committed) });
       const cursor = after ?? feed.head;
       const view = foldAgUi(feed.history.filter((e) => e.globalPosition <= cursor));
       const catchUp = feed.history.filter((e) => e.globalPosition > cursor);
@@ -112,56 +104,18 @@ export class AgUiRuns {
   /** From here on the answer is 200 and every failure is an AG-UI event. */
   private stream(o: OpenedRun, run: RunView, req: Request, res: Response, principal: Principal, correlationId: string, after?: number): void {
     const encoder = new EventEncoder({ accept: req.header('accept') ?? 'text/event-stream' });
-    // A key revoked mid-run ends it the AG-UI way, so a frontend's verifier sees a run error, not a foreign frame.
-    const revoked = encoder.encodeSSE({ type: EventType.RUN_ERROR, message: 'the API key of this stream was revoked; sign in again with a valid key', code: 'UNAUTHENTICATED' } as BaseEvent);
-    const out = this.events.open(req, res, principal, revoked);
+    const out = this.events.open(req, res, principal, AgUiStream.revokedFrame(encoder));
     this.sockets.hold(o.lease, { once: (_event, release) => out.onClose(release) });
     out.onClose(() => void o.feed.close());
-    let view = o.view;
-    let done = false;
-    const send = (frames: readonly Frame[]) => {
-      for (const f of frames) out.write(`${f.cursor === undefined ? '' : `id: ${f.cursor}\n`}${encoder.encodeSSE(f.event)}`);
-    };
-    // Approvals this run answers, until their resolution arrives from the log: not yet a reason to stop.
-    const answering = new Set(o.plan.kind === 'resume' ? o.plan.commands.map((c) => c.approvalId) : []);
-    const finish = (): boolean => {
-      const end = finishRun(answering.size === 0 ? view : { ...view, pending: without(view.pending, [...answering]) }, run);
-      if (!end) return false;
-      send(end.frames);
-      done = true;
-      out.end();
-      return true;
-    };
-    /** `check`: whether the run may end after the batch (not while catching up to the head). */
-    const apply = (batch: readonly Recorded<HubEvent>[], check = true) => {
-      if (done) return;
-      try {
-        for (const event of batch) {
-          if (event.type === 'ApprovalResolved') answering.delete(event.data.approvalId);
-          const next = encodeEvent(view, event);
-          view = next.view;
-          send(next.frames);
-        }
-        if (check) finish();
-      } catch (e) {
-        this.log.error(`run ${run.runId} of session ${run.threadId} failed (correlation id ${correlationId}): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        send([{ event: { type: EventType.RUN_ERROR, message: `internal error (correlation id ${correlationId})`, code: 'INTERNAL' } as BaseEvent }]);
-        done = true;
-        out.end();
-      }
-    };
-    const started = startRun(view, run, { cursor: o.cursor, messages: o.plan.kind === 'attach' && after === undefined });
-    view = started.view;
-    send(started.frames);
-    apply(o.catchUp, false);
+    const answering = o.plan.kind === 'resume' ? o.plan.commands.map((c) => c.approvalId) : [];
+    const stream = new AgUiStream(out, encoder, o.view, run, answering, this.log, correlationId);
+    const started = startRun(o.view, run, { cursor: o.cursor, messages: o.plan.kind === 'attach' && after === undefined });
+    stream.open(started.view, started.frames);
+    stream.apply(o.catchUp, false);
     // A run whose turn is already over, or waits for approvals, ends at once: a reconnect after the
     // end, a resent run, a resume sent again after its answer was taken.
-    if (!done && finish()) return;
-    for (const batch of o.early.splice(0)) apply(batch);
-    o.deliver.to = apply;
+    if (stream.finish()) return;
+    for (const batch of o.early.splice(0)) stream.apply(batch);
+    o.deliver.to = (batch) => stream.apply(batch);
   }
-}
-
-function without<T>(record: Readonly<Record<string, T>>, keys: readonly string[]): Record<string, T> {
-  return Object.fromEntries(Object.entries(record).filter(([k]) => !keys.includes(k)));
 }
