@@ -159,6 +159,10 @@ describe('deliveries', () => {
     expect((await call('POST', `/v1/webhooks/${ep.id}/redeliver`, a.apiKey, { messageId: sent.body.messageId })).body).toEqual({ redelivering: 1 });
     const fourth = await until('redelivered', () => receiver.at('/flaky')[3]);
     expect(fourth.headers['webhook-id']).toBe(sent.body.messageId);
+    // Everything since a time: the endpoint's one message again; since now: none.
+    expect((await call('POST', `/v1/webhooks/${ep.id}/redeliver`, a.apiKey, { since: new Date(Date.now() - 60_000).toISOString() })).body).toEqual({ redelivering: 1 });
+    await until('redelivered since', () => receiver.at('/flaky')[4]);
+    expect((await call('POST', `/v1/webhooks/${ep.id}/redeliver`, a.apiKey, { since: new Date(Date.now() + 1000).toISOString() })).body).toEqual({ redelivering: 0 });
   });
 
   it('rotation: during the overlap a receiver holding either secret verifies', async () => {
@@ -217,6 +221,16 @@ describe('administration', () => {
 
     expect((await call('PATCH', `/v1/webhooks/${mine.id}`, a.apiKey, { enabled: false })).body.enabled).toBe(false);
     expect((await call('DELETE', `/v1/webhooks/${mine.id}`, a.apiKey)).status).toBe(200);
+    // The CLI is a client of the same API.
+    const env = { HUB_URL: stack.url, HUB_API_KEY: a.apiKey };
+    const made = await stack.cli(['webhooks', 'create', '--url', receiver.url('/cli'), '--events', 'turn.completed,turn.failed'], env);
+    expect([made.code, made.stderr]).toEqual([0, '']);
+    const cliId = (JSON.parse(made.stdout) as { id: string; secret: string }).id;
+    const listed = await stack.cli(['webhooks', 'list'], env);
+    expect(listed.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toContain(cliId);
+    expect((await stack.cli(['webhooks', 'get', 'nope'], env)).code).toBe(1);
+    expect((await stack.cli(['webhooks', 'delete', cliId], env)).code).toBe(0);
+
     const admin = await stack.streamEvents(a.tenantId, 'tenant-admin');
     const mineEvents = admin.filter((e) => e.data.endpointId === mine.id).map((e) => e.type);
     expect(mineEvents).toEqual(['WebhookEndpointCreated', 'WebhookEndpointUpdated', 'WebhookEndpointDeleted']);
