@@ -29,6 +29,7 @@ import { ATTR, observeGauge, oncePerScrape, currentSpanIds, contextFromTracepare
 import { DequeueProbe } from './dequeue-probe';
 import { webhookService } from './webhooks';
 import type { WebhookService } from '@hub/webhooks';
+import { a2aPushService, type A2aPushService } from './a2a-push';
 import { isRetryable } from './retryability';
 import type { WorkerSettings } from './settings';
 
@@ -60,6 +61,8 @@ export class HubWorker {
   private readonly projections: ProjectionThread;
   /** Webhook deliveries from the log (issue 28): every worker runs the outbox and the dispatcher. */
   private readonly webhooks: WebhookService;
+  /** A2A push notifications from the log (ADR 0036): the webhook pattern for task updates. */
+  private readonly a2aPush: A2aPushService;
   private readonly log = new Logger('worker');
   /** Re-schedules turns the log says run but Redis lost (see @hub/queue's reconciler). */
   private reconciler: TurnReconciler | null = null;
@@ -88,6 +91,7 @@ export class HubWorker {
       log: (message, error) => (error ? this.log.warn(`${message}: ${error}`) : this.log.log(message)),
     });
     this.webhooks = webhookService(this.pool, settings, (message, error) => this.log.warn(error ? `${message}: ${(error as Error).message ?? String(error)}` : message));
+    this.a2aPush = a2aPushService(this.pool, settings, (message, error) => this.log.warn(error ? `${message}: ${(error as Error).message ?? String(error)}` : message));
     const readStream = (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => this.store.readStream<HubEvent>(tenantId, streamId, opts);
     this.views = new SessionViews({ readStream }, new SnapshotStore(this.pool), settings.snapshotEvery);
     const log: TurnLog & CommandLog = {
@@ -235,6 +239,7 @@ export class HubWorker {
     this.startReconciler();
     await this.projections.start();
     this.webhooks.start();
+    this.a2aPush.start();
     this.registerGauges();
   }
 
@@ -304,6 +309,7 @@ export class HubWorker {
     await this.harnesses.stopAll();
     await this.projections.stop();
     await this.webhooks.stop();
+    await this.a2aPush.stop();
     await this.workers?.close();
     await this.probe.stop();
     await this.mcp.close();

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ADMIN_STREAM_ID, isDomainError, limitsOf, sessionIdOf } from '@hub/domain';
 import { EventStore, asSystem, asTenant, createPool, exportStream } from '@hub/event-store';
 import { HUB_PROJECTIONS, eraseSession } from '@hub/projections';
+import { a2aPushStreamId } from '@hub/protocol-a2a';
 import { liveStreamId } from '@hub/protocol-acp';
 import { HarnessStopBus } from '@hub/queue';
 import type { Pool } from 'pg';
@@ -60,7 +61,7 @@ export async function retentionRun(o: RetentionOptions, out: Out, say: Out): Pro
           continue;
         }
         try {
-          await eraseSession(pool, HUB_PROJECTIONS, { tenantId, sessionId, alsoStreams: [liveStreamId(sessionId)], reason: 'retention', archivedTo: file, actor: { type: 'system', id: 'retention' }, correlationId: randomUUID() });
+          await eraseSession(pool, HUB_PROJECTIONS, { tenantId, sessionId, alsoStreams: [liveStreamId(sessionId), a2aPushStreamId(sessionId)], reason: 'retention', archivedTo: file, actor: { type: 'system', id: 'retention' }, correlationId: randomUUID() });
         } catch (e) {
           if (!isDomainError(e)) throw e;
           say(`retention: ${sessionId}: not erased (${e.message}); left for the next run`);

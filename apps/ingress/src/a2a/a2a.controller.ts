@@ -1,15 +1,17 @@
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { Body, Controller, Get, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { BUILTIN_TOOLS } from '@hub/agent';
 import type { Principal } from '@hub/auth';
 import { EventStore } from '@hub/event-store';
 import { AGENT_CARD_PATH, A2A_VERSION_HEADER, agentCard } from '@hub/protocol-a2a';
 import { failRequestSpans } from '@hub/telemetry';
+import { AddressGuard } from '@hub/webhooks';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { SessionAccess } from '../auth/session-access';
 import { CommandService } from '../commands/command.service';
 import { EventStreams } from '../http/event-streams';
+import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
 import { ApiTenantLimited } from '../limits/limits-openapi';
 import { SessionStreams } from '../streams/session-streams.service';
 import { TurnOutcomes } from '../streams/turn-outcome.service';
@@ -38,8 +40,9 @@ export class A2aController {
     access: SessionAccess,
     private readonly streams: SessionStreams,
     private readonly sse: EventStreams,
+    @Inject(INGRESS_CONFIG) settings: IngressSettings,
   ) {
-    this.exchange = new A2aExchange(commands, outcomes, store, access);
+    this.exchange = new A2aExchange(commands, outcomes, store, access, AddressGuard.fromSetting(settings.webhooks.allowedNetworks));
   }
 
   /** Behind the API key like every route (the guard): its skills are the tenant's agent's. */
@@ -50,7 +53,7 @@ export class A2aController {
     return agentCard({ url, version: HUB_VERSION, tools: BUILTIN_TOOLS.map((t) => ({ name: t.name, description: t.description, policy: t.policy, executor: t.executor })) });
   }
 
-  @ApiOperation({ summary: 'One A2A JSON-RPC request (SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask, ListTasks...)' })
+  @ApiOperation({ summary: 'One A2A JSON-RPC request (SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask, ListTasks, the push-notification configs...)' })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiTenantLimited('JSON-RPC error -32052 (RATE_LIMITED) with HTTP 429')
   @Post()

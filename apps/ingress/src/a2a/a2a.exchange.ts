@@ -21,9 +21,11 @@ import {
   type TaskView,
   type WireError,
 } from '@hub/protocol-a2a';
+import type { AddressGuard } from '@hub/webhooks';
 import type { SessionAccess } from '../auth/session-access';
 import type { CommandService } from '../commands/command.service';
 import type { TurnOutcomes } from '../streams/turn-outcome.service';
+import { A2aPushConfigs, PushRefused } from './a2a-push-configs';
 import type { TaskStreamOptions } from './a2a-task-stream';
 
 /** How long a blocking `SendMessage` (and `CancelTask`) waits for the task to end or ask for input; after it the task is answered as it stands (working). */
@@ -57,13 +59,17 @@ class Refused extends Error {
  */
 export class A2aExchange {
   private readonly log = new Logger('a2a');
+  private readonly push: A2aPushConfigs;
 
   constructor(
     private readonly commands: CommandService,
     private readonly outcomes: TurnOutcomes,
     private readonly store: EventStore,
     private readonly access: SessionAccess,
-  ) {}
+    guard: AddressGuard,
+  ) {
+    this.push = new A2aPushConfigs(store, access, guard, (p, ref) => this.task(p, ref));
+  }
 
   async handle(body: unknown, principal: Principal, http: A2aHttp): Promise<A2aAnswer> {
     const decoded = decode(body, { newId: () => randomUUID(), ...(http.version === undefined ? {} : { version: http.version }) });
@@ -76,7 +82,7 @@ export class A2aExchange {
       this.log.debug(JSON.stringify({ msg: 'a2a request', method: decoded.method, kind: answer.kind }));
       return answer;
     } catch (e) {
-      const error = e instanceof Refused ? e.error : isDomainError(e) ? a2aErrorFromDomain(e.code, e.message, e.details) : null;
+      const error = e instanceof Refused || e instanceof PushRefused ? e.error : isDomainError(e) ? a2aErrorFromDomain(e.code, e.message, e.details) : null;
       if (!error) throw e;
       return errorAnswer(encodeError(error, decoded.id), error);
     }
@@ -96,11 +102,19 @@ export class A2aExchange {
         return this.subscribe(call.task, id, p, http);
       case 'list':
         return ok(id, await this.list(call, p));
+      case 'push-set':
+      case 'push-get':
+      case 'push-list':
+      case 'push-delete':
+        return ok(id, await this.push.run(call, p, http.correlationId));
     }
   }
 
   private async send(call: Extract<A2aCall, { kind: 'send' }>, id: JsonRpcId, p: Principal, http: A2aHttp): Promise<A2aAnswer> {
+    // A config's URL is checked before anything is dispatched; the config is recorded once the task exists.
+    const pushUrl = call.push ? await this.push.checkedUrl(call.push.url) : null;
     const { ref, after } = await this.start(call.target, p, http);
+    if (call.push && pushUrl) await this.push.set(p, ref, call.push, pushUrl, http.correlationId);
     if (call.stream) return { kind: 'stream', rpcId: id, ref, opts: { ...(after > 0 ? { after } : {}), endOnInput: true } };
     if (call.blocking) await this.outcomes.wait(p.tenantId, ref.sessionId, ref.turnId, BLOCKING_WAIT_MS, { after });
     const view = await this.task(p, ref);

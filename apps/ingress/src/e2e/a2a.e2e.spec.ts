@@ -38,7 +38,7 @@ describe('the agent card', () => {
     expect(card.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
     expect(card.skills.map((s) => s.id)).toEqual(expect.arrayContaining(['chat', 'tool.read_file', 'tool.write_file', 'tool.calculator']));
     expect(card.skills.find((s) => s.id === 'tool.write_file')?.tags).toContain('policy:ask');
-    expect(card.capabilities).toEqual(expect.objectContaining({ streaming: true, pushNotifications: false }));
+    expect(card.capabilities).toEqual(expect.objectContaining({ streaming: true, pushNotifications: true }));
   });
 
   it('without a key, or with a revoked one, is a 401 JSON-RPC error naming the bearer scheme', async () => {
@@ -199,11 +199,9 @@ describe('resubscribe', () => {
 });
 
 describe('what a client is refused, and how', () => {
-  it('push-notification configs: -32003, saying webhooks are not available yet (the card says so too)', async () => {
+  it('a push-notification config for a task that does not exist: -32001 (configs that work: a2a-push.e2e.spec.ts)', async () => {
     const r = await rpc('CreateTaskPushNotificationConfig', { taskId: 'a/b', url: 'https://example.com/hook' });
-    expect(r.body.error).toEqual(expect.objectContaining({ code: -32003, message: expect.stringMatching(/not available yet/) }));
-    // The card says pushNotifications: false, so the SDK itself refuses before asking.
-    expect(() => client.createTaskPushNotificationConfig({ tenant: '', id: '', taskId: 'a/b', url: 'https://example.com/hook', token: '', authentication: undefined })).toThrow(/not supported/);
+    expect(r.body.error).toEqual(expect.objectContaining({ code: -32001, message: 'no such task' }));
   });
 
   it('a v0.3 method or A2A-Version: -32009 naming the v1.0 method; an unknown one: -32601', async () => {

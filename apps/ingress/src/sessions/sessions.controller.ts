@@ -12,6 +12,7 @@ import { EventStore } from '@hub/event-store';
 import { CommandService } from '../commands/command.service';
 import { sessionParam } from './session-param';
 import { liveStreamId } from '../acp/live-registry';
+import { a2aPushStreamId } from '@hub/protocol-a2a';
 import { PG_POOL } from '../hub.providers';
 import { OpenEnvEpisodes } from '../openenv/openenv-episodes';
 import { SessionAccess } from '../auth/session-access';
@@ -119,7 +120,7 @@ export class SessionsController {
     const erased = await eraseSession(this.pool, HUB_PROJECTIONS, {
       tenantId: p.tenantId,
       sessionId,
-      alsoStreams: [liveStreamId(sessionId)],
+      alsoStreams: [liveStreamId(sessionId), a2aPushStreamId(sessionId)],
       reason: 'request',
       actor: actorOf(p),
       correlationId: req.correlationId ?? randomUUID(),

@@ -10,6 +10,9 @@ export const ACP_LIVE_FACT_TYPES = ['AcpClientAttached', 'AcpControlTakenOver', 
 export const OPENENV_ENVIRONMENT_CONFIGURED = 'OpenEnvEnvironmentConfigured';
 /** An OpenEnv episode and its session (on the environment's episodes stream). */
 export const OPENENV_EPISODE_STARTED = 'OpenEnvEpisodeStarted';
+/** An A2A push-notification config set for a task, and one deleted (on the session's `a2a-push-` stream). */
+export const A2A_PUSH_CONFIG_SET = 'A2aPushConfigSet';
+export const A2A_PUSH_CONFIG_DELETED = 'A2aPushConfigDeleted';
 
 /**
  * Every event type this hub writes: the sessions' (`HubEvent`), the tenant admin stream's
@@ -24,4 +27,6 @@ export const HUB_EVENT_TYPES: ReadonlySet<string> = new Set([
   ...ACP_LIVE_FACT_TYPES,
   OPENENV_ENVIRONMENT_CONFIGURED,
   OPENENV_EPISODE_STARTED,
+  A2A_PUSH_CONFIG_SET,
+  A2A_PUSH_CONFIG_DELETED,
 ]);

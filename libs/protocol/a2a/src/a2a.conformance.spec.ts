@@ -1,6 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { AgentCard, GetTaskRequest, SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task } from '@a2a-js/sdk';
+import {
+  AgentCard,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
 import { HubEvent, type Recorded } from '@hub/domain';
 import { agentCard } from './card';
 import { decode } from './decode';
@@ -21,7 +32,16 @@ const ctx = { newId: () => 'fresh' };
 
 describe('request fixtures (what the SDK client sends)', () => {
   it('are the SDK’s own serialisation: fromJSON → toJSON gives them back', () => {
-    const types: Record<string, { fromJSON(o: unknown): unknown; toJSON(m: never): unknown }> = { SendMessage: SendMessageRequest, SendStreamingMessage: SendMessageRequest, GetTask: GetTaskRequest, SubscribeToTask: SubscribeToTaskRequest };
+    const types: Record<string, { fromJSON(o: unknown): unknown; toJSON(m: never): unknown }> = {
+      SendMessage: SendMessageRequest,
+      SendStreamingMessage: SendMessageRequest,
+      GetTask: GetTaskRequest,
+      SubscribeToTask: SubscribeToTaskRequest,
+      CreateTaskPushNotificationConfig: TaskPushNotificationConfig,
+      GetTaskPushNotificationConfig: GetTaskPushNotificationConfigRequest,
+      ListTaskPushNotificationConfigs: ListTaskPushNotificationConfigsRequest,
+      DeleteTaskPushNotificationConfig: DeleteTaskPushNotificationConfigRequest,
+    };
     for (const f of requests) {
       const body = load(f);
       const t = types[body.method];
@@ -54,6 +74,17 @@ describe('request fixtures (what the SDK client sends)', () => {
     expect(data.ok && data.call).toEqual(expect.objectContaining({ stream: true, target: { kind: 'continue', task: { sessionId: 'ctx-1', turnId: 'a2a-m-2' }, taskId: 'ctx-1/a2a-m-2', messageId: 'm-4', decision: { decision: 'approved', reason: 'fine' } } }));
     const word = decode(load('SendMessage--approval-word.json'), ctx);
     expect(word.ok && word.call.kind === 'send' && word.call.target).toEqual(expect.objectContaining({ decision: { decision: 'denied' } }));
+  });
+
+  it('push configs: create, get, list and delete name the task; a config in a send rides with the new turn', () => {
+    const created = decode(load('CreateTaskPushNotificationConfig.json'), ctx);
+    expect(created.ok && created.call).toEqual({ kind: 'push-set', task: { sessionId: 'ctx-1', turnId: 'a2a-m-2' }, taskId: 'ctx-1/a2a-m-2', config: expect.objectContaining({ id: 'cfg-1', url: 'https://example.com/a2a-hook', token: 'client-token' }) });
+    const got = decode(load('GetTaskPushNotificationConfig.json'), ctx);
+    expect(got.ok && got.call).toEqual(expect.objectContaining({ kind: 'push-get', configId: 'cfg-1' }));
+    const deleted = decode(load('DeleteTaskPushNotificationConfig.json'), ctx);
+    expect(deleted.ok && deleted.call).toEqual(expect.objectContaining({ kind: 'push-delete', configId: 'cfg-1' }));
+    const sent = decode(load('SendMessage--push-config.json'), ctx);
+    expect(sent.ok && sent.call).toEqual(expect.objectContaining({ kind: 'send', push: expect.objectContaining({ url: 'https://example.com/a2a-hook', authentication: { scheme: 'Bearer', credentials: 'client-secret' } }) }));
   });
 
   it('returnImmediately is a non-blocking send', () => {
@@ -200,6 +231,6 @@ describe('the agent card', () => {
     expect(parsed.supportedInterfaces).toEqual([{ url: 'https://hub.example.com/v1/a2a', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }]);
     expect(parsed.securitySchemes['bearer']?.scheme).toEqual({ $case: 'httpAuthSecurityScheme', value: expect.objectContaining({ scheme: 'Bearer' }) });
     expect(parsed.skills.map((s) => s.id)).toEqual(['chat', 'tool.write_file']);
-    expect(parsed.capabilities).toEqual(expect.objectContaining({ streaming: true, pushNotifications: false }));
+    expect(parsed.capabilities).toEqual(expect.objectContaining({ streaming: true, pushNotifications: true }));
   });
 });

@@ -23,7 +23,7 @@ export const BEARER_SCHEME = 'bearer';
 
 /**
  * The agent card (A2A v1.0 `AgentCard`, proto JSON): one JSON-RPC interface at `url` speaking
- * A2A 1.0, streaming, no push notifications (yet) and no extended card, the hub API key as a
+ * A2A 1.0, streaming, push notifications (delivered from the log) and no extended card, the hub API key as a
  * bearer token, and a skill for chat plus one per tool of the agent that runs the turns.
  */
 export function agentCard(input: CardInput): Record<string, unknown> {
@@ -53,7 +53,7 @@ export function agentCard(input: CardInput): Record<string, unknown> {
     provider: { organization: 'Harness Hub', url: input.url },
     version: input.version,
     ...(input.documentationUrl ? { documentationUrl: input.documentationUrl } : {}),
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
     securitySchemes: {
       [BEARER_SCHEME]: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'Harness Hub API key', description: 'Authorization: Bearer <hub API key>; the key decides the tenant and the role.' } },
     },

@@ -2,6 +2,7 @@ import { SESSION_ID_PATTERN, SubmitTurn } from '@hub/domain';
 import type { z } from 'zod';
 import { A2A_ERROR_CODES, a2aError, invalidParams, type A2aError } from './errors';
 import { newContextId, parseTaskId, turnIdOfMessage, type TaskRef } from './ids';
+import { decodePush, PushConfigInput, type PushCall } from './push';
 import {
   A2A_METHODS,
   A2A_PROTOCOL_VERSION,
@@ -30,11 +31,12 @@ export type Decision = z.infer<typeof ApprovalDecision>;
 /** What one JSON-RPC request asks the hub to do. */
 export type A2aCall =
   /** A new turn (`submit`), or the continuation of an existing task (`continue`: an approval's answer). */
-  | { kind: 'send'; stream: boolean; blocking: boolean; historyLength?: number; target: SendTarget }
+  | { kind: 'send'; stream: boolean; blocking: boolean; historyLength?: number; target: SendTarget; push?: PushConfigInput }
   | { kind: 'get'; task: TaskRef; taskId: string; historyLength?: number }
   | { kind: 'cancel'; task: TaskRef; taskId: string }
   | { kind: 'subscribe'; task: TaskRef; taskId: string }
-  | { kind: 'list'; sessionId: string; pageSize: number; historyLength?: number; includeArtifacts: boolean };
+  | { kind: 'list'; sessionId: string; pageSize: number; historyLength?: number; includeArtifacts: boolean }
+  | PushCall;
 
 export type SendTarget =
   | { kind: 'submit'; command: SubmitTurn; commandId: string }
@@ -48,8 +50,7 @@ const DECISION_WORDS: Readonly<Record<string, Decision['decision']>> = { approve
 
 /**
  * One JSON-RPC request body (already JSON-parsed) → what the hub should do, or the A2A error
- * to answer. Never throws. Push-notification configs and the extended card are refused here:
- * no I/O could change that answer.
+ * to answer. Never throws. The extended card is refused here: no I/O could change that answer.
  */
 export function decode(body: unknown, ctx: DecodeContext): DecodeResult {
   const id = idOf(body);
@@ -92,15 +93,10 @@ function callOf(method: A2aMethod, params: unknown, ctx: DecodeContext): A2aCall
     case 'GetTaskPushNotificationConfig':
     case 'ListTaskPushNotificationConfigs':
     case 'DeleteTaskPushNotificationConfig':
-      return pushRefused();
+      return decodePush(method, params, (issues) => fromIssues(issues));
     case 'GetExtendedAgentCard':
       return a2aError('EXTENDED_CARD_NOT_CONFIGURED', 'this agent has no extended card: the card at /v1/a2a/.well-known/agent-card.json is the whole card');
   }
-}
-
-/** Until the hub's webhook delivery lands, push configs are refused, never accepted and dropped. */
-export function pushRefused(): A2aError {
-  return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED', 'push notifications are not available yet: the hub has no webhook delivery for A2A tasks; follow a task with SendStreamingMessage or SubscribeToTask, or poll GetTask');
 }
 
 function sendOf(params: unknown, stream: boolean, ctx: DecodeContext): A2aCall | A2aError {
@@ -109,8 +105,16 @@ function sendOf(params: unknown, stream: boolean, ctx: DecodeContext): A2aCall |
   const { message, configuration } = p.data;
   const field = 'params.message';
   if (message.role !== 'ROLE_USER') return invalidParams('message.role must be ROLE_USER', `${field}.role`);
-  if (configuration?.taskPushNotificationConfig !== undefined && configuration.taskPushNotificationConfig !== null) return pushRefused();
-  const base = { kind: 'send' as const, stream, blocking: !(configuration?.returnImmediately ?? false), ...(configuration?.historyLength === undefined ? {} : { historyLength: configuration.historyLength }) };
+  const pushGiven = configuration?.taskPushNotificationConfig !== undefined && configuration.taskPushNotificationConfig !== null;
+  const push = pushGiven ? PushConfigInput.safeParse(configuration?.taskPushNotificationConfig) : null;
+  if (push && !push.success) return fromIssues(push.error.issues, 'params.configuration.taskPushNotificationConfig');
+  const base = {
+    kind: 'send' as const,
+    stream,
+    blocking: !(configuration?.returnImmediately ?? false),
+    ...(configuration?.historyLength === undefined ? {} : { historyLength: configuration.historyLength }),
+    ...(push?.success ? { push: push.data } : {}),
+  };
   const parts = partsOf(message.parts);
   if (isA2aError(parts)) return parts;
   if (message.taskId) {

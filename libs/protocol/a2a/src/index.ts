@@ -5,3 +5,4 @@ export * from './decode';
 export * from './encode';
 export * from './card';
 export * from './rpc';
+export * from './push';
