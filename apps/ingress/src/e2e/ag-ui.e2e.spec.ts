@@ -1,6 +1,6 @@
 import { HttpAgent, type AgentSubscriber } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Message } from '@ag-ui/core';
-import { HubStack, TransportTestClient } from '@hub/testing';
+import { HubStack, TransportTestClient, hubJson } from '@hub/testing';
 
 // POST /v1/ag-ui driven by the real @ag-ui/client HttpAgent against real ingress and worker
 // processes (issue 27): a streamed answer, a tool call with its result, the HarnessState as
@@ -192,6 +192,32 @@ describe('a key revoked during a run', () => {
     expect(errors).toEqual([expect.objectContaining({ type: EventType.RUN_ERROR, code: 'UNAUTHENTICATED' })]);
     const after = await runWith(agentFor('ag-revoked', other.apiKey), null);
     expect((after.error as Error & { status?: number }).status).toBe(401);
+  });
+});
+
+describe("the tenant's openSockets limit", () => {
+  it('counts an open run stream: a second run is 429 problem+json RATE_LIMITED with Retry-After while the first streams', async () => {
+    const t = await stack.createTenant('agui-sockets');
+    expect((await hubJson('PUT', `${stack.url}/v1/admin/limits`, t.apiKey, { openSockets: 1 })).status).toBe(200);
+    const first = agentFor('ag-sockets-1', t.apiKey);
+    let refused: Response | undefined;
+    let contents = 0;
+    first.addMessage({ id: 'u-sockets-1', role: 'user', content: 'slow long answer 40' });
+    await first.runAgent({}, {
+      onTextMessageContentEvent: async () => {
+        if (++contents !== 2) return;
+        refused = await fetch(`${stack.url}/v1/ag-ui`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${t.apiKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ threadId: 'ag-sockets-2', runId: 'r2', messages: [{ id: 'u2', role: 'user', content: 'hello' }], tools: [], context: [] }),
+        });
+      },
+    });
+    expect(refused?.status).toBe(429);
+    expect(refused?.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused?.json()).toMatchObject({ code: 'RATE_LIMITED' });
+    expect((await stack.events(t.tenantId, 'ag-sockets-2')).length).toBe(0);
   });
 });
 
