@@ -53,7 +53,7 @@ export class A2aController {
     return agentCard({ url, version: HUB_VERSION, tools: BUILTIN_TOOLS.map((t) => ({ name: t.name, description: t.description, policy: t.policy, executor: t.executor })) });
   }
 
-  @ApiOperation({ summary: 'One A2A JSON-RPC request (SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask, ListTasks, the push-notification configs...)' })
+  @ApiOperation({ summary: 'One A2A JSON-RPC request (SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask, ListTasks...)' })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiTenantLimited('JSON-RPC error -32052 (RATE_LIMITED) with HTTP 429')
   @Post()
