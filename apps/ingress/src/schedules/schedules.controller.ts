@@ -3,9 +3,10 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } fr
 import type { Pool } from 'pg';
 import { z } from 'zod';
 import { actorOf, type Principal } from '@hub/auth';
-import { ADMIN_STREAM_ID, DomainError, type Actor, type AdminEvent } from '@hub/domain';
+import { DomainError, type Actor, type AdminEvent } from '@hub/domain';
 import { EventStore } from '@hub/event-store';
 import { ScheduleNotFound, Schedules } from '@hub/schedules';
+import { recordAdmin } from '../admin/admin-events';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { PG_POOL } from '../hub.providers';
 import { apiRef } from '../http/api-schemas';
@@ -23,7 +24,7 @@ function mayWrite(p: Principal): void {
 
 const Note = z.object({ note: z.string().max(1_000).nullable().optional() }).strict();
 const Backfill = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) }).strict();
-const SaveHeaders = z.object({ clientKey: z.string().min(1).max(200).optional() }).passthrough();
+const SaveBody = z.object({ clientKey: z.string().min(1).max(200).optional() }).passthrough();
 
 function parse<T>(schema: z.ZodType<T>, body: unknown, shape: string): T {
   const r = schema.safeParse(body ?? {});
@@ -52,9 +53,8 @@ export class SchedulesController {
   private readonly schedules: Schedules;
 
   constructor(@Inject(PG_POOL) pool: Pool, store: EventStore) {
-    this.schedules = new Schedules(pool, async (tenantId: string, events: AdminEvent[], by: Actor) => {
-      await store.append(tenantId, ADMIN_STREAM_ID, events.map((e) => ({ ...e, metadata: { correlationId: `schedules:${Date.now()}`, actor: by, protocol: 'internal' as const } })), { expectedVersion: 'any' });
-    });
+    // Each change on the tenant's admin stream, as every other administration fact.
+    this.schedules = new Schedules(pool, (tenantId: string, events: AdminEvent[], by: Actor) => recordAdmin(store, tenantId, events, by));
   }
 
   @ApiOkResponse({ schema: apiRef('ScheduleList') })
@@ -71,7 +71,7 @@ export class SchedulesController {
   @Post()
   async create(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Res({ passthrough: true }) res: { status(code: number): unknown }) {
     mayWrite(p);
-    const { clientKey, ...spec } = parse(SaveHeaders, body, '{clientKey?, name, cron | intervalMs, ...}');
+    const { clientKey, ...spec } = parse(SaveBody, body, '{clientKey?, name, cron | intervalMs, ...}');
     const saved = await this.schedules.save(p.tenantId, spec, actorOf(p), { clientKey: clientKey ?? null });
     res.status(saved.created ? 201 : 200);
     return saved.schedule;
