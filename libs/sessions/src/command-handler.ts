@@ -1,36 +1,12 @@
 import { DomainError, decide, evolveSessionView, isDomainError, openRequestOf, sessionStreamId } from '@hub/domain';
 import type { CommandMetadata, DomainErrorCode, EventMetadata, HubCommand, HubEvent, Recorded, SessionView, TurnRequested } from '@hub/domain';
-import type { ScheduledTurn } from './queued-turn-watch';
+import type { CommandLog, FollowUps } from './ports';
 import { SessionViews } from './session-views';
 
 /** What a command came to; ingress turns it into each protocol's answer. */
 export type CommandOutcome =
   | { ok: true; events: { type: string; globalPosition: number }[]; duplicate: boolean }
   | { ok: false; code: DomainErrorCode; message: string };
-
-/** The event store as the command handler uses it: read, and append with version + idempotency key. */
-export interface CommandLog {
-  readStream(tenantId: string, streamId: string, opts?: { fromVersion?: number }): Promise<{ version: number; events: Recorded<HubEvent>[] }>;
-  append(
-    tenantId: string,
-    streamId: string,
-    events: { type: string; data: unknown; metadata: EventMetadata }[],
-    opts: { expectedVersion: number; idempotencyKey?: string },
-  ): Promise<{ events: Recorded<HubEvent>[]; duplicate: boolean }>;
-}
-
-export interface FollowUps {
-  scheduleTurn(tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover'): Promise<void>;
-  /** Tells the worker running `turnId` to stop now (the log already says it is cancelled). */
-  signalCancel(tenantId: string, turnId: string): Promise<void>;
-  /**
-   * A turn has ended (here: cancelled); `events` is the session so far, or its tail after a
-   * snapshot; `request` is the turn's request. Must not throw.
-   */
-  turnEnded?(tenantId: string, sessionId: string, turnId: string, events: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null): Promise<void>;
-  /** A turn was scheduled (after `scheduleTurn` returned): the edge may watch whether it waits for a worker (ADR 0033). Must not throw. */
-  turnScheduled?(turn: ScheduledTurn): void;
-}
 
 // Commands of one session race only with each other and with that session's turn runner;
 // a handful of re-reads settles any realistic burst.

@@ -1,7 +1,8 @@
 import { sessionStreamId, type CommandMetadata, type HubCommand } from '@hub/domain';
 import { InMemoryEventLog } from '@hub/testing';
-import { CommandHandler, type FollowUps } from './command-handler';
-import { QueuedTurnWatch, type ScheduledTurn } from './queued-turn-watch';
+import { CommandHandler } from './command-handler';
+import type { FollowUps, ScheduledTurn } from './ports';
+import { QueuedTurnWatch } from './queued-turn-watch';
 
 // ADR 0033: a submitted turn whose job still waits after the grace period gets one TurnQueued;
 // a turn a worker took (or that ended) gets none, and a repeat appends nothing new.

@@ -1,21 +1,6 @@
 import { concernsTurn, isDomainError, sessionStreamId } from '@hub/domain';
-import type { EventMetadata, TurnQueued } from '@hub/domain';
-import type { CommandLog } from './command-handler';
-
-/** A turn the edge just scheduled: what `QueuedTurnWatch` needs to tell whether it waits. */
-export interface ScheduledTurn {
-  tenantId: string;
-  sessionId: string;
-  turnId: string;
-  /** The scheduling key of its job (`start`, `approval:<id>`): one job, one watch, one TurnQueued. */
-  key: string;
-  /** The stream version the append that scheduled it left (its events end there). */
-  version: number;
-  /** When it was scheduled (the command's time): `TurnQueued.since`. */
-  since: string;
-  /** The metadata of the command that scheduled it (correlation, trace, protocol). */
-  metadata: EventMetadata;
-}
+import type { TurnQueued } from '@hub/domain';
+import type { CommandLog, ScheduledTurn } from './ports';
 
 /**
  * How long a scheduled turn may wait for a worker before its watchers are told it waits: a worker

@@ -3,10 +3,9 @@ import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { actorOf, mayDo, type Principal } from '@hub/auth';
 import { isDomainError, retryAfterMsOf, SESSION_ID_PATTERN, type HubCommand } from '@hub/domain';
-import { acceptsUpdate, AcpRpcError, detach, isAgentMethod, optInAfter, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type ExtensionOptIn, type Incoming } from '@hub/protocol-acp';
+import { acceptsUpdate, AcpRpcError, detach, isAgentMethod, optInAfter, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type ExtensionOptIn, type Incoming, type ParamsOf } from '@hub/protocol-acp';
 import { AcpSession, type LiveFacts, type PacedReplay } from './acp-session';
 import { sessionExists } from './acp-sessions';
-import { AcpHandlers } from './acp.handlers';
 import { PermissionRequests, type PermissionDecision } from './acp-permissions';
 import type { AcpDeps } from './acp.deps';
 import { liveStreamId, type LiveControl, type LiveRequest } from './live-registry';
@@ -18,6 +17,17 @@ import { ATTR, contextFromTraceparent, failRequestSpans, runWithCorrelation, wit
  * by one per method; `session/update` and `session/request_permission` out. A bad frame gets a
  * JSON-RPC error and never closes the connection.
  */
+/**
+ * What a connection hands its requests to (`AcpHandlers`, acp.handlers.ts). Given by whoever makes
+ * the connection (the gateway), so the handlers may see the connection without the two files
+ * importing each other.
+ */
+export interface AcpMethodHandlers {
+  handle<M extends AgentMethod>(method: M, params: ParamsOf<M>): Promise<unknown>;
+  hasExtension(method: string): boolean;
+  extension(method: string, params: unknown): Promise<unknown>;
+}
+
 export class AcpConnection {
   readonly sessions = new Map<string, AcpSession>();
   readonly permissions: PermissionRequests;
@@ -26,7 +36,7 @@ export class AcpConnection {
   extensions: ExtensionOptIn = new Set();
   /** The live-session client id this connection attached as, per session. */
   readonly attached = new Map<string, string>();
-  private readonly handlers: AcpHandlers;
+  private readonly handlers: AcpMethodHandlers;
   private closed = false;
 
   constructor(
@@ -36,11 +46,12 @@ export class AcpConnection {
     readonly deps: AcpDeps,
     readonly log: Logger,
     readonly correlationId: string,
+    handlersFor: (c: AcpConnection) => AcpMethodHandlers,
     /** From the upgrade request's `traceparent`: every request on this socket continues that trace. */
     private readonly traceContext: TraceContext = contextFromTraceparent(undefined),
   ) {
     this.permissions = new PermissionRequests((m) => this.send(m), (d) => void this.resolveApproval(d), deps.permissionTimeoutMs);
-    this.handlers = new AcpHandlers(this);
+    this.handlers = handlersFor(this);
   }
 
   /** Who this connection acts for, and its correlation id: what every fact it records names. */

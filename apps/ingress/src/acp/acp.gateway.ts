@@ -11,6 +11,7 @@ import { SessionStreams } from '../streams/session-streams.service';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import { boundedSender, SLOW_CONSUMER_RESUME } from '../transport/slow-consumer';
 import { AcpConnection } from './acp.connection';
+import { AcpHandlers } from './acp.handlers';
 import { LiveRegistry } from './live-registry';
 
 /**
@@ -51,7 +52,7 @@ export class AcpGateway implements OnGatewayConnection {
       mcpAllow: { stdio: this.settings.mcpStdioAllowlist, http: this.settings.mcpHttpAllowlist },
       live: this.live,
     };
-    const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId, contextFromHeaders(req.headers));
+    const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId, (c) => new AcpHandlers(c), contextFromHeaders(req.headers));
     // Frames are handled in arrival order per method call, but a long `session/prompt` must not
     // block the `session/cancel` or permission answer that follows it: each frame runs on its own.
     ws.on('message', guarded('acp frame', (data: RawData, isBinary: boolean) => {

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { ADMIN_STREAM_ID, OPENENV_ENVIRONMENT_CONFIGURED, OPENENV_EPISODE_STARTED, type Actor, type EnvironmentConfigured as AdminEnvironmentConfigured } from '@hub/domain';
 import type { EventStore } from '@hub/event-store';
 import { EnvironmentConfig } from '@hub/protocol-openenv';
+import { EpisodeStarted, type Episode } from './episode';
 import { recordEpisodeReset } from './episode-log';
+
+export type { Episode };
 
 // Environments and the episodes started in them are kept in the log, on two non-session
 // streams per environment (not HubEvents: they configure the edge, they are not turns):
@@ -13,11 +16,6 @@ import { recordEpisodeReset } from './episode-log';
 // So every ingress instance sees the same environments and episodes; nothing lives in memory.
 
 const EnvironmentConfigured = z.object({ type: z.literal(OPENENV_ENVIRONMENT_CONFIGURED), data: z.object({ name: z.string(), config: EnvironmentConfig }) });
-const EpisodeStarted = z.object({
-  type: z.literal(OPENENV_EPISODE_STARTED),
-  data: z.object({ env: z.string(), episodeId: z.string(), sessionId: z.string(), seed: z.number().nullable() }),
-});
-export type Episode = z.infer<typeof EpisodeStarted>['data'];
 
 const envStream = (name: string) => `openenv-env:${name}`;
 const episodesStream = (name: string) => `openenv-episodes:${name}`;

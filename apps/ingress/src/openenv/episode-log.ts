@@ -1,7 +1,7 @@
 import type { Actor, EpisodeReset, HubEvent, Recorded } from '@hub/domain';
 import { sessionStreamId } from '@hub/domain';
 import type { EventStore } from '@hub/event-store';
-import type { Episode } from './environment-registry';
+import type { Episode } from './episode';
 
 // The episode facts on an episode's session stream (RFC 005): the reset that opened it, recorded
 // here, and each ended turn's reward, recorded by the worker when the turn ends (see

@@ -4,10 +4,9 @@ import type { Principal } from '@hub/auth';
 import { ATTR, contextFromHeaders, correlationIdFrom, guarded, runWithCorrelation, withContext, withSpan } from '@hub/telemetry';
 import type { UpgradeRequest } from '../transport/authenticated-ws.adapter';
 import { boundedSender } from '../transport/slow-consumer';
+import { OPENENV_HARNESS_PATH, OPENENV_WS_PATH } from './openenv-paths';
 
-/** Fixed paths of the two OpenEnv gateways; the public paths below are rewritten onto them. */
-export const OPENENV_WS_PATH = '/v1/openenv-ws';
-export const OPENENV_HARNESS_PATH = '/v1/openenv-harness';
+export { OPENENV_HARNESS_PATH, OPENENV_WS_PATH };
 
 const ROUTE = /^\/v1\/openenv\/([^/]+)\/(ws|harness)$/;
 const installed = new WeakSet<Server>();

@@ -1,7 +1,7 @@
 import { RPC } from '@hub/protocol-acp';
 import { wsError } from '@hub/protocol-openenv';
 import { errorFrame } from '@hub/protocol-transport';
-import { OPENENV_HARNESS_PATH, OPENENV_WS_PATH } from '../openenv/openenv-upgrade';
+import { OPENENV_HARNESS_PATH, OPENENV_WS_PATH } from '../openenv/openenv-paths';
 
 /** Close code of a socket whose API key was revoked (4000-4999 are the application's; 4401 reads as HTTP 401). */
 export const KEY_REVOKED_CLOSE_CODE = 4401;

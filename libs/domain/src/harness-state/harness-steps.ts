@@ -4,7 +4,7 @@ import { concernsTurn } from '../turn/turn-progress';
 import { publicFailureMessage } from '../turn/public-failure';
 import { applyOps } from './apply-ops';
 import type { DeltaOperation, HarnessMessage, HarnessToolCall, JSONValue } from './harness-state';
-import type { HarnessStep, HarnessView } from './harness-view';
+import type { HarnessStep, HarnessView } from './harness-view-types';
 
 // One function per visible event: read the view, return the ops and the bookkeeping change.
 // Ops only ever `set` leaves or whole new entries, so each op is small and replayable.
