@@ -2,7 +2,7 @@ import { TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { a2aClient, dataPart, sendParams, sendTask, userMessage } from '../a2a/testing/a2a-sdk';
 import { fresh, idle, pending } from './roles-clients';
-import type { Row } from './roles-surfaces';
+import type { Row } from './roles-row';
 import type { Outcome, RolesWorld } from './roles-world';
 
 // The role matrix's rows for A2A (roles-surfaces.ts merges them in), each done with the real

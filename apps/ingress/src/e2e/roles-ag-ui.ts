@@ -1,6 +1,6 @@
 import { HttpAgent, type RunAgentParameters } from '@ag-ui/client';
 import { fresh, idle, moved, pending } from './roles-clients';
-import type { Row } from './roles-surfaces';
+import type { Row } from './roles-row';
 import { httpOutcome, type Outcome, type RolesWorld } from './roles-world';
 
 // The role matrix's rows for AG-UI (roles-surfaces.ts merges them in), each done with the real

@@ -2,7 +2,7 @@ import { TransportTestClient, hubJson } from '@hub/testing';
 import { AcpSdkClient } from '../acp/testing/sdk-client';
 import { runLine } from '../zene/testing/spawn-host';
 import { acpOutcome, frameOutcome, httpOutcome, type Outcome, type RolesWorld, type Who } from './roles-world';
-import type { Ctx } from './roles-surfaces';
+import type { Ctx } from './roles-row';
 
 // How each protocol's own client does one thing, reduced to the matrix's outcome (roles-surfaces.ts).
 

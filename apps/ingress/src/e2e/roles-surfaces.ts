@@ -4,25 +4,14 @@ import { AG_UI_ROWS } from './roles-ag-ui';
 import { OpenEnvWs, TransportTestClient, hubJson } from '@hub/testing';
 import { AcpSdkClient } from '../acp/testing/sdk-client';
 import { cancelled, episodeOf, fresh, http, idle, moved, openharness, pending, transportCommand, transportSubmit, withAcp, zene, zeneOutcome } from './roles-clients';
-import { acpOutcome, frameOutcome, httpOutcome, messageOutcome, type Outcome, type RolesWorld, type Who } from './roles-world';
+import type { Row } from './roles-row';
+import { acpOutcome, frameOutcome, httpOutcome, messageOutcome } from './roles-world';
+
+export type { Ctx, Row } from './roles-row';
 
 // Every action on every surface that has it, as that protocol's own client does it (the rows of
 // roles-matrix.e2e.spec.ts). `prepare` sets up what the action needs, owned by whoever the row
 // says; `act` is the one thing the role is judged on (what it appends is counted).
-
-export interface Ctx {
-  session: string;
-  approvalId?: string;
-  episodeId?: string;
-  acp?: AcpSdkClient;
-  refused?: Outcome;
-  pending?: Promise<unknown>;
-}
-
-export interface Row {
-  prepare?(w: RolesWorld, who: Who): Promise<Ctx>;
-  act(w: RolesWorld, who: Who, ctx: Ctx): Promise<Outcome>;
-}
 
 export const ACTIONS: Record<string, Record<string, Row>> = {
   read: {
