@@ -10,6 +10,7 @@ echo "== console build" >&2
 node apps/console/scripts/build.mjs --if-stale
 echo "== lint" >&2
 npx nx run-many -t lint --output-style=static
+bash tools/scripts/check-cycles.sh
 echo "== typecheck" >&2
 npx nx run-many -t typecheck --output-style=static
 echo "== test" >&2
