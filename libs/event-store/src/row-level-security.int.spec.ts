@@ -9,7 +9,7 @@ import { createScratchDatabase, type ScratchDatabase } from './testing/scratch-d
 // instead of another tenant's rows. Rows are written as the owner, behind the code's back, and
 // read through the apps' role with deliberately unfiltered queries.
 
-const TENANT_TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals', 'schedules', 'schedule_ticks'];
+const TENANT_TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals', 'schedules', 'schedule_ticks', 'webhook_endpoints', 'webhook_messages', 'webhook_attempts', 'webhook_tenant_settings'];
 const A = randomUUID();
 const B = randomUUID();
 let db: ScratchDatabase;
@@ -33,6 +33,11 @@ async function seed(owner: Pool, tenant: string, n: number): Promise<void> {
            VALUES ($1, 's', 'a', 't', 'c', 'write_file', 'high', 'why', now(), 'pending', $2, $2)`, [n]);
   await q(`INSERT INTO schedules (tenant_id, id, name, spec, created_by, last_tick_at) VALUES ($1, 'sch', 'daily', '{}', '{}', now())`);
   await q(`INSERT INTO schedule_ticks (tenant_id, schedule_id, scheduled_at, outcome, source) VALUES ($1, 'sch', now(), 'started', 'schedule')`);
+  const endpoint = randomUUID();
+  await q(`INSERT INTO webhook_endpoints (id, tenant_id, url, events, secrets) VALUES ($2, $1, 'https://example.com/hook', '{*}', '[]')`, [endpoint]);
+  await q(`INSERT INTO webhook_messages (id, tenant_id, endpoint_id, event_type, event_position, payload, status) VALUES ($2, $1, $3, 'turn.completed', $4, '{}', 'pending')`, [`msg_${n}`, endpoint, n]);
+  await q(`INSERT INTO webhook_attempts (id, tenant_id, endpoint_id, message_id, attempt, started_at, latency_ms, outcome) VALUES ($2, $1, $3, $4, 1, now(), 5, 'failed')`, [randomUUID(), endpoint, `msg_${n}`]);
+  await q(`INSERT INTO webhook_tenant_settings (tenant_id, approval_links, link_key) VALUES ($1, true, 'key')`);
 }
 
 const tenantOf = (table: string, row: Record<string, unknown>) => (table === 'tenants' ? row.id : row.tenant_id);
