@@ -9,7 +9,7 @@ import { createScratchDatabase, type ScratchDatabase } from './testing/scratch-d
 // instead of another tenant's rows. Rows are written as the owner, behind the code's back, and
 // read through the apps' role with deliberately unfiltered queries.
 
-const TENANT_TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals', 'schedules', 'schedule_ticks', 'webhook_endpoints', 'webhook_messages', 'webhook_attempts', 'webhook_tenant_settings'];
+const TENANT_TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals', 'schedules', 'schedule_ticks', 'webhook_endpoints', 'webhook_messages', 'webhook_attempts', 'webhook_tenant_settings', 'a2a_push_messages'];
 const A = randomUUID();
 const B = randomUUID();
 let db: ScratchDatabase;
@@ -38,6 +38,7 @@ async function seed(owner: Pool, tenant: string, n: number): Promise<void> {
   await q(`INSERT INTO webhook_messages (id, tenant_id, endpoint_id, event_type, event_position, payload, status) VALUES ($2, $1, $3, 'turn.completed', $4, '{}', 'pending')`, [`msg_${n}`, endpoint, n]);
   await q(`INSERT INTO webhook_attempts (id, tenant_id, endpoint_id, message_id, attempt, started_at, latency_ms, outcome) VALUES ($2, $1, $3, $4, 1, now(), 5, 'failed')`, [randomUUID(), endpoint, `msg_${n}`]);
   await q(`INSERT INTO webhook_tenant_settings (tenant_id, approval_links, link_key) VALUES ($1, true, 'key')`);
+  await q(`INSERT INTO a2a_push_messages (id, tenant_id, task_id, config_id, event_position, frame, url, headers, body, status) VALUES ($2, $1, 's/t', 'c', $3, 0, 'https://example.com/a2a', '{}', '{}', 'pending')`, [`msg_push_${n}`, n]);
 }
 
 const tenantOf = (table: string, row: Record<string, unknown>) => (table === 'tenants' ? row.id : row.tenant_id);
