@@ -44,6 +44,8 @@ export async function eraseSession(pool: Pool, projections: readonly ProjectionD
         if (!def.table.group.some((g) => g.column === 'session_id')) continue;
         await client.query(`DELETE FROM ${def.table.table} WHERE tenant_id = $1 AND session_id = $2`, [r.tenantId, r.sessionId]);
       }
+      // The session's A2A push notifications (their bodies are its text; task ids are `<session>/<turn>`).
+      await client.query(`DELETE FROM a2a_push_messages WHERE tenant_id = $1 AND left(task_id, length($2) + 1) = $2 || '/'`, [r.tenantId, r.sessionId]);
     },
   });
   return { streams: erased, tombstoneCursor: res.events[0]?.globalPosition ?? 0 };

@@ -76,7 +76,7 @@ describe('push notifications of a task', () => {
     expect(facts.map((f) => [f.type, f.data.configId, f.data.turnId, f.metadata.protocol])).toEqual([['A2aPushConfigSet', 'cfg-send', `a2a-${message.messageId}`, 'a2a']]);
   });
 
-  it('a config set on a waiting task: get and list read it from the log; a 500 is retried with the same webhook-id; delete removes it', async () => {
+  it('a config set on a waiting task: get and list read it from the log; a 500 is retried with the same webhook-id; delete removes it; erasing the session erases them', async () => {
     const path = '/hook-flaky';
     receiver.answer(path, (_got, n) => ({ status: n === 1 ? 500 : 200 }));
     const asked = await sendTask(client, sendParams(userMessage('write "y" to flaky.txt')));
@@ -99,6 +99,15 @@ describe('push notifications of a task', () => {
     await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: asked.id, id: made.id });
     expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: asked.id, pageSize: 0, pageToken: '' })).configs).toEqual([]);
     await expect(client.getTaskPushNotificationConfig({ tenant: '', taskId: asked.id, id: made.id })).rejects.toThrow(/no push notification config/);
+
+    // Erasing the session erases its configs' stream and its notifications (their bodies are its text).
+    const sent = async () => (await stack.query<{ n: number }>('SELECT count(*)::int AS n FROM a2a_push_messages WHERE task_id = $1', [asked.id]))[0].n;
+    expect(await sent()).toBeGreaterThan(0);
+    const erased = await fetch(`${stack.url}/v1/sessions/${asked.contextId}`, { method: 'DELETE', headers: { authorization: `Bearer ${tenant.apiKey}` } });
+    expect(erased.status).toBe(200);
+    expect(((await erased.json()) as { erased: { streamId: string }[] }).erased.map((e) => e.streamId)).toEqual([`session-${asked.contextId}`, `a2a-push-${asked.contextId}`]);
+    expect(await stack.streamEvents(tenant.tenantId, `a2a-push-${asked.contextId}`)).toEqual([]);
+    expect(await sent()).toBe(0);
   });
 
   it('the card says pushNotifications: true', async () => {
