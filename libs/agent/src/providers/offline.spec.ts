@@ -207,25 +207,25 @@ describe('OfflineProvider streaming contract', () => {
   });
 
   it('keeps the model clock when the reader is late: chunks already due come at once', async () => {
-    // A reader whose event loop is blocked 60 ms at each chunk: paced by a pause per chunk, 10
-    // chunks would take 9 × (20 + 60) ms; by the model's clock the overdue ones wait for nothing,
-    // so the reader's own delay is all the answer costs beyond 9 × 20 ms.
-    const p = new OfflineProvider({ delayMs: 20 });
+    // A reader whose event loop is blocked 100 ms at each chunk of a 50 ms model: paced by a pause
+    // per chunk, the 10th chunk would come after 9 × (100 + 50) = 1,350 ms; by the model's clock
+    // the overdue ones wait for nothing, so it comes after the reader's own 9 × 100 ms.
+    const p = new OfflineProvider({ delayMs: 50 });
     const arrivals: number[] = [];
     const t0 = performance.now();
     for await (const part of p.stream({ messages: [{ role: 'user', content: 'long answer 10' }], tools: [], signal: new AbortController().signal })) {
       if (part.type !== 'text-delta') continue;
       arrivals.push(performance.now() - t0);
-      const until = performance.now() + 60;
+      const until = performance.now() + 100;
       while (performance.now() < until) {
         // busy: the event loop is held, as a crowded worker's is
       }
     }
     expect(arrivals).toHaveLength(10);
     // chunk i is never early...
-    arrivals.forEach((at, i) => expect(at).toBeGreaterThanOrEqual(i * 20 - 2));
-    // ...and the late reader is not slowed further: 10 × 60 ms of its own work plus slack.
-    expect(arrivals[9]).toBeLessThan(9 * 60 + 100);
+    arrivals.forEach((at, i) => expect(at).toBeGreaterThanOrEqual(i * 50 - 2));
+    // ...and the late reader is not slowed further (900 ms of its own, 1,350 paced per chunk).
+    expect(arrivals[9]).toBeLessThan(1150);
   });
 
   it('chunks text into words that join back exactly', () => {
