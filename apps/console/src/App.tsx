@@ -9,6 +9,7 @@ import { ExplorerScreen } from './explorer/ExplorerScreen';
 import { SessionScreen } from './sessions/SessionScreen';
 import { SessionsScreen } from './sessions/SessionsScreen';
 import { SchedulesScreen } from './schedules/SchedulesScreen';
+import { WebhooksScreen } from './webhooks/WebhooksScreen';
 import { useRoute } from './ui/router';
 
 export function App() {
@@ -60,6 +61,9 @@ function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: str
           <a href="/console/schedules" aria-current={route.startsWith('/schedules') ? 'page' : undefined}>
             Schedules
           </a>
+          <a href="/console/webhooks" aria-current={route.startsWith('/webhooks') ? 'page' : undefined}>
+            Webhooks
+          </a>
         </nav>
         <span className="who muted">{keyPrefix(apiKey)}</span>
         <button type="button" className="signout" onClick={() => onSignOut(null)}>
@@ -73,6 +77,8 @@ function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: str
           <SessionScreen api={api} apiKey={apiKey} sessionId={decodeURIComponent(session[1])} />
         ) : route.startsWith('/schedules') ? (
           <SchedulesScreen api={api} />
+        ) : route.startsWith('/webhooks') ? (
+          <WebhooksScreen api={api} />
         ) : route.startsWith('/sessions') ? (
           <SessionsScreen api={api} onUnauthenticated={lost} />
         ) : (

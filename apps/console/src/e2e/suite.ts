@@ -26,9 +26,9 @@ export interface ConsoleSuite {
 /**
  * The set-up every console browser spec shares, registered as the spec's Jest hooks: the console
  * built, one browser, a hub of the spec's own (`label` names its database) with one worker and a
- * tenant. No page of any test may log an error or throw: collected per page, checked after each test.
+ * tenant (`env`: settings of the spec's own for ingress and worker). No page of any test may log an error or throw: collected per page, checked after each test.
  */
-export function consoleSuite(label: string): ConsoleSuite {
+export function consoleSuite(label: string, env: { ingressEnv?: Record<string, string>; workerEnv?: Record<string, string> } = {}): ConsoleSuite {
   let stack: HubStack | undefined;
   let tenant: Tenant | undefined;
   let browser: Browser | undefined;
@@ -37,7 +37,7 @@ export function consoleSuite(label: string): ConsoleSuite {
   beforeAll(async () => {
     buildConsole();
     browser = await launch();
-    stack = await HubStack.start({ label, workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '2' } });
+    stack = await HubStack.start({ label, workers: 1, ingressEnv: env.ingressEnv, workerEnv: { HUB_OFFLINE_DELAY_MS: '2', ...env.workerEnv } });
     tenant = await stack.createTenant('acme');
   });
   afterAll(async () => {
