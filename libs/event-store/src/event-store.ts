@@ -10,7 +10,7 @@ import { DEFAULT_MAX_EVENT_BYTES, serialiseEvents, type SerialisedEvent } from '
 import { checkIds } from './ids';
 import { EVENT_COLUMNS, SETTLED, toRecorded, type EventRow } from './rows';
 import { asTenant } from './scope';
-import { readHead } from './subscriber-queries';
+import { readCommittedHead, readHead } from './subscriber-queries';
 import type {
   AppendOptions,
   AppendResult,
@@ -258,6 +258,16 @@ export class EventStore {
   async headPosition(tenantId: string): Promise<number> {
     checkIds(tenantId);
     return readHead(this.pool, tenantId);
+  }
+
+  /**
+   * The global position of the tenant's last committed event, settled or not: at least
+   * {@link headPosition}, and above it while a transaction older than a committed append still
+   * runs (that append's position is real but not readable as settled yet).
+   */
+  async committedHeadPosition(tenantId: string): Promise<number> {
+    checkIds(tenantId);
+    return readCommittedHead(this.pool, tenantId);
   }
 
   /** The tenant's streams whose id starts with `prefix`, most recently changed first. */

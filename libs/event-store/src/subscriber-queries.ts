@@ -75,6 +75,19 @@ export async function readRange(
 }
 
 /** The tenant's highest settled global position, 0 if none. */
+/**
+ * The global position of the tenant's last committed event, settled or not: a position this hub
+ * handed out a moment ago (its own append) is here before it settles (before every transaction
+ * older than it has ended).
+ */
+export async function readCommittedHead(pool: Pool, tenantId: string): Promise<number> {
+  const { rows } = await asTenant(pool, tenantId).query<{ global_position: string }>(
+    { name: 'hub_read_committed_head', text: 'SELECT global_position FROM events WHERE tenant_id = $1 ORDER BY global_position DESC LIMIT 1' },
+    [tenantId],
+  );
+  return rows[0] ? toPosition(rows[0].global_position) : 0;
+}
+
 export async function readHead(pool: Pool, tenantId: string): Promise<number> {
   const { rows } = await asTenant(pool, tenantId).query<{ global_position: string }>(
     { name: 'hub_read_head', text: `SELECT global_position FROM events WHERE tenant_id = $1 AND ${SETTLED} ORDER BY global_position DESC LIMIT 1` },

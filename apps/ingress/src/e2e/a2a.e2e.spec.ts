@@ -1,5 +1,6 @@
 import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
+import { Client as PgClient } from 'pg';
 import { HubStack, hubJson } from '@hub/testing';
 import { a2aClient, answerOf, sendTask, collect, cursorOf, dataPart, sendParams, stateOf, streamedText, textOfParts, userMessage } from '../a2a/testing/a2a-sdk';
 
@@ -97,6 +98,28 @@ describe('tracing', () => {
     expect(events.length).toBeGreaterThan(3);
     expect(events.every((e) => e.metadata.correlationId === 'a2a-corr-1')).toBe(true);
     expect(events.find((e) => e.type === 'TurnRequested')?.metadata.traceparent).toContain(traceId);
+  });
+});
+
+describe('a stream that starts at the hub\'s own append', () => {
+  // The stream of a SendMessage starts at the position of the turn it just appended. While a
+  // transaction older than that append still runs, the position is committed but not settled
+  // (not yet readable by feeds): CI found the stream refused as "cursor ahead of the log". It
+  // waits for the position to settle instead.
+  it('waits for its position to settle while an older transaction runs, and streams the task', async () => {
+    const holder = new PgClient({ connectionString: stack.appDatabaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT txid_current()'); // an xid older than the append: holds the settled head back
+      const released = new Promise<void>((r) => setTimeout(() => void holder.query('COMMIT').then(() => r()), 400));
+      const all = await collect(client.sendMessageStream(sendParams(userMessage('hello'))));
+      await released;
+      expect(stateOf(all.at(-1) as StreamResponse)).toBe(TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
   });
 });
 
