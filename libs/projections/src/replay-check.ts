@@ -35,6 +35,22 @@ export interface ReplayOptions {
  * what the log says; any difference is reported with the model, the row and the field.
  */
 export async function replaySession(pool: Pool, projections: readonly ProjectionDef[], tenantId: string, sessionId: string, o: ReplayOptions = {}): Promise<ReplayDifference[]> {
+  // A session still being written (a turn that runs on) can move between the read of its
+  // events and the read of its rows: rows one event ahead of the replay are that race, not a
+  // difference. Compared again from a fresh read while the stream keeps moving, a few times.
+  const store = new EventStore(pool);
+  const streamId = sessionStreamId(sessionId);
+  for (let attempt = 1; ; attempt++) {
+    const before = await store.streamVersion(tenantId, streamId);
+    const diffs = await replayOnce(pool, projections, tenantId, sessionId, o);
+    if (diffs.length === 0 || attempt >= MAX_REPLAY_ATTEMPTS || (await store.streamVersion(tenantId, streamId)) === before) return diffs;
+  }
+}
+
+/** Comparisons of a session that kept moving while it was compared, before its differences count. */
+const MAX_REPLAY_ATTEMPTS = 5;
+
+async function replayOnce(pool: Pool, projections: readonly ProjectionDef[], tenantId: string, sessionId: string, o: ReplayOptions): Promise<ReplayDifference[]> {
   const streamId = sessionStreamId(sessionId);
   const { events } = await new EventStore(pool).readStream<HubEvent>(tenantId, streamId);
   if (events.length === 0) return [];
