@@ -72,8 +72,9 @@ export class AgUiRuns {
     let feed: SessionFeed | undefined;
     try {
       // The history reaches at least what was committed before this request (this process may not
-      // have heard of it yet): an approval answered a moment ago elsewhere is not shown as waiting.
-      const committed = await this.store.headPosition(principal.tenantId);
+      // have heard of it yet, and it may not be settled yet while an older transaction runs: the
+      // feed waits for it): an approval answered a moment ago elsewhere is not shown as waiting.
+      const committed = await this.store.committedHeadPosition(principal.tenantId);
       feed = await this.streams.open(principal.tenantId, request.sessionId, (batch) => (deliver.to ? deliver.to(batch) : void early.push(batch)), { after: Math.max(after ?? 0, committed) });
       const cursor = after ?? feed.head;
       const view = foldAgUi(feed.history.filter((e) => e.globalPosition <= cursor));
