@@ -104,10 +104,14 @@ it("one turn is one trace, the client's: socket frame, command, queue, worker, m
   // The client's traceparent is honoured: its trace id, and its span is the root's parent.
   expect(tool.traceId).toBe(client.traceId);
   await waitForSpans('transport span of the same trace', () => spans.some((s) => s.traceId === tool.traceId && s.name === 'transport commands'));
+  // Every span below is exported when it ends, each process in its own batches: the worker's job
+  // span ends after the turn's last append, so it may come a batch later than the rest.
+  const expected = ['transport commands', 'command', 'job runTurn', 'model call', 'tool call', 'append'];
+  await waitForSpans('every span of the turn', () => expected.every((name) => spans.some((s) => s.traceId === tool.traceId && s.name === name)));
   const trace = spans.filter((s) => s.traceId === tool.traceId);
   expect(trace.find((s) => s.name === 'transport commands')?.parentSpanId).toBe(client.spanId);
   const names = new Set(trace.map((s) => s.name));
-  for (const name of ['transport commands', 'command', 'job runTurn', 'model call', 'tool call', 'append']) expect(names).toContain(name);
+  for (const name of expected) expect(names).toContain(name);
   // BullMQ's producer and consumer spans, and the libraries' query spans, are in the same trace.
   expect([...names].some((n) => /turns/.test(n))).toBe(true);
   expect(trace.some((s) => /^pg\.|^(INSERT|SELECT|BEGIN|COMMIT)/.test(s.name))).toBe(true);
