@@ -7,6 +7,6 @@ export { LinkClaims, claimsOf, newLinkKey, signLink, verifyLink, type LinkRefusa
 export { OUTBOX_CHECKPOINT, WebhookOutbox, newMessageId, type OutboxMessage, type OutboxOptions } from './outbox';
 export { DEFAULT_SCHEDULE, nextDelay, parseSchedule, retryAfterMs } from './schedule';
 export { deliverWithRetries, type RetriedDelivery } from './retry';
-export { sendSigned, type AttemptOutcome, type AttemptResult, type SignedDelivery } from './send';
+export { postGuarded, sendSigned, type AttemptOutcome, type AttemptResult, type GuardedPost, type SignedDelivery } from './send';
 export { liveSecrets, newSecret, signedHeaders, type SignedHeaders, type SigningSecret } from './signing';
 export { WebhookService, type WebhookServiceOptions } from './service';

@@ -43,7 +43,27 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  * disabled); 3xx is `redirected`; anything else, a network error or the timeout is a failure.
  * Never throws.
  */
-export async function sendSigned(d: SignedDelivery): Promise<AttemptResult> {
+export function sendSigned(d: SignedDelivery): Promise<AttemptResult> {
+  const headers = { 'content-type': 'application/json', 'user-agent': 'harness-hub-webhooks', ...signedHeaders(d.id, d.at ?? new Date(), d.body, d.secrets) };
+  return postGuarded({ url: d.url, headers, body: d.body, timeoutMs: d.timeoutMs, guard: d.guard });
+}
+
+/** One guarded POST (see {@link postGuarded}): whatever headers the caller signs or authenticates with. */
+export interface GuardedPost {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  guard: AddressGuard;
+}
+
+/**
+ * The attempt itself, for webhooks and A2A push notifications alike: the URL and an address
+ * literal checked here, a name checked in the connection's `lookup`, a new connection, no
+ * redirect followed, the whole answer within `timeoutMs`, and the answer classified (2xx
+ * succeeded, 410 gone, 3xx redirected, else failed with its `Retry-After`). Never throws.
+ */
+export async function postGuarded(d: GuardedPost): Promise<AttemptResult> {
   const started = performance.now();
   const done = (outcome: AttemptOutcome, status: number | null, error: string | null, retryAfter: number | null = null): AttemptResult => ({
     outcome,
@@ -65,12 +85,11 @@ export async function sendSigned(d: SignedDelivery): Promise<AttemptResult> {
     const v = d.guard.check(host);
     if (!v.ok) return done('refused', null, `address refused: ${v.reason}`);
   }
-  const headers = { 'content-type': 'application/json', 'user-agent': 'harness-hub-webhooks', ...signedHeaders(d.id, d.at ?? new Date(), d.body, d.secrets) };
   try {
-    const res = await post(url, headers, d.body, d.timeoutMs, d.guard);
+    const res = await post(url, d.headers, d.body, d.timeoutMs, d.guard);
     const retryAfter = retryAfterMs(headerOf(res.headers['retry-after']), Date.now());
     if (res.status >= 200 && res.status < 300) return done('succeeded', res.status, null);
-    if (res.status === 410) return done('gone', res.status, 'the endpoint answered 410 Gone');
+    if (res.status === 410) return done('gone', res.status, 'the receiver answered 410 Gone');
     if (res.status >= 300 && res.status < 400) return done('redirected', res.status, `redirects are not followed (${res.status} to ${headerOf(res.headers.location) ?? '?'})`);
     return done('failed', res.status, `HTTP ${res.status}`, retryAfter);
   } catch (e) {
