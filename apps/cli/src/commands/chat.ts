@@ -39,7 +39,7 @@ export async function chat(opts: ChatOptions): Promise<number> {
   let saidWaiting = false;
   /** Messages that were there before our prompt are history: not printed, not answered. */
   let firstNew = Infinity;
-  let sawRunning = false;
+  let ourTurn: string | undefined;
   const answered = new Set<string>();
   return new Promise<number>((resolve) => {
     const finish = (code: number) => {
@@ -69,24 +69,40 @@ export async function chat(opts: ChatOptions): Promise<number> {
       const mine = state.messages.slice(firstNew);
       if (!saidQueued && mine.length === 0 && state.status === 'running') saidQueued = sayQueued(state.messages.slice(0, firstNew));
       if (!saidWaiting && state.queued && mine.some((m) => m.turnId === state?.queued?.turnId)) saidWaiting = sayWaiting(state.queued.since);
-      const answer = mine.filter((m) => m.role === 'assistant').pop();
+      // Our turn is the one our prompt started; the first frame that shows it may already show it
+      // ended (a watcher is handed everything that settled together as one delta).
+      ourTurn ??= mine.find((m) => m.role === 'user' && m.content === opts.prompt)?.turnId;
+      if (ourTurn === undefined) return;
+      const answer = mine.filter((m) => m.role === 'assistant' && m.turnId === ourTurn).pop();
       printed = render(answer, printed);
       if (!canAsk) {
         const waiting = pendingApproval(answer);
         if (waiting) return finish(reportPending(waiting, opts));
       }
       void answerApprovals(ws, answer, answered, opts.approvals);
-      if (state.status === 'running' && mine.length > 0) sawRunning = true;
-      if (sawRunning && state.status !== 'running') {
+      const ended = turnEnded(state, ourTurn, answer);
+      if (ended) {
         process.stdout.write('\n');
-        if (state.status === 'error') process.stderr.write(`turn failed: ${state.error ?? 'no reason given'}\n`);
-        finish(state.status === 'error' ? CHAT_EXIT.failed : CHAT_EXIT.ok);
+        if (ended === 'failed') process.stderr.write(`turn failed: ${state.error ?? 'no reason given (a later turn has started; see the session log)'}\n`);
+        finish(ended === 'failed' ? CHAT_EXIT.failed : CHAT_EXIT.ok);
       }
     });
   });
 }
 
 type Message = HarnessState['messages'][number];
+
+/**
+ * Whether our turn is over, and how: the session stopped running with ours its last turn, or a
+ * later turn (someone else's prompt) already started after it. Undefined while it runs.
+ */
+export function turnEnded(state: HarnessState, turnId: string, answer: Message | undefined): 'ok' | 'failed' | undefined {
+  const last = state.messages[state.messages.length - 1];
+  const ours = last?.turnId === turnId;
+  if (ours && state.status === 'running') return undefined;
+  if (answer?.stopReason === 'failed' || (ours && state.status === 'error')) return 'failed';
+  return 'ok';
+}
 type ToolCall = NonNullable<Message['toolCalls']>[number];
 
 function render(msg: Message | undefined, printed: number): number {
