@@ -65,7 +65,9 @@ describe('deploy/kubernetes', () => {
     const settings = parseConfig(SCHEMAS[role ?? ''], environmentOf(c), { alsoKnown: [] }) as { PORT?: number; HUB_WORKER_HEALTH_PORT?: number };
     const port = role === 'ingress' ? settings.PORT : settings.HUB_WORKER_HEALTH_PORT;
     expect(port).toBeGreaterThan(0);
-    for (const probe of [c.readinessProbe, c.livenessProbe]) expect(probe?.httpGet).toEqual({ path: '/health', port });
+    expect(c.readinessProbe?.httpGet).toEqual({ path: '/health', port });
+    // The ingress's liveness must not depend on the stores (/health/live); see kustomize-render.spec.ts.
+    expect(c.livenessProbe?.httpGet).toEqual({ path: role === 'ingress' ? '/health/live' : '/health', port });
   });
 
   it("migrates as the tables' owner; the apps connect as a login of their own and never get the owner's URL", () => {

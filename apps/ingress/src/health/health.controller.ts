@@ -24,7 +24,7 @@ async function timed(check: () => Promise<unknown>): Promise<{ ok: boolean; ms: 
   }
 }
 
-/** `GET /health`: 200 when Postgres and Redis answer, 503 naming what does not. */
+/** `GET /health` (readiness): 200 when Postgres and Redis answer, 503 naming what does not; `GET /health/live` (liveness). */
 @ApiTags('operations')
 @Controller('health')
 export class HealthController implements OnModuleDestroy {
@@ -44,7 +44,15 @@ export class HealthController implements OnModuleDestroy {
   }
 
   @Public()
-  @ApiOperation({ summary: 'Liveness and readiness: Postgres and Redis answer; no key', security: [] })
+  @ApiOperation({ summary: 'Liveness: the process serves HTTP, whatever the stores do; no key', security: [] })
+  @Get('live')
+  live(): { status: 'ok' } {
+    // A liveness probe must not depend on Postgres or Redis: a store outage would restart every pod.
+    return { status: 'ok' };
+  }
+
+  @Public()
+  @ApiOperation({ summary: 'Readiness: Postgres and Redis answer; no key', security: [] })
   @Get()
   async health(@Res() res: Response): Promise<void> {
     if (this.redis.status === 'wait' || this.redis.status === 'end') await this.redis.connect().catch(() => undefined);

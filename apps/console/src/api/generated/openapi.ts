@@ -8,8 +8,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and readiness: Postgres and Redis answer; no key */
+        /** Readiness: Postgres and Redis answer; no key */
         get: operations["HealthController_health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process serves HTTP, whatever the stores do; no key */
+        get: operations["HealthController_live"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1922,6 +1939,23 @@ export interface components {
 export type $defs = Record<string, never>;
 export interface operations {
     HealthController_health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    HealthController_live: {
         parameters: {
             query?: never;
             header?: never;
