@@ -12,6 +12,8 @@ const { readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const OUTPUT = join(__dirname, '../src/api/generated/openapi.ts');
+/** Every copy written: the console's, and the client library's (@harness-hub/client, published on its own). */
+const OUTPUTS = [OUTPUT, join(__dirname, '../../../libs/client/src/generated/openapi.ts')];
 const HEADER = "// Generated from the hub's /openapi.json by apps/console/scripts/api-types.cjs. Do not edit: run it.\n\n";
 
 /** The TypeScript text openapi-typescript makes of `document` (an OpenAPI 3 object). */
@@ -38,15 +40,18 @@ async function main(args) {
   const res = await fetch(`${base}/openapi.json`);
   if (!res.ok) throw new Error(`GET ${base}/openapi.json: ${res.status}`);
   const fresh = await generate(await res.json());
-  if (!check) {
-    writeFileSync(OUTPUT, fresh);
-    return process.stderr.write(`wrote ${OUTPUT}\n`);
+  for (const output of OUTPUTS) {
+    if (!check) {
+      writeFileSync(output, fresh);
+      process.stderr.write(`wrote ${output}\n`);
+      continue;
+    }
+    const diff = firstDifference(readFileSync(output, 'utf8'), fresh);
+    if (diff) throw new Error(`${output} is stale at ${diff}\nregenerate it: node apps/console/scripts/api-types.cjs ${base}`);
   }
-  const diff = firstDifference(readFileSync(OUTPUT, 'utf8'), fresh);
-  if (diff) throw new Error(`${OUTPUT} is stale at ${diff}\nregenerate it: node apps/console/scripts/api-types.cjs ${base}`);
 }
 
-module.exports = { generate, OUTPUT };
+module.exports = { generate, OUTPUT, OUTPUTS };
 
 if (require.main === module) {
   main(process.argv.slice(2)).catch((e) => {
