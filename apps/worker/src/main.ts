@@ -9,6 +9,8 @@ const telemetry = startTelemetry(settings.telemetry);
 installProcessGuards('worker');
 
 runUntilSignal('worker', async () => {
+  // Redis through Sentinel (HUB_REDIS_SENTINELS) before any Redis connection is opened.
+  (await import('@hub/queue')).useRedisSentinel(settings.redisSentinel);
   const { preflight } = await import('./preflight');
   await preflight(settings.databaseUrl, settings.redisUrl, settings.dbPoolSize);
   require('reflect-metadata');

@@ -1,5 +1,5 @@
 import { parseConfig } from './parse';
-import { CliConfig, IngressConfig, KNOWN_SETTINGS, WorkerConfig, queuePrefix } from './schemas';
+import { CliConfig, IngressConfig, KNOWN_SETTINGS, WorkerConfig, queuePrefix, redisSentinel } from './schemas';
 
 describe('defaults', () => {
   it('gives ingress a working local setup with no environment', () => {
@@ -8,6 +8,7 @@ describe('defaults', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       HUB_QUEUE_PREFIX: 'hub',
       HUB_REDIS_CLUSTER: false,
+      HUB_REDIS_SENTINEL_NAME: 'mymaster',
       HUB_SNAPSHOT_EVERY: 500,
       HUB_DB_POOL_SIZE: 10,
       HUB_FAIR_SCHEDULING: true,
@@ -71,18 +72,23 @@ describe('coercion', () => {
     expect(config.HUB_COMMAND_TIMEOUT_MS).toBe(250);
   });
 
-  it.each([
-    ['true', true],
-    ['TRUE', true],
-    ['1', true],
-    ['false', false],
-    ['0', false],
-  ])('parses HUB_REDIS_CLUSTER=%s as %s', (raw, expected) => {
-    expect(parseConfig(WorkerConfig, { HUB_REDIS_CLUSTER: raw }).HUB_REDIS_CLUSTER).toBe(expected);
+  it.each(['false', '0', 'FALSE'])('accepts HUB_REDIS_CLUSTER=%s (off)', (raw) => {
+    expect(parseConfig(WorkerConfig, { HUB_REDIS_CLUSTER: raw }).HUB_REDIS_CLUSTER).toBe(false);
   });
 
-  it.each(['yes', '2', '', '1.0'])('rejects HUB_REDIS_CLUSTER=%j', (raw) => {
-    expect(() => parseConfig(WorkerConfig, { HUB_REDIS_CLUSTER: raw })).toThrow('HUB_REDIS_CLUSTER: expected one of true|false|1|0');
+  it.each(['true', '1'])('refuses HUB_REDIS_CLUSTER=%s: Redis Cluster is not supported, and says what is', (raw) => {
+    expect(() => parseConfig(WorkerConfig, { HUB_REDIS_CLUSTER: raw })).toThrow('HUB_REDIS_CLUSTER: Redis Cluster is not supported');
+    expect(() => parseConfig(IngressConfig, { HUB_REDIS_CLUSTER: raw })).toThrow('HUB_REDIS_SENTINELS');
+  });
+
+  it('reads the Redis Sentinels and the name of their primary', () => {
+    const c = parseConfig(IngressConfig, { HUB_REDIS_SENTINELS: 'sentinel-a:26379, 10.0.0.2:26380,[::1]:5000', HUB_REDIS_SENTINEL_NAME: 'hub' });
+    expect(redisSentinel(c)).toEqual({ name: 'hub', sentinels: [{ host: 'sentinel-a', port: 26379 }, { host: '10.0.0.2', port: 26380 }, { host: '::1', port: 5000 }] });
+    expect(redisSentinel(parseConfig(IngressConfig, {}))).toBeUndefined();
+  });
+
+  it.each(['sentinel-a', 'a:0', 'a:26379,', 'a:70000'])('rejects HUB_REDIS_SENTINELS=%j', (raw) => {
+    expect(() => parseConfig(WorkerConfig, { HUB_REDIS_SENTINELS: raw })).toThrow('HUB_REDIS_SENTINELS: expected comma-separated host:port of the Redis Sentinels');
   });
 
   it.each(['1.5', '', '65536', '8080abc'])('rejects PORT=%j', (raw) => {
@@ -111,14 +117,8 @@ describe('coercion', () => {
 });
 
 describe('queuePrefix', () => {
-  it('hash-tags the prefix on Redis Cluster only', () => {
+  it('is HUB_QUEUE_PREFIX (no hash tag: Redis Cluster is not supported)', () => {
     expect(queuePrefix(parseConfig(WorkerConfig, { HUB_QUEUE_PREFIX: 'prod' }))).toBe('prod');
-    expect(queuePrefix(parseConfig(WorkerConfig, { HUB_QUEUE_PREFIX: 'prod', HUB_REDIS_CLUSTER: 'true' }))).toBe('{prod}');
-  });
-
-  it('refuses characters that would break the hash tag or key layout', () => {
-    expect(() => parseConfig(WorkerConfig, { HUB_QUEUE_PREFIX: '{hub}' })).toThrow('HUB_QUEUE_PREFIX');
-    expect(() => parseConfig(WorkerConfig, { HUB_QUEUE_PREFIX: 'a:b' })).toThrow('HUB_QUEUE_PREFIX');
   });
 });
 

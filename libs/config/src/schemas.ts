@@ -25,13 +25,30 @@ function sharedShape(serviceName: string) {
   return {
     DATABASE_URL: envUrl(['postgresql', 'postgres'], { default: 'postgresql://postgres@127.0.0.1:5432/hub' }),
     REDIS_URL: envUrl(['redis', 'rediss'], { default: 'redis://127.0.0.1:6379' }),
-    /** BullMQ key prefix; see {@link queuePrefix} for the Redis Cluster hash tag. */
+    /** BullMQ key prefix. */
     HUB_QUEUE_PREFIX: envString({
       default: 'hub',
       pattern: /^[A-Za-z0-9_.-]{1,64}$/,
       expected: '1-64 characters of A-Z a-z 0-9 _ . -',
     }),
-    HUB_REDIS_CLUSTER: envBool({ default: false }),
+    /**
+     * Redis Cluster is not supported: the hub's connections are single-node clients (ADR 0047).
+     * Kept as a setting only to refuse `true` with that reason instead of starting half-working.
+     */
+    HUB_REDIS_CLUSTER: envBool({ default: false }).refine((on) => !on, {
+      message: 'Redis Cluster is not supported (the hub uses single-node Redis clients); for failover run Redis Sentinel and set HUB_REDIS_SENTINELS (docs/high-availability.md)',
+      params: { exact: true },
+    }),
+    /**
+     * Redis through Sentinel: `host:port` of each Sentinel, comma-separated. Set, every Redis
+     * connection of ingress and worker asks them for the current primary of
+     * HUB_REDIS_SENTINEL_NAME (REDIS_URL's host is then unused; its password and db still apply).
+     */
+    HUB_REDIS_SENTINELS: envOptionalString('comma-separated host:port of the Redis Sentinels (or unset: REDIS_URL is the server)').superRefine((value, ctx) => {
+      if (value !== undefined && redisSentinelAddresses(value).some((a) => !a)) ctx.addIssue({ code: 'custom', message: 'expected comma-separated host:port of the Redis Sentinels' });
+    }),
+    /** The primary's name the Sentinels monitor (their `sentinel monitor <name> ...`). */
+    HUB_REDIS_SENTINEL_NAME: envString({ default: 'mymaster', pattern: /^[A-Za-z0-9_.-]{1,64}$/, expected: '1-64 characters of A-Z a-z 0-9 _ . -' }),
     /**
      * Serve tenants round-robin on the queues (start-time fair queueing over BullMQ priorities),
      * so one tenant's backlog does not hold another's turns behind it. Off: arrival order.
@@ -255,6 +272,21 @@ export function mcpHttpAllowlist(config: Pick<IngressConfig, 'HUB_MCP_HTTP_URLS'
  * The BullMQ prefix. On Redis Cluster every key of a queue must hash to one slot, so the prefix
  * is wrapped in a `{...}` hash tag there.
  */
-export function queuePrefix(config: Pick<IngressConfig, 'HUB_QUEUE_PREFIX' | 'HUB_REDIS_CLUSTER'>): string {
-  return config.HUB_REDIS_CLUSTER ? `{${config.HUB_QUEUE_PREFIX}}` : config.HUB_QUEUE_PREFIX;
+export function queuePrefix(config: Pick<IngressConfig, 'HUB_QUEUE_PREFIX'>): string {
+  return config.HUB_QUEUE_PREFIX;
+}
+
+/** `host:port` entries of HUB_REDIS_SENTINELS; null for an entry that is not one. */
+export function redisSentinelAddresses(value: string): ({ host: string; port: number } | null)[] {
+  return value.split(',').map((entry) => {
+    const m = /^([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:]+\]):(\d{1,5})$/.exec(entry.trim());
+    const port = Number(m?.[2]);
+    return m && port > 0 && port <= 65535 ? { host: m[1].replace(/^\[|\]$/g, ''), port } : null;
+  });
+}
+
+/** HUB_REDIS_SENTINELS and HUB_REDIS_SENTINEL_NAME; undefined when Redis is one server (REDIS_URL). */
+export function redisSentinel(config: Pick<IngressConfig, 'HUB_REDIS_SENTINELS' | 'HUB_REDIS_SENTINEL_NAME'>): { sentinels: { host: string; port: number }[]; name: string } | undefined {
+  if (!config.HUB_REDIS_SENTINELS) return undefined;
+  return { sentinels: redisSentinelAddresses(config.HUB_REDIS_SENTINELS).filter((a) => a !== null), name: config.HUB_REDIS_SENTINEL_NAME };
 }

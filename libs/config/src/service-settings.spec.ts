@@ -8,7 +8,7 @@ describe('serviceSettings', () => {
     DATABASE_URL: 'postgresql://db.internal:5432/hub',
     REDIS_URL: 'redis://cache.internal:6379',
     HUB_QUEUE_PREFIX: 'prod',
-    HUB_REDIS_CLUSTER: 'true',
+    HUB_REDIS_SENTINELS: 'sentinel-a:26379,sentinel-b:26379',
     HUB_MCP_STDIO_COMMANDS: 'node /opt/mcp/a.js env:REGION,NODE_ENV=production; uvx tool',
     HUB_MCP_HTTP_URLS: 'https://mcp.example.com/ ; https://other.example.com/x/',
     HUB_HARNESS_COMMANDS: 'codex-acp',
@@ -24,7 +24,8 @@ describe('serviceSettings', () => {
     expect(serviceSettings(parseConfig(schema, env))).toEqual({
       databaseUrl: 'postgresql://db.internal:5432/hub',
       redisUrl: 'redis://cache.internal:6379',
-      queuePrefix: '{prod}',
+      queuePrefix: 'prod',
+      redisSentinel: { name: 'mymaster', sentinels: [{ host: 'sentinel-a', port: 26379 }, { host: 'sentinel-b', port: 26379 }] },
       snapshotEvery: 500,
       dbPoolSize: 10,
       fairScheduling: true,

@@ -5,6 +5,7 @@ import {
   mcpStdioAllowlist,
   LOG_LEVELS,
   queuePrefix,
+  redisSentinel,
   TRACE_EXPORTERS,
   type IngressConfig,
   type WorkerConfig,
@@ -18,6 +19,8 @@ import {
 export interface ServiceSettings {
   databaseUrl: string;
   redisUrl: string;
+  /** `HUB_REDIS_SENTINELS`: Redis through Sentinel (every client asks them for the primary); unset: REDIS_URL is the server. */
+  redisSentinel: { sentinels: { host: string; port: number }[]; name: string } | undefined;
   queuePrefix: string;
   /** `HUB_FAIR_SCHEDULING`: tenants served round-robin on the queues. */
   fairScheduling: boolean;
@@ -43,6 +46,7 @@ export function serviceSettings(c: SharedConfig): ServiceSettings {
   return {
     databaseUrl: c.DATABASE_URL,
     redisUrl: c.REDIS_URL,
+    redisSentinel: redisSentinel(c),
     queuePrefix: queuePrefix(c),
     fairScheduling: c.HUB_FAIR_SCHEDULING,
     mcpStdioAllowlist: mcpStdioAllowlist(c),

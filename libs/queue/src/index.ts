@@ -7,3 +7,4 @@ export * from './redis-watch';
 export * from './daily-counter';
 export * from './turn-reservations';
 export * from './admission-gate';
+export * from './redis-sentinel';
