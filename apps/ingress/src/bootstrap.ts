@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
 import type { Server } from 'node:http';
 import { NestPinoLogger, createLogger } from '@hub/telemetry';
-import { KeyLiveness } from '@hub/auth';
+import { KeyLiveness, Credentials } from '@hub/auth';
 import { HubQueues } from '@hub/queue';
 import { IngressModule } from './app.module';
 import { KeyChanges } from './auth/key-changes';
@@ -32,7 +32,7 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
   const keys = app.get(KeyChanges);
   // A revoked key's sockets close as soon as the revocation commits, not at the next sweep.
   keys.onChange(() => void sockets.sweep());
-  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, keys.verified, settings.maxFrameBytes, sockets, app.get(TenantSockets)));
+  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(Credentials), settings.maxFrameBytes, sockets, app.get(TenantSockets)));
   registerIngressGauges(sockets, app.get(PG_POOL), app.get(HubQueues));
   serveOpenApi(app);
   app.enableShutdownHooks();

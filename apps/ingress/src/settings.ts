@@ -1,3 +1,4 @@
+import type { DeploymentOidcSettings } from '@hub/auth';
 import { IngressConfig, parseConfig, serviceSettings, type ServiceSettings } from '@hub/config';
 
 /** The settings ingress code reads; derived once from the parsed environment. */
@@ -26,6 +27,8 @@ export interface IngressSettings extends ServiceSettings {
   operatorKey?: string;
   /** Webhook endpoints (issue 28): the SSRF guard's allowed ranges and a rotation's default overlap. */
   webhooks: { allowedNetworks?: string; rotationOverlapMs: number };
+  /** Sign-in with OpenID Connect (issue 24): the deployment's provider (`HUB_OIDC_*`) and how long a console session lasts. */
+  oidc: DeploymentOidcSettings & { sessionSeconds: number };
 }
 
 export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
@@ -48,5 +51,19 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     schedulePollMs: c.HUB_SCHEDULE_POLL_MS,
     operatorKey: c.HUB_OPERATOR_KEY,
     webhooks: { allowedNetworks: c.HUB_WEBHOOK_ALLOWED_NETWORKS, rotationOverlapMs: c.HUB_WEBHOOK_ROTATION_OVERLAP_MS },
+    oidc: {
+      issuer: c.HUB_OIDC_ISSUER,
+      tenantId: c.HUB_OIDC_TENANT,
+      clientId: c.HUB_OIDC_CLIENT_ID,
+      clientSecret: c.HUB_OIDC_CLIENT_SECRET,
+      audience: c.HUB_OIDC_AUDIENCE,
+      name: c.HUB_OIDC_NAME,
+      scopes: c.HUB_OIDC_SCOPES,
+      groupsClaim: c.HUB_OIDC_GROUPS_CLAIM,
+      groupRoles: c.HUB_OIDC_GROUP_ROLES,
+      allowedDomains: c.HUB_OIDC_ALLOWED_DOMAINS,
+      apiKeyConsole: c.HUB_OIDC_API_KEY_CONSOLE,
+      sessionSeconds: c.HUB_OIDC_SESSION_SECONDS,
+    },
   };
 }

@@ -4,3 +4,4 @@ export * from './key-liveness';
 export * from './roles';
 export * from './grants';
 export * from './verified-keys';
+export * from './oidc';

@@ -64,8 +64,9 @@ export class VerifiedKeys {
     return found.principal;
   }
 
-  /** Whether a principal's key still works now (not revoked, not expired). */
+  /** Whether a principal's key still works now (not revoked, not expired); a person's access token, until it expires. */
   async isLive(principal: Principal): Promise<boolean> {
+    if (principal.person) return principal.person.expiresAt > this.now();
     if (this.fresh(this.byId.get(principal.keyId))) return true;
     return this.liveness.isLive(principal.keyId);
   }

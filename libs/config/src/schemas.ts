@@ -147,6 +147,30 @@ export const IngressConfig = z.object({
   HUB_OPERATOR_KEY: envOptionalString('a secret of at least 32 characters (or unset: no tenant admin over HTTP)').refine((v) => v === undefined || v.length >= 32, {
     message: 'expected a secret of at least 32 characters',
   }),
+  /**
+   * The deployment-wide OpenID Connect provider (issue 24, docs/sign-in-oidc.md), for a
+   * single-tenant install: people of HUB_OIDC_TENANT sign in with it unless the tenant's admin set
+   * a provider of its own. Unset issuer: none. The others mean what `hub idp set`'s flags mean.
+   */
+  HUB_OIDC_ISSUER: envOptionalUrl(['https', 'http']),
+  HUB_OIDC_TENANT: envOptionalString('the tenant id (a UUID) people of the deployment provider sign in to').refine((v) => v === undefined || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v), {
+    message: 'expected a tenant id (a UUID, as `hub tenant list` prints)',
+  }),
+  HUB_OIDC_CLIENT_ID: envOptionalString('the client id the provider gave this hub'),
+  HUB_OIDC_CLIENT_SECRET: envOptionalString('the client secret (or unset: a public client, PKCE only)'),
+  HUB_OIDC_AUDIENCE: envOptionalString("the `aud` of the provider's access tokens for this hub (or unset: the client id)"),
+  HUB_OIDC_NAME: envString({ default: 'your identity provider', pattern: /^.{1,100}$/, expected: "what the console's sign-in button names" }),
+  HUB_OIDC_SCOPES: envString({ default: 'openid profile email', pattern: /^openid( [\x21-\x7e]+)*$/, expected: 'space-separated scopes, openid first' }),
+  HUB_OIDC_GROUPS_CLAIM: envString({ default: 'groups', pattern: /^\S{1,200}$/, expected: 'the claim that lists the groups' }),
+  /** `group=role,group=role`: a person in no mapped group is refused. */
+  HUB_OIDC_GROUP_ROLES: envOptionalString('comma-separated group=role pairs, e.g. hub-admins=admin,approvers=approver').refine(
+    (v) => v === undefined || v.split(',').every((pair) => /^[^=,]+=(admin|operator|approver|viewer|client)$/.test(pair.trim())),
+    { message: 'expected comma-separated group=role pairs (roles: admin, operator, approver, viewer, client)' },
+  ),
+  HUB_OIDC_ALLOWED_DOMAINS: envOptionalString('comma-separated email domains (or unset: any)'),
+  HUB_OIDC_API_KEY_CONSOLE: envBool({ default: true }),
+  /** How long a console session lasts before it is refreshed at the provider (and roles re-read), in seconds. */
+  HUB_OIDC_SESSION_SECONDS: envInt({ min: 30, max: 86_400, default: 900 }),
 });
 export type IngressConfig = z.output<typeof IngressConfig>;
 

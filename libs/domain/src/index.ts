@@ -3,6 +3,7 @@ export * from './metadata';
 export * from './events/events';
 export * from './events/admin-events';
 export * from './events/webhook-events';
+export * from './events/identity-events';
 export * from './events/schedule-events';
 export * from './events/event-types';
 export * from './events/recorded';

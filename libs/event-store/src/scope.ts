@@ -15,6 +15,8 @@ export const SCOPE_SETTING = 'hub.scope';
 export type SystemWork =
   /** Find a presented API key before its tenant is known; create and list tenants. */
   | 'api-keys'
+  /** Find the identity provider of a presented access token (by its issuer) before its tenant is known (issue 24). */
+  | 'identity'
   /** The shared tail read that hands each subscribed tenant its new events. */
   | 'subscriber'
   /** Read models: the log in global order, rows of every tenant, checkpoints and lag. */

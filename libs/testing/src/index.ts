@@ -10,3 +10,4 @@ export * from './attribution';
 export * from './ports';
 export * from './sse-feed';
 export * from './webhook-receiver';
+export * from './oidc-provider';

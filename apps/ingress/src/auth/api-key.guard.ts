@@ -1,22 +1,22 @@
 import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { bearerToken, type Principal } from '@hub/auth';
+import { Credentials, bearerToken, type Principal } from '@hub/auth';
 import { DomainError } from '@hub/domain';
-import { KeyChanges } from './key-changes';
 import { IS_PUBLIC } from './public.decorator';
 
 type AuthedRequest = Request & { principal?: Principal };
 
 /**
  * Resolves the tenant from `Authorization: Bearer KEY` on every HTTP request (WebSocket
- * upgrades are checked by `AuthenticatedWsAdapter`). No key, a bad key or a revoked key is a
- * 401 problem+json; the tenant never comes from the body.
+ * upgrades are checked by `AuthenticatedWsAdapter`): an API key, or an identity provider's
+ * access token (`Credentials`). No key, a bad key or a revoked key is a 401 problem+json; a
+ * person whose groups map to no role a 403 that says so; the tenant never comes from the body.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
-    private readonly keys: KeyChanges,
+    private readonly credentials: Credentials,
     private readonly reflector: Reflector,
   ) {}
 
@@ -25,7 +25,7 @@ export class ApiKeyGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new DomainError('UNAUTHENTICATED', 'missing API key: send Authorization: Bearer <key>');
-    const principal = await this.keys.verified.verify(token);
+    const principal = await this.credentials.verify(token);
     if (!principal) throw new DomainError('UNAUTHENTICATED', 'invalid or revoked API key');
     req.principal = principal;
     return true;

@@ -5,7 +5,7 @@ import type { KeyLiveness, Principal } from '@hub/auth';
  * Long-lived connections held under an API key (WebSockets, Server-Sent Events), re-checked
  * against the key table: every `recheckMs`, and whenever `sweep()` is called (a key changed), one
  * batched query asks which of their keys still work, and each connection whose key was revoked
- * or expired is handed to `onRevoked` (which closes it) and dropped. Polling the key table, not
+ * or expired (or whose person's access token expired) is handed to `onRevoked` (which closes it) and dropped. Polling the key table, not
  * a broadcast, so it needs nothing but Postgres and works across any number of instances.
  */
 export class KeyRecheck<T> {
@@ -40,11 +40,13 @@ export class KeyRecheck<T> {
     if (this.sweeping || this.held.size === 0) return;
     this.sweeping = true;
     try {
-      const live = await this.liveness.liveKeyIds([...this.held.values()].map((p) => p.keyId));
+      // A person's access token is no row: it holds until its expiry (issue 24).
+      const live = await this.liveness.liveKeyIds([...this.held.values()].flatMap((p) => (p.person ? [] : [p.keyId])));
       if (this.lastSweepFailed) this.log.log(`${this.what} key re-check works again`);
       this.lastSweepFailed = false;
+      const now = Date.now();
       for (const [item, principal] of this.held) {
-        if (live.has(principal.keyId)) continue;
+        if (principal.person ? principal.person.expiresAt > now : live.has(principal.keyId)) continue;
         this.held.delete(item);
         this.onRevoked(item, principal);
       }

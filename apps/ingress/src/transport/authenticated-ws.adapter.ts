@@ -2,7 +2,7 @@ import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { bearerToken, type Principal, type VerifiedKeys } from '@hub/auth';
+import { bearerToken, type Credentials, type Principal } from '@hub/auth';
 import { isDomainError, retryAfterSecondsOf } from '@hub/domain';
 import type { SocketLease } from '../limits/socket-leases';
 import type { TenantSockets } from '../limits/tenant-sockets';
@@ -30,7 +30,7 @@ export class AuthenticatedWsAdapter extends WsAdapter {
   private readonly edgeLog = new Logger('ws');
   constructor(
     app: INestApplicationContext,
-    private readonly keys: VerifiedKeys,
+    private readonly keys: Pick<Credentials, 'verify'>,
     private readonly maxFrameBytes: number,
     private readonly sockets: OpenSockets,
     private readonly tenantSockets: TenantSockets,
@@ -91,7 +91,11 @@ export class AuthenticatedWsAdapter extends WsAdapter {
           req.socketLease = await this.tenantSockets.admit(p.tenantId);
           done(true);
         },
-        () => done(false, 503, problem('UNAVAILABLE', 503, 'cannot check the API key now'), { 'Content-Type': 'application/problem+json' }),
+        // An access token refused for a reason (expired, wrong audience, no mapped group) says it.
+        (e: unknown) =>
+          isDomainError(e) && (e.code === 'UNAUTHENTICATED' || e.code === 'FORBIDDEN')
+            ? done(false, e.code === 'FORBIDDEN' ? 403 : 401, problem(e.code, e.code === 'FORBIDDEN' ? 403 : 401, e.message), { 'Content-Type': 'application/problem+json' })
+            : done(false, 503, problem('UNAVAILABLE', 503, 'cannot check the API key now'), { 'Content-Type': 'application/problem+json' }),
       )
       .catch((e: unknown) => {
         if (isDomainError(e) && e.code === 'RATE_LIMITED') {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEvent } from './define-event';
 import { WEBHOOK_ADMIN_EVENTS } from './webhook-events';
+import { IDENTITY_ADMIN_EVENTS } from './identity-events';
 import { ScheduleDeleted, SchedulePaused, ScheduleResumed, ScheduleRunsRequested, ScheduleSaved } from './schedule-events';
 
 // Administration facts: who created or revoked what, on one stream per tenant
@@ -76,6 +77,7 @@ export const AdminEvent = z.discriminatedUnion('type', [
   TenantCreated, ApiKeyCreated, ApiKeyRevoked, TenantLimitsSet, SessionErased, EnvironmentConfigured,
   ScheduleSaved, SchedulePaused, ScheduleResumed, ScheduleDeleted, ScheduleRunsRequested,
   ...WEBHOOK_ADMIN_EVENTS,
+  ...IDENTITY_ADMIN_EVENTS,
 ]);
 export type AdminEvent = z.infer<typeof AdminEvent>;
 
