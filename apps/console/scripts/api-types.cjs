@@ -14,6 +14,8 @@ const { join } = require('node:path');
 const OUTPUT = join(__dirname, '../src/api/generated/openapi.ts');
 /** Every copy written: the console's, and the client library's (@harness-hub/client, published on its own). */
 const OUTPUTS = [OUTPUT, join(__dirname, '../../../libs/client/src/generated/openapi.ts')];
+// The docs' HTTP API page is rendered from the same document, written and checked with the types.
+const { renderHttpApi, OUTPUT: API_PAGE } = require('../../../tools/docs/http-api.cjs');
 const HEADER = "// Generated from the hub's /openapi.json by apps/console/scripts/api-types.cjs. Do not edit: run it.\n\n";
 
 /** The TypeScript text openapi-typescript makes of `document` (an OpenAPI 3 object). */
@@ -39,14 +41,15 @@ async function main(args) {
   const base = args.find((a) => !a.startsWith('--')) ?? `http://localhost:${process.env.PORT ?? 8080}`;
   const res = await fetch(`${base}/openapi.json`);
   if (!res.ok) throw new Error(`GET ${base}/openapi.json: ${res.status}`);
-  const fresh = await generate(await res.json());
-  for (const output of OUTPUTS) {
+  const document = await res.json();
+  const fresh = await generate(document);
+  for (const [output, text] of [...OUTPUTS.map((o) => [o, fresh]), [API_PAGE, renderHttpApi(document)]]) {
     if (!check) {
-      writeFileSync(output, fresh);
+      writeFileSync(output, text);
       process.stderr.write(`wrote ${output}\n`);
       continue;
     }
-    const diff = firstDifference(readFileSync(output, 'utf8'), fresh);
+    const diff = firstDifference(readFileSync(output, 'utf8'), text);
     if (diff) throw new Error(`${output} is stale at ${diff}\nregenerate it: node apps/console/scripts/api-types.cjs ${base}`);
   }
 }
