@@ -16,7 +16,7 @@ const cases = (text: string) => matches(text, /case '([a-z][a-z -]*)':/g);
 const options = (text: string) => matches(text, /'?([a-z][a-z-]*)'?: \{ type: '(?:string|boolean)'/g);
 
 const main = source('apps/cli/src/main.ts');
-const SUB_CLIS = { schedules: 'apps/cli/src/commands/schedules.ts', webhooks: 'apps/cli/src/commands/webhooks.ts' };
+const SUB_CLIS = { schedules: 'apps/cli/src/commands/schedules.ts', webhooks: 'apps/cli/src/commands/webhooks.ts', idp: 'apps/cli/src/commands/idp.ts' };
 
 /** Every command line the CLI answers, as `hub …`. */
 const commands = [

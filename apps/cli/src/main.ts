@@ -12,6 +12,7 @@ import { replay } from './commands/replay';
 import { retentionRun } from './commands/retention';
 import { schedules } from './commands/schedules';
 import { webhooks } from './commands/webhooks';
+import { idp } from './commands/idp';
 import { LIMIT_OPTIONS, limitFlagsOf, tenantLimits } from './commands/limits';
 import { status } from './commands/status';
 import { up } from './commands/up';
@@ -66,6 +67,10 @@ const USAGE = `usage: hub <command>
   webhooks list|create|get|update|delete|rotate|test|attempts|messages|redeliver|links ...
                                    webhook endpoints and their delivery log over the HTTP API
                                    (HUB_URL, HUB_API_KEY); \`hub webhooks help\` for the flags
+  idp show|set|remove|sessions [revoke] ...
+                                   sign-in with the tenant's OpenID Connect provider and its
+                                   people's console sessions over the HTTP API (HUB_URL, an
+                                   admin's HUB_API_KEY); \`hub idp help\` for the flags
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -77,6 +82,10 @@ async function main(argv: string[]): Promise<number> {
   // Before the generic parsing: host has upstream's flags and answers even its errors in JSON.
   if (argv[0] === 'host') return host(argv.slice(1));
   if (argv[0] === 'acp') return acp();
+  if (argv[0] === 'idp') {
+    const c = parseConfig(CliConfig);
+    return idp(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
+  }
   if (argv[0] === 'webhooks') {
     const c = parseConfig(CliConfig);
     return webhooks(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
