@@ -10,7 +10,7 @@ const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Sidebar groups: what a reader wants to do, then the pages that answer it (missing ones are left out). */
 const GROUPS = [
-  ['Get started', ['getting-started.md', 'console.md', 'client-library.md']],
+  ['Get started', ['getting-started.md', 'console.md', 'client-library.md', 'examples.md']],
   ['Concepts', ['concepts/turns.md', 'concepts/approvals.md', 'approval-policy.md', 'concepts/the-log.md', 'concepts/offline-model.md']],
   [
     'Protocols',
@@ -33,7 +33,7 @@ const GROUPS = [
   ['Deploying and scaling', ['deploying/index.md', 'deploying/database.md', 'deploying/scaling.md', 'connections.md', 'high-availability.md', 'deploying/performance.md']],
   ['Operating', ['operating/observability.md', 'operating/backups-and-upgrades.md']],
   ['Reference', ['reference/cli.md', 'reference/settings.md', 'reference/http-api.md']],
-  ['Working on the hub', ['contributing/code-layout.md', 'contributing/tests.md', 'contributing/library-choices.md', 'examples.md', 'adr/README.md']],
+  ['Working on the hub', ['contributing/code-layout.md', 'contributing/tests.md', 'contributing/library-choices.md', 'adr/README.md']],
 ];
 
 /** The page's title: its first level-one heading, without code marks. */
