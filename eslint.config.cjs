@@ -55,9 +55,9 @@ module.exports = [
     },
   },
   {
-    // process.env is read in libs/config only.
+    // process.env is read in libs/config only (examples/ are users' programs: they read their own).
     files: ['**/*.ts'],
-    ignores: ['libs/config/**', 'libs/testing/**', '**/*.spec.ts', 'tools/**'],
+    ignores: ['libs/config/**', 'libs/testing/**', '**/*.spec.ts', 'tools/**', 'examples/**'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through @hub/config.' }],
     },
