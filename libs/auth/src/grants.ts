@@ -6,7 +6,7 @@ export const SESSION_ACTIONS = ['read', 'submit', 'cancel', 'answer_approval', '
 export type SessionAction = (typeof SESSION_ACTIONS)[number];
 
 /**
- * Each role's session actions (README, "Roles"). `client` keys act on the sessions they opened
+ * Each role's session actions (docs/administration/index.md). `client` keys act on the sessions they opened
  * only ({@link OWN_SESSIONS_ONLY}); admin keys also manage the tenant's keys (the admin API).
  */
 export const GRANTS: Readonly<Record<Role, ReadonlySet<SessionAction>>> = {

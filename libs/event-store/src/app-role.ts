@@ -71,5 +71,5 @@ export async function rowSecurityProblem(pool: Pool): Promise<string | null> {
   );
   const r = rows[0];
   if (!r || (!r.superuser && !r.bypass)) return null;
-  return `the database role ${r.user} is ${r.superuser ? 'a superuser' : 'allowed to bypass row-level security'}: every query sees every tenant's rows; connect the apps as a login role in ${APP_ROLE} (README, "Tenant isolation")`;
+  return `the database role ${r.user} is ${r.superuser ? 'a superuser' : 'allowed to bypass row-level security'}: every query sees every tenant's rows; connect the apps as a login role in ${APP_ROLE} (docs/security/tenant-isolation.md)`;
 }

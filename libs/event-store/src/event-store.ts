@@ -44,7 +44,7 @@ const READ_STREAM = {
 /**
  * The append-only log on Postgres. Every method takes the tenant and touches only that
  * tenant's rows, and runs as that tenant (row-level security: a query that forgot its filter
- * would still see nothing else). Uses `pg` directly (not Prisma): see README, "Why pg and not
+ * would still see nothing else). Uses `pg` directly (not Prisma): see this lib's README, "Why pg and not
  * Prisma here".
  */
 export class EventStore {

@@ -7,7 +7,7 @@ export const EVENT_COLUMNS =
 
 /**
  * A row is "settled" when the transaction that wrote it is older than every transaction still
- * running: nothing can commit before it any more (see README, "Global order").
+ * running: nothing can commit before it any more (see this lib's README, "Global order").
  */
 export const SETTLED = 'transaction_id < pg_snapshot_xmin(pg_current_snapshot())';
 

@@ -10,7 +10,7 @@ import { AgUiRuns, lastEventIdOf } from './ag-ui.runs';
 
 /**
  * `POST /v1/ag-ui` — one AG-UI run (`@ag-ui/core` 1.0.0): a RunAgentInput in, its events out
- * as Server-Sent Events. `threadId` is the hub session, `runId` the turn (README, "AG-UI").
+ * as Server-Sent Events. `threadId` is the hub session, `runId` the turn (docs/protocols/ag-ui.md).
  */
 @ApiTags('ag-ui')
 @Controller('v1/ag-ui')

@@ -2,7 +2,7 @@ import { ACTIONS, type Ctx } from './roles-surfaces';
 import { RolesWorld, WHO, type Outcome, type Who } from './roles-world';
 
 // Issue 16: "A test matrix runs every action on every surface with every role." What each role
-// may do is the README's table ("Administration"), written out here once per action, and every
+// may do is the table of docs/administration/index.md, written out here once per action, and every
 // surface that has the action is held to it: the protocol's own refusal, and nothing appended.
 
 const ok = 'ok';
@@ -10,7 +10,7 @@ const forbidden = 'forbidden';
 const notFound = 'not_found';
 const row = (admin: Outcome, operator: Outcome, approver: Outcome, viewer: Outcome, client: Outcome, own: Outcome): Record<Who, Outcome> => ({ admin, operator, approver, viewer, client, 'client, own session': own });
 
-/** The README's table, per action: a key of each role on an operator's session, and a client key on its own. */
+/** That table, per action: a key of each role on an operator's session, and a client key on its own. */
 export const EXPECTED: Record<keyof typeof ACTIONS, Record<Who, Outcome>> = {
   read: row(ok, ok, ok, ok, notFound, ok),
   'submit a turn in a new session': row(ok, ok, forbidden, forbidden, ok, ok),

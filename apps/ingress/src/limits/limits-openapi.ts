@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiResponse } from '@nestjs/swagger';
 import type { TenantLimits } from '@hub/domain';
 
-/** What each tenant limit bounds, as the admin API documents it (README, "Administration"). */
+/** What each tenant limit bounds, as the admin API documents it (docs/administration/index.md). */
 const LIMIT_DOCS: Record<keyof TenantLimits, string> = {
   turnsPerMinute: 'turns submitted over every protocol together in a rolling minute',
   concurrentTurns: 'sessions running a turn at once (from the log, exactly; waiting for an approval counts)',

@@ -15,7 +15,7 @@ import { TransportConnection } from './transport.connection';
 
 /**
  * `WS /v1/transport?session=ID[&after=CURSOR]` — the Harness transport protocol
- * (specs/harness-transport-protocol.md plus the additions in the README).
+ * (specs/harness-transport-protocol.md plus the additions in docs/protocols/transport.md).
  *
  * `&replay=1[&speed=N]` watches a past run instead: a `state` snapshot at `after` (default 0, the
  * empty view), then the session's recorded events as `delta` frames, paced at the recorded pace

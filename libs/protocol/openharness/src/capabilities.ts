@@ -4,7 +4,7 @@ import type { CapabilityDenial } from './schema';
 export const DEFAULT_WAIT_MS = 25_000;
 export const MAX_WAIT_MS = 60_000;
 
-/** Our own capability key: the continuation profile described in the README. */
+/** Our own capability key: the continuation profile described in docs/protocols/openharness.md. */
 export const HUB_CONTINUATION_CAPABILITY = 'dev.harnesshub.continuation';
 
 /**
