@@ -11,7 +11,7 @@ const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Sidebar groups: what a reader wants to do, then the pages that answer it (missing ones are left out). */
 const GROUPS = [
   ['Get started', ['getting-started.md', 'console.md', 'client-library.md', 'examples.md']],
-  ['Concepts', ['concepts/turns.md', 'concepts/approvals.md', 'approval-policy.md', 'concepts/the-log.md', 'concepts/offline-model.md']],
+  ['Concepts', ['concepts/sessions.md', 'concepts/turns.md', 'concepts/approvals.md', 'approval-policy.md', 'concepts/the-log.md', 'concepts/offline-model.md']],
   [
     'Protocols',
     [
