@@ -4,7 +4,8 @@ import type { HarnessState } from '@hub/domain';
 import { chat, CHAT_EXIT } from './chat';
 
 // `hub chat` against a hub of our own making: what it is sent is exactly what a busy hub sends
-// when settling lags (everything that settled together arrives as one delta).
+// when settling lags (everything that settled together arrives as one delta). As the hub does,
+// it makes the submit's id the turn's id.
 
 const earlier: HarnessState = {
   status: 'running',
@@ -23,7 +24,7 @@ const earlier: HarnessState = {
 
 let server: WebSocketServer;
 let url: string;
-let onSubmit: (ws: WebSocket) => void;
+let onSubmit: (ws: WebSocket, turnId: string) => void;
 let out: string[];
 let err: string[];
 
@@ -34,8 +35,8 @@ beforeEach(async () => {
   server.on('connection', (ws) => {
     ws.send(JSON.stringify({ type: 'state', state: earlier, cursor: 10 }));
     ws.on('message', (raw) => {
-      const msg = JSON.parse(raw.toString()) as { commands: { type: string }[] };
-      if (msg.commands[0].type === 'submit') onSubmit(ws);
+      const msg = JSON.parse(raw.toString()) as { commands: { type: string; id: string }[] };
+      if (msg.commands[0].type === 'submit') onSubmit(ws, msg.commands[0].id);
     });
   });
   out = [];
@@ -55,13 +56,13 @@ const delta = (ws: WebSocket, cursor: number, ...operations: unknown[]) => ws.se
 const set = (path: string[], value: unknown) => ({ type: 'set', path, value });
 
 it('says it is queued, and ends with exit 0 when its whole turn arrives in one delta (never seen running)', async () => {
-  onSubmit = (ws) =>
+  onSubmit = (ws, t2) =>
     delta(
       ws,
       20,
       set(['messages', '1', 'toolCalls', '0', 'approval', 'status'], 'approved'),
-      set(['messages', '2'], user('u2', 'read notes.txt', 't2')),
-      set(['messages', '3'], answer('a2', 'the notes say hi', 't2')),
+      set(['messages', '2'], user('u2', 'read notes.txt', t2)),
+      set(['messages', '3'], answer('a2', 'the notes say hi', t2)),
       set(['status'], 'idle'),
     );
   expect(await run('read notes.txt')).toBe(CHAT_EXIT.ok);
@@ -70,8 +71,8 @@ it('says it is queued, and ends with exit 0 when its whole turn arrives in one d
 });
 
 it('ends when a later turn has started after its own, and prints only its own answer', async () => {
-  onSubmit = (ws) => {
-    delta(ws, 20, set(['messages', '2'], user('u2', 'mine', 't2')), set(['messages', '3'], answer('a2', 'first ', 't2', { status: 'streaming' })));
+  onSubmit = (ws, t2) => {
+    delta(ws, 20, set(['messages', '2'], user('u2', 'mine', t2)), set(['messages', '3'], answer('a2', 'first ', t2, { status: 'streaming' })));
     delta(ws, 30, { type: 'append-text', path: ['messages', '3', 'content'], value: 'answer' }, set(['messages', '4'], user('u3', 'theirs', 't3')), set(['messages', '5'], answer('a3', 'not mine', 't3')));
   };
   expect(await run('mine')).toBe(CHAT_EXIT.ok);
@@ -79,17 +80,17 @@ it('ends when a later turn has started after its own, and prints only its own an
 });
 
 it('a turn of its own that failed: exit 1 with the error, even when it arrives all at once', async () => {
-  onSubmit = (ws) =>
-    delta(ws, 20, set(['messages', '2'], user('u2', 'fail', 't2')), set(['messages', '3'], answer('a2', '', 't2', { status: 'error', stopReason: 'failed' })), set(['error'], 'AUTH: no key'), set(['status'], 'error'));
+  onSubmit = (ws, t2) =>
+    delta(ws, 20, set(['messages', '2'], user('u2', 'fail', t2)), set(['messages', '3'], answer('a2', '', t2, { status: 'error', stopReason: 'failed' })), set(['error'], 'AUTH: no key'), set(['status'], 'error'));
   expect(await run('fail')).toBe(CHAT_EXIT.failed);
   expect(err.join('')).toContain('turn failed: AUTH: no key');
 });
 
 it('keeps waiting while its turn runs', async () => {
   let sent: WebSocket | undefined;
-  onSubmit = (ws) => {
+  onSubmit = (ws, t2) => {
     sent = ws;
-    delta(ws, 20, set(['messages', '2'], user('u2', 'slow', 't2')), set(['messages', '3'], answer('a2', 'part', 't2', { status: 'streaming' })));
+    delta(ws, 20, set(['messages', '2'], user('u2', 'slow', t2)), set(['messages', '3'], answer('a2', 'part', t2, { status: 'streaming' })));
   };
   const done = run('slow');
   let ended = false;

@@ -1,6 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
-import WebSocket from 'ws';
-import { applyOps, type HarnessState } from '@hub/domain';
+import { HubClient, HubError, turnOutcome, type HarnessState, type SessionStream } from '@harness-hub/client';
 
 export interface ChatOptions {
   hubUrl: string;
@@ -11,76 +11,76 @@ export interface ChatOptions {
   approvals: 'ask' | 'approve' | 'deny';
 }
 
-type Frame =
-  | { type: 'state'; state: HarnessState; cursor: number }
-  | { type: 'delta'; operations: Parameters<typeof applyOps>[1]; cursor: number }
-  | { type: 'error'; message: string; code?: string };
-
 /** Exit codes of `hub chat`: 0 answered, 1 the turn failed, 3 no hub, 5 an approval waits and no one can answer it here. */
 export const CHAT_EXIT = { ok: 0, failed: 1, unreachable: 3, approvalPending: 5 } as const;
 
+/** Connections in a row that fail before chat gives up (exit 3); a stream that delivered resumes however often it drops. */
+const MAX_FAILURES = 3;
+
 /**
- * `hub chat`: sends one prompt over the Harness transport WebSocket and prints the answer as
- * it streams, answering approvals on the way. A small real client of the protocol, for demos.
- * Without a terminal and without `--approve`/`--deny` it cannot ask, so a pending approval ends
- * it (exit 5) with the approval's id and how to answer it, instead of waiting forever.
+ * `hub chat`: sends one prompt over the Harness transport WebSocket (the client library's
+ * session stream, which resumes by cursor across a dropped socket) and prints the answer as it
+ * streams, answering approvals on the way. Without a terminal and without `--approve`/`--deny`
+ * it cannot ask, so a pending approval ends it (exit 5) with the approval's id and how to answer
+ * it, instead of waiting forever.
  */
 export async function chat(opts: ChatOptions): Promise<number> {
-  const url = new URL(opts.hubUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  url.pathname = '/v1/transport';
-  url.searchParams.set('session', opts.sessionId);
-  const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${opts.apiKey}` } });
+  const hub = new HubClient({ baseUrl: opts.hubUrl, apiKey: opts.apiKey, stream: { maxFailures: MAX_FAILURES } });
+  const stream = hub.sessions.open(opts.sessionId);
+  try {
+    let first: HarnessState;
+    try {
+      first = await stream.waitFor(() => true, { what: "the session's snapshot" });
+    } catch (e) {
+      return unreachable(e, opts.hubUrl);
+    }
+    return await converse(stream, first, opts);
+  } finally {
+    stream.close();
+  }
+}
+
+/** Submits the prompt after the snapshot `first` and follows its turn to the end. */
+function converse(stream: SessionStream, first: HarnessState, opts: ChatOptions): Promise<number> {
   const canAsk = opts.approvals !== 'ask' || process.stdin.isTTY === true;
-  let state: HarnessState | null = null;
-  let printed = 0;
-  let submitted = false;
-  let saidQueued = false;
-  let saidWaiting = false;
   /** Messages that were there before our prompt are history: not printed, not answered. */
-  let firstNew = Infinity;
-  let ourTurn: string | undefined;
+  const firstNew = first.messages.length;
+  // Our turn's id is the submit's idempotency key: the stream sends it again after a drop, and it runs once.
+  const ourTurn = randomUUID();
+  let printed = 0;
+  // A turn already runs: ours is queued behind it (nothing may arrive for a long while).
+  let saidQueued = first.status === 'running' && sayQueued(first.messages);
+  let saidWaiting = false;
   const answered = new Set<string>();
   return new Promise<number>((resolve) => {
+    let done = false;
     const finish = (code: number) => {
-      ws.close();
-      resolve(code);
+      if (!done) resolve(code);
+      done = true;
     };
-    ws.on('unexpected-response', (_req, res) => {
-      process.stderr.write(`hub refused the connection: HTTP ${res.statusCode}\n`);
-      resolve(CHAT_EXIT.unreachable);
+    stream.submit(opts.prompt, { idempotencyKey: ourTurn }).catch(() => {
+      // An error frame that refused the prompt was printed as it came; a closed stream is said below.
+      if (stream.link !== 'closed') finish(CHAT_EXIT.failed);
     });
-    ws.on('error', (e) => {
-      process.stderr.write(`cannot reach the hub at ${opts.hubUrl}: ${e.message}\n`);
-      resolve(CHAT_EXIT.unreachable);
-    });
-    ws.on('message', (raw) => {
-      const frame = JSON.parse(raw.toString()) as Frame;
-      if (frame.type === 'error') return process.stderr.write(`error: ${frame.code ?? ''} ${frame.message}\n`);
-      state = frame.type === 'state' ? frame.state : applyOps(state as HarnessState, frame.operations);
-      if (!submitted) {
-        submitted = true;
-        firstNew = state.messages.length;
-        ws.send(JSON.stringify({ type: 'commands', commands: [{ type: 'submit', prompt: opts.prompt }] }));
-        // A turn already runs: ours is queued behind it (nothing may arrive for a long while).
-        if (state.status === 'running') saidQueued = sayQueued(state.messages);
-        return;
-      }
+    stream.subscribe((event) => {
+      if (event.type === 'link' && event.link === 'closed') return finish(stream.closeError ? unreachable(stream.closeError, opts.hubUrl) : CHAT_EXIT.failed);
+      if (event.type !== 'frame' || done) return;
+      if (event.frame.type === 'error') return void process.stderr.write(`error: ${event.frame.code ?? ''} ${event.frame.message}\n`);
+      const state = stream.state as HarnessState;
       const mine = state.messages.slice(firstNew);
       if (!saidQueued && mine.length === 0 && state.status === 'running') saidQueued = sayQueued(state.messages.slice(0, firstNew));
-      if (!saidWaiting && state.queued && mine.some((m) => m.turnId === state?.queued?.turnId)) saidWaiting = sayWaiting(state.queued.since);
-      // Our turn is the one our prompt started; the first frame that shows it may already show it
-      // ended (a watcher is handed everything that settled together as one delta).
-      ourTurn ??= mine.find((m) => m.role === 'user' && m.content === opts.prompt)?.turnId;
-      if (ourTurn === undefined) return;
+      if (!saidWaiting && state.queued && mine.some((m) => m.turnId === state.queued?.turnId)) saidWaiting = sayWaiting(state.queued.since);
+      // The first frame that shows our turn may already show it ended (a watcher is handed
+      // everything that settled together as one delta).
+      if (!mine.some((m) => m.turnId === ourTurn)) return;
       const answer = mine.filter((m) => m.role === 'assistant' && m.turnId === ourTurn).pop();
       printed = render(answer, printed);
       if (!canAsk) {
         const waiting = pendingApproval(answer);
         if (waiting) return finish(reportPending(waiting, opts));
       }
-      void answerApprovals(ws, answer, answered, opts.approvals);
-      const ended = turnEnded(state, ourTurn, answer);
+      void answerApprovals(stream, answer, answered, opts.approvals);
+      const ended = turnOutcome(state, ourTurn);
       if (ended) {
         process.stdout.write('\n');
         if (ended === 'failed') process.stderr.write(`turn failed: ${state.error ?? 'no reason given (a later turn has started; see the session log)'}\n`);
@@ -90,19 +90,15 @@ export async function chat(opts: ChatOptions): Promise<number> {
   });
 }
 
-type Message = HarnessState['messages'][number];
-
-/**
- * Whether our turn is over, and how: the session stopped running with ours its last turn, or a
- * later turn (someone else's prompt) already started after it. Undefined while it runs.
- */
-export function turnEnded(state: HarnessState, turnId: string, answer: Message | undefined): 'ok' | 'failed' | undefined {
-  const last = state.messages[state.messages.length - 1];
-  const ours = last?.turnId === turnId;
-  if (ours && state.status === 'running') return undefined;
-  if (answer?.stopReason === 'failed' || (ours && state.status === 'error')) return 'failed';
-  return 'ok';
+/** Says why the hub could not be used (refused, or not there) and returns exit 3. */
+function unreachable(e: unknown, hubUrl: string): number {
+  if (e instanceof HubError && e.status !== undefined) process.stderr.write(`hub refused the connection: HTTP ${e.status}\n`);
+  else if (e instanceof HubError && e.code !== 'unreachable') process.stderr.write(`hub closed the session's stream: ${e.code}: ${e.message}\n`);
+  else process.stderr.write(`cannot reach the hub at ${hubUrl}: ${e instanceof Error ? e.message : String(e)}\n`);
+  return CHAT_EXIT.unreachable;
 }
+
+type Message = HarnessState['messages'][number];
 type ToolCall = NonNullable<Message['toolCalls']>[number];
 
 function render(msg: Message | undefined, printed: number): number {
@@ -147,7 +143,7 @@ function reportPending(tc: ToolCall, opts: ChatOptions): number {
   return CHAT_EXIT.approvalPending;
 }
 
-async function answerApprovals(ws: WebSocket, msg: Message | undefined, answered: Set<string>, mode: ChatOptions['approvals']): Promise<void> {
+async function answerApprovals(stream: SessionStream, msg: Message | undefined, answered: Set<string>, mode: ChatOptions['approvals']): Promise<void> {
   for (const tc of msg?.toolCalls ?? []) {
     const a = tc.approval;
     if (!a || a.status !== 'pending' || answered.has(a.id)) continue;
@@ -159,6 +155,7 @@ async function answerApprovals(ws: WebSocket, msg: Message | undefined, answered
       approve = /^y/i.test(await rl.question(`\n[approval] ${a.reason}. Allow? [y/N] `));
       rl.close();
     }
-    ws.send(JSON.stringify({ type: 'commands', commands: [{ type: approve ? 'approve' : 'deny', approvalId: a.id }] }));
+    if (approve) stream.approve(a.id);
+    else stream.deny(a.id);
   }
 }

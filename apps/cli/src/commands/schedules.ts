@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { runApiCommand } from './api-request';
 
 /** `hub schedules` usage: a client of the HTTP API (`/v1/schedules`) with HUB_URL and HUB_API_KEY. */
 export const SCHEDULES_USAGE = `usage: hub schedules <command> (HUB_URL, HUB_API_KEY; operators and admins write, viewers read)
@@ -114,35 +115,5 @@ export function requestOf(argv: string[]): { method: string; path: string; body?
  * hub cannot be reached.
  */
 export async function schedules(argv: string[], env: SchedulesCliEnv): Promise<number> {
-  let req: ReturnType<typeof requestOf>;
-  try {
-    if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help')) return void process.stdout.write(SCHEDULES_USAGE), 0;
-    if (!env.apiKey) throw new SchedulesUsageError('schedules needs HUB_API_KEY');
-    req = requestOf(argv);
-  } catch (e) {
-    if (!(e instanceof SchedulesUsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw e;
-    process.stderr.write(`hub: ${(e as Error).message}\n\n${SCHEDULES_USAGE}`);
-    return 2;
-  }
-  let res: Response;
-  try {
-    res = await fetch(new URL(req.path, env.hubUrl), {
-      method: req.method,
-      headers: { authorization: `Bearer ${env.apiKey}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
-    });
-  } catch (e) {
-    process.stderr.write(`cannot reach the hub at ${env.hubUrl}: ${(e as Error).message}\n`);
-    return 3;
-  }
-  const text = await res.text();
-  if (!res.ok) {
-    process.stderr.write(`hub: HTTP ${res.status}: ${text}\n`);
-    return 1;
-  }
-  const body = JSON.parse(text) as Record<string, unknown>;
-  const list = body['schedules'] ?? body['ticks'];
-  if (Array.isArray(list)) for (const item of list) process.stdout.write(`${JSON.stringify(item)}\n`);
-  else process.stdout.write(`${JSON.stringify(body)}\n`);
-  return 0;
+  return runApiCommand(argv, env, { name: 'schedules', usage: SCHEDULES_USAGE, requestOf, usageError: SchedulesUsageError, listKeys: ['schedules', 'ticks'] });
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { runApiCommand } from './api-request';
 
 /** `hub webhooks` usage: a client of the HTTP API (`/v1/webhooks`) with HUB_URL and HUB_API_KEY. */
 export const WEBHOOKS_USAGE = `usage: hub webhooks <command> (HUB_URL, HUB_API_KEY; admins and operators write, viewers read)
@@ -76,34 +77,5 @@ export function webhookRequestOf(argv: string[]): { method: string; path: string
  * hub cannot be reached.
  */
 export async function webhooks(argv: string[], env: { hubUrl: string; apiKey: string | undefined }): Promise<number> {
-  let req: ReturnType<typeof webhookRequestOf>;
-  try {
-    if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help')) return void process.stdout.write(WEBHOOKS_USAGE), 0;
-    if (!env.apiKey) throw new WebhooksUsageError('webhooks needs HUB_API_KEY');
-    req = webhookRequestOf(argv);
-  } catch (e) {
-    if (!(e instanceof WebhooksUsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw e;
-    process.stderr.write(`hub: ${(e as Error).message}\n\n${WEBHOOKS_USAGE}`);
-    return 2;
-  }
-  let res: Response;
-  try {
-    res = await fetch(new URL(req.path, env.hubUrl), {
-      method: req.method,
-      headers: { authorization: `Bearer ${env.apiKey}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
-    });
-  } catch (e) {
-    process.stderr.write(`cannot reach the hub at ${env.hubUrl}: ${(e as Error).message}\n`);
-    return 3;
-  }
-  const text = await res.text();
-  if (!res.ok) {
-    process.stderr.write(`hub: HTTP ${res.status}: ${text}\n`);
-    return 1;
-  }
-  const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  const list = ['endpoints', 'attempts', 'messages'].map((k) => body[k]).find(Array.isArray);
-  for (const item of list ?? [body]) process.stdout.write(`${JSON.stringify(item)}\n`);
-  return 0;
+  return runApiCommand(argv, env, { name: 'webhooks', usage: WEBHOOKS_USAGE, requestOf: webhookRequestOf, usageError: WebhooksUsageError, listKeys: ['endpoints', 'attempts', 'messages'] });
 }
