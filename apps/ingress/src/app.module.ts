@@ -34,8 +34,7 @@ import { TurnOutcomes } from './streams/turn-outcome.service';
 import { TransportGateway } from './transport/transport.gateway';
 import { ZeneController, ZeneRunService, ZeneService } from './zene';
 import { webhookControllers, webhookProviders } from './webhooks/providers';
-import { OidcAdminController } from './auth/oidc-admin.controller';
-import { oidcProviders } from './auth/oidc.providers';
+import { oidcControllers, oidcProviders } from './auth/oidc.providers';
 
 @Module({})
 export class IngressModule implements NestModule {
@@ -43,7 +42,7 @@ export class IngressModule implements NestModule {
     return {
       module: IngressModule,
       imports: [ConsoleModule],
-      controllers: [HealthController, MetricsController, AdminController, OidcAdminController, ...webhookControllers, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController],
+      controllers: [HealthController, MetricsController, AdminController, ...oidcControllers, ...webhookControllers, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController],
       providers: [
         ...hubProviders(settings),
         HubResources,

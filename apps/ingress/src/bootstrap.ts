@@ -3,10 +3,11 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
 import type { Server } from 'node:http';
 import { NestPinoLogger, createLogger } from '@hub/telemetry';
-import { KeyLiveness, Credentials } from '@hub/auth';
+import { KeyLiveness, Credentials, PersonSessions } from '@hub/auth';
 import { HubQueues } from '@hub/queue';
 import { IngressModule } from './app.module';
 import { KeyChanges } from './auth/key-changes';
+import { SessionCookieAuth } from './auth/oidc-session-auth';
 import { PG_POOL } from './hub.providers';
 import { serveOpenApi } from './http/openapi';
 import { accessLog } from './observability/access-log';
@@ -28,11 +29,11 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
   });
   app.use(accessLog());
   app.use(deferBodyErrors(json({ limit: settings.maxBodyBytes, type: ['application/json', 'application/*+json'] })));
-  const sockets = new OpenSockets(app.get(KeyLiveness), settings.wsMaxSockets, settings.keyRecheckMs);
+  const sockets = new OpenSockets(app.get(KeyLiveness), settings.wsMaxSockets, settings.keyRecheckMs, app.get(PersonSessions));
   const keys = app.get(KeyChanges);
   // A revoked key's sockets close as soon as the revocation commits, not at the next sweep.
   keys.onChange(() => void sockets.sweep());
-  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(Credentials), settings.maxFrameBytes, sockets, app.get(TenantSockets)));
+  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(Credentials), settings.maxFrameBytes, sockets, app.get(TenantSockets), app.get(SessionCookieAuth)));
   registerIngressGauges(sockets, app.get(PG_POOL), app.get(HubQueues));
   serveOpenApi(app);
   app.enableShutdownHooks();

@@ -7,7 +7,6 @@ declare module 'oidc-provider' {
   }
   interface TokenView {
     accountId?: string;
-    aud?: unknown;
   }
   export interface Configuration {
     clients: Record<string, unknown>[];
@@ -15,8 +14,9 @@ declare module 'oidc-provider' {
     claims: Record<string, string[]>;
     scopes: string[];
     pkce: { required: () => boolean };
+    conformIdTokenClaims: boolean;
     issueRefreshToken: (ctx: unknown, client: ClientView) => boolean;
-    ttl: Record<string, number | ((ctx: unknown, token: TokenView) => number)>;
+    ttl: Record<string, number | (() => number)>;
     features: Record<string, unknown> & {
       resourceIndicators?: {
         enabled: boolean;

@@ -19,7 +19,7 @@ export interface TestProviderOptions {
   /** The hub's console client: its redirect URIs (login callback) and where it may send people after logout. */
   redirectUris?: string[];
   postLogoutRedirectUris?: string[];
-  /** Access tokens' lifetime in seconds (a `resource` ending `:short` gets 1 s: an expiry test's token). */
+  /** Access tokens' lifetime in seconds (default 600; `accessToken(…, { ttlSeconds })` for one token). */
   accessTokenTtlSeconds?: number;
 }
 
@@ -42,6 +42,7 @@ export class OidcTestProvider {
     readonly issuer: string,
     private readonly server: Server,
     private readonly accounts: Map<string, TestAccount>,
+    private readonly ttl: { next?: number },
   ) {}
 
   static async start(opts: TestProviderOptions): Promise<OidcTestProvider> {
@@ -53,6 +54,9 @@ export class OidcTestProvider {
       return a ? { sub, name: a.name, email: a.email, email_verified: true, groups: [...a.groups] } : undefined;
     };
     const ttl = opts.accessTokenTtlSeconds ?? 600;
+    // The lifetime of the token being issued now: one token's own (an expiry test's), else the default.
+    const ttlState: { next?: number } = {};
+    const accessTtl = () => ttlState.next ?? ttl;
     const config: Configuration = {
       clients: [
         {
@@ -72,8 +76,10 @@ export class OidcTestProvider {
       claims: { openid: ['sub'], profile: ['name'], email: ['email', 'email_verified'], groups: ['groups'] },
       scopes: ['openid', 'profile', 'email', 'groups', 'offline_access'],
       pkce: { required: () => true },
+      // The person's claims (groups among them) in the ID token too, as most company providers do.
+      conformIdTokenClaims: false,
       issueRefreshToken: (_ctx, c) => c.grantTypeAllowed('refresh_token'),
-      ttl: { AccessToken: (_ctx, token) => (String((token as { aud?: unknown }).aud ?? '').endsWith(':short') ? 1 : ttl), IdToken: 600, Grant: 3600, Session: 3600, Interaction: 600, AuthorizationCode: 60, RefreshToken: 3600 },
+      ttl: { AccessToken: () => accessTtl(), IdToken: 600, Grant: 3600, Session: 3600, Interaction: 600, AuthorizationCode: 60, RefreshToken: 3600 },
       features: {
         devInteractions: { enabled: true },
         rpInitiatedLogout: { enabled: true },
@@ -81,7 +87,7 @@ export class OidcTestProvider {
           enabled: true,
           defaultResource: () => TEST_AUDIENCE,
           useGrantedResource: () => true,
-          getResourceServerInfo: (_ctx, resource) => ({ audience: resource, scope: 'openid profile email groups', accessTokenFormat: 'jwt', accessTokenTTL: resource.endsWith(':short') ? 1 : ttl }),
+          getResourceServerInfo: (_ctx, resource) => ({ audience: resource, scope: 'openid profile email groups', accessTokenFormat: 'jwt', accessTokenTTL: accessTtl() }),
         },
       },
       // The person's groups, name and email in the JWT access token (read when it is issued: a group change shows in the next token).
@@ -94,7 +100,7 @@ export class OidcTestProvider {
     const provider = new Provider(issuer, config);
     const server = createServer(provider.callback());
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
-    return new OidcTestProvider(issuer, server, accounts);
+    return new OidcTestProvider(issuer, server, accounts, ttlState);
   }
 
   /** Moves a person to other groups: their next sign-in (or next token) carries them. */
@@ -107,9 +113,11 @@ export class OidcTestProvider {
   /**
    * An access token for `sub`, the way a company's tool gets one: the authorization code flow
    * with PKCE through the provider's (development) login and consent pages, then the code
-   * exchanged at the token endpoint. `resource` picks the audience (default {@link TEST_AUDIENCE}).
+   * exchanged at the token endpoint. `resource` picks the audience (default {@link TEST_AUDIENCE}),
+   * `ttlSeconds` the token's lifetime.
    */
-  async accessToken(sub: string, resource: string = TEST_AUDIENCE): Promise<string> {
+  async accessToken(sub: string, o: { resource?: string; ttlSeconds?: number } = {}): Promise<string> {
+    const resource = o.resource ?? TEST_AUDIENCE;
     const config = await client.discovery(new URL(this.issuer), TOOL_CLIENT.id, TOOL_CLIENT.secret, undefined, { execute: [client.allowInsecureRequests] });
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
@@ -123,8 +131,13 @@ export class OidcTestProvider {
       prompt: 'login consent',
     });
     const callback = await this.signInHeadless(url, sub, TOOL_CLIENT.redirect);
-    const tokens = await client.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state }, { resource });
-    return tokens.access_token;
+    this.ttl.next = o.ttlSeconds;
+    try {
+      const tokens = await client.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state }, { resource });
+      return tokens.access_token;
+    } finally {
+      this.ttl.next = undefined;
+    }
   }
 
   /** Follows an authorization URL through the development login and consent pages as `sub`; answers the redirect to `redirectPrefix`. */

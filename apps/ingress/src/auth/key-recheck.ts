@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { KeyLiveness, Principal } from '@hub/auth';
+import type { KeyLiveness, PersonSessions, Principal } from '@hub/auth';
 
 /**
  * Long-lived connections held under an API key (WebSockets, Server-Sent Events), re-checked
@@ -21,6 +21,8 @@ export class KeyRecheck<T> {
     private readonly recheckMs: number,
     private readonly what: string,
     private readonly onRevoked: (item: T, principal: Principal) => void,
+    /** People's console sessions: a connection held by one ends when the session is revoked or signed out. */
+    private readonly sessions?: Pick<PersonSessions, 'liveIds'>,
   ) {
     this.log = new Logger(`${what}s`);
   }
@@ -40,13 +42,17 @@ export class KeyRecheck<T> {
     if (this.sweeping || this.held.size === 0) return;
     this.sweeping = true;
     try {
-      // A person's access token is no row: it holds until its expiry (issue 24).
-      const live = await this.liveness.liveKeyIds([...this.held.values()].flatMap((p) => (p.person ? [] : [p.keyId])));
+      // A person's access token is no row: it holds until its expiry; a console session until it is revoked (issue 24).
+      const held = [...this.held.values()];
+      const live = await this.liveness.liveKeyIds(held.flatMap((p) => (p.person ? [] : [p.keyId])));
+      const sessionIds = held.flatMap((p) => (p.person?.sessionId ? [p.person.sessionId] : []));
+      const liveSessions = this.sessions && sessionIds.length > 0 ? await this.sessions.liveIds(sessionIds) : new Set<string>();
       if (this.lastSweepFailed) this.log.log(`${this.what} key re-check works again`);
       this.lastSweepFailed = false;
       const now = Date.now();
       for (const [item, principal] of this.held) {
-        if (principal.person ? principal.person.expiresAt > now : live.has(principal.keyId)) continue;
+        const person = principal.person;
+        if (person ? (person.sessionId ? liveSessions.has(person.sessionId) : person.expiresAt > now) : live.has(principal.keyId)) continue;
         this.held.delete(item);
         this.onRevoked(item, principal);
       }

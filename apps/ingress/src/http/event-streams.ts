@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { KeyLiveness, type Principal } from '@hub/auth';
+import { KeyLiveness, PersonSessions, type Principal } from '@hub/auth';
 import { KeyChanges } from '../auth/key-changes';
 import { KeyRecheck } from '../auth/key-recheck';
 import { INGRESS_CONFIG, type IngressSettings } from '../hub.providers';
@@ -35,12 +35,12 @@ export class EventStreams implements OnApplicationShutdown {
   /** A stream's own last frame for a revoked key, when its protocol has one (AG-UI: RUN_ERROR). */
   private readonly revokedFrames = new WeakMap<Response, string>();
 
-  constructor(liveness: KeyLiveness, changes: KeyChanges, @Inject(INGRESS_CONFIG) settings: IngressSettings) {
+  constructor(liveness: KeyLiveness, changes: KeyChanges, @Inject(INGRESS_CONFIG) settings: IngressSettings, sessions: PersonSessions) {
     this.keys = new KeyRecheck(liveness, settings.keyRecheckMs, 'event stream', (res, p) => {
       this.log.log(`ending an event stream of key ${p.keyPrefix}: the key was revoked`);
       res.write(this.revokedFrames.get(res) ?? `event: error\ndata: ${JSON.stringify({ code: STREAM_KEY_REVOKED, detail: 'the API key of this stream was revoked; sign in again with a valid key' })}\n\n`);
       res.end();
-    });
+    }, sessions);
     changes.onChange(() => void this.keys.sweep());
   }
 

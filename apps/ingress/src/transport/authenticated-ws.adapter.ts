@@ -34,6 +34,8 @@ export class AuthenticatedWsAdapter extends WsAdapter {
     private readonly maxFrameBytes: number,
     private readonly sockets: OpenSockets,
     private readonly tenantSockets: TenantSockets,
+    /** The console's session cookie, for an upgrade that carries no key (issue 24). */
+    private readonly cookies?: { upgradePrincipal(req: IncomingMessage): Promise<Principal | undefined> },
   ) {
     super(app);
   }
@@ -116,7 +118,8 @@ export class AuthenticatedWsAdapter extends WsAdapter {
   }
 
   private async verify(req: UpgradeRequest): Promise<Principal | null> {
-    const principal = await this.keys.verify(bearerToken(req.headers.authorization) ?? keyFromProtocols(req.headers['sec-websocket-protocol']));
+    const presented = bearerToken(req.headers.authorization) ?? keyFromProtocols(req.headers['sec-websocket-protocol']);
+    const principal = presented === undefined && this.cookies ? ((await this.cookies.upgradePrincipal(req)) ?? null) : await this.keys.verify(presented);
     if (principal) req.principal = principal;
     return principal;
   }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { WebSocket } from 'ws';
-import type { KeyLiveness, Principal } from '@hub/auth';
+import type { KeyLiveness, PersonSessions, Principal } from '@hub/auth';
 import { hubMetrics } from '@hub/telemetry';
 import { KeyRecheck } from '../auth/key-recheck';
 import { KEY_REVOKED_CLOSE_CODE, KEY_REVOKED_REASON, revokedKeyFrame } from './revocation-frames';
@@ -31,11 +31,12 @@ export class OpenSockets {
     liveness: KeyLiveness,
     readonly maxSockets: number,
     recheckMs: number,
+    sessions?: Pick<PersonSessions, 'liveIds'>,
   ) {
     this.keys = new KeyRecheck(liveness, recheckMs, 'socket', (ws) => {
       const s = this.sockets.get(ws);
       if (s) this.closeRevoked(ws, s);
-    });
+    }, sessions);
   }
 
   get size(): number {

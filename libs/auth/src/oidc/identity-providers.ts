@@ -55,6 +55,11 @@ export class IdentityProviders {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** The tenant the deployment-wide provider signs people in to, if there is one. */
+  deploymentTenant(): string | undefined {
+    return this.deployment?.tenantId;
+  }
+
   /** The tenant's provider, or null when it has none. */
   async get(tenantId: string): Promise<IdentityProvider | null> {
     const { rows } = await asTenant(this.pool, tenantId).query<ProviderRow>(`SELECT ${COLUMNS} FROM identity_providers WHERE tenant_id = $1`, [tenantId]);
