@@ -75,3 +75,16 @@ it('approver-bot answers approvals from the feed by its rule, and stops cleanly 
   bot.child.kill('SIGTERM');
   expect(await bot.exited).toBe(0);
 });
+
+it('openenv-eval runs an episode per task and prints each reward and the mean', async () => {
+  const run = example('openenv-eval', ['eval-arith']);
+  expect(await run.exited).toBe(0);
+  const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(lines.slice(0, 3).map((l) => [l['task'], l['reward']])).toEqual([
+    ['calculate 6 * 7', 1],
+    ['what is 40 + 2', 1],
+    ['say hello', 0],
+  ]);
+  expect(new Set(lines.slice(0, 3).map((l) => l['episode'])).size).toBe(3);
+  expect(lines[3]).toEqual({ episodes: 3, mean: 0.667 });
+});
