@@ -59,8 +59,10 @@ async function declarations() {
   await rm(tmp, { recursive: true, force: true });
   for (const f of await readdir(types, { recursive: true })) {
     if (!f.endsWith('.d.ts')) continue;
-    const text = await readFile(join(types, f), 'utf8');
+    // ES module declarations name files as Node resolves them (nodenext): './http.js', not './http'.
+    const text = (await readFile(join(types, f), 'utf8')).replace(/((?:from|import\()\s*')(\.{1,2}\/[^']+?)(?<!\.js)'/g, "$1$2.js'");
     if (/from '@hub\//.test(text)) throw new Error(`${f}: a declaration names a workspace alias (@hub/*); keep such types out of the public API`);
+    await writeFile(join(types, f), text);
   }
 }
 

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
-import { applyOps, type DeltaOperation, type HarnessState } from '@hub/domain';
+import { foldFrame, type SessionView } from '@harness-hub/client';
+import type { DeltaOperation, HarnessState } from '@hub/domain';
 
 export type TransportFrame =
   | { type: 'state'; state: HarnessState; cursor: number }
@@ -7,9 +8,11 @@ export type TransportFrame =
   | { type: 'error'; message: string; code?: string; cursor?: number };
 
 /**
- * A real Harness transport client for tests: keeps every frame, applies them the way the spec
- * says a client must (replace on `state`, apply ops in order on `delta`), and can wait for a
- * condition on the assembled state.
+ * A real Harness transport client for tests: one socket, every frame kept, folded the way the
+ * client library folds them (`foldFrame`: replace on `state`, apply ops in order on `delta`), and
+ * a wait for a condition on the assembled state. Unlike the library's SessionStream it never
+ * reconnects on its own (tests look at closes and resume by hand), and a delta at or before its
+ * cursor, which the library drops, is a protocol violation here: waitFor fails on it.
  */
 export class TransportTestClient {
   readonly frames: TransportFrame[] = [];
@@ -18,6 +21,8 @@ export class TransportTestClient {
   closeCode: number | null = null;
   /** When the first frame arrived (ms since the epoch): what a resuming client waited. */
   firstFrameAt: number | null = null;
+  /** Frames the hub should not have sent (a delta it had sent already). */
+  readonly violations: string[] = [];
   private waiters: (() => void)[] = [];
 
   private constructor(
@@ -35,9 +40,11 @@ export class TransportTestClient {
       const frame = JSON.parse(raw.toString()) as TransportFrame;
       this.frames.push(frame);
       this.firstFrameAt ??= Date.now();
-      if (frame.type === 'state') this.state = frame.state;
-      if (frame.type === 'delta') this.state = applyOps(this.state ?? { status: 'idle', messages: [] }, frame.operations);
-      if (frame.type !== 'error') this.cursor = frame.cursor;
+      // The library's wire types are the OpenAPI document's; the frames are the same JSON.
+      const folded = foldFrame({ state: this.state, cursor: this.cursor } as unknown as SessionView, frame as Parameters<typeof foldFrame>[1]);
+      if (folded.duplicate) this.violations.push(`delta at cursor ${frame.cursor} after cursor ${this.cursor}: sent twice`);
+      this.state = folded.state as unknown as HarnessState | null;
+      this.cursor = folded.cursor ?? this.cursor;
       this.notify();
     });
     ws.on('close', (code) => {
@@ -86,6 +93,7 @@ export class TransportTestClient {
   async waitFor(what: string, pred: (c: TransportTestClient) => boolean, timeoutMs = 20_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pred(this)) {
+      if (this.violations.length > 0) throw new Error(`protocol violation while waiting for ${what}: ${this.violations.join('; ')}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out waiting for ${what}; state: ${JSON.stringify(this.state)?.slice(0, 2000)}; last frames: ${JSON.stringify(this.frames.slice(-5))}`);
       await new Promise<void>((r) => {
