@@ -12,6 +12,7 @@ import { replay } from './commands/replay';
 import { retentionRun } from './commands/retention';
 import { schedules } from './commands/schedules';
 import { webhooks } from './commands/webhooks';
+import { policy } from './commands/policy';
 import { idp } from './commands/idp';
 import { LIMIT_OPTIONS, limitFlagsOf, tenantLimits } from './commands/limits';
 import { status } from './commands/status';
@@ -64,6 +65,9 @@ const USAGE = `usage: hub <command>
   schedules list|create|get|pause|resume|trigger|backfill|preview|ticks|delete ...
                                    schedules of agent runs over the HTTP API (HUB_URL,
                                    HUB_API_KEY); \`hub schedules help\` for the flags
+  policy show|set FILE|explain TOOL [JSON_ARGS]
+                                   the tenant's approval policy over the HTTP API (HUB_URL,
+                                   HUB_API_KEY); \`hub policy help\` for the flags
   webhooks list|create|get|update|delete|rotate|test|attempts|messages|redeliver|links ...
                                    webhook endpoints and their delivery log over the HTTP API
                                    (HUB_URL, HUB_API_KEY); \`hub webhooks help\` for the flags
@@ -89,6 +93,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'webhooks') {
     const c = parseConfig(CliConfig);
     return webhooks(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
+  }
+  if (argv[0] === 'policy') {
+    const c = parseConfig(CliConfig);
+    return policy(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
   }
   if (argv[0] === 'schedules') {
     const c = parseConfig(CliConfig);
@@ -196,7 +204,7 @@ async function main(argv: string[]): Promise<number> {
     case 'projections status':
       return projectionsStatus(config.DATABASE_URL, out);
     case 'projections rebuild':
-      if (!arg) throw new UsageError('projections rebuild needs a NAME (sessions, turns, approvals)');
+      if (!arg) throw new UsageError('projections rebuild needs a NAME (sessions, turns, approvals, usage)');
       return projectionsRebuild(config.DATABASE_URL, arg, out, say);
     case 'chat':
       if (!values.session || !sub) throw new UsageError('chat needs --session ID and a PROMPT');

@@ -20,6 +20,7 @@ import { HubResources } from './hub-resources';
 import { EventStreams } from './http/event-streams';
 import { OpenEnvController, OpenEnvEpisodes, OpenEnvHarnessGateway, OpenEnvMcp, OpenEnvWsGateway } from './openenv';
 import { OpenHarnessController } from './openharness';
+import { UsageController } from './read-models/usage.controller';
 import { ApprovalsController } from './read-models/approvals.controller';
 import { readModelProviders } from './read-models/providers';
 import { SessionListController } from './read-models/sessions-list.controller';
@@ -34,7 +35,8 @@ import { TurnOutcomes } from './streams/turn-outcome.service';
 import { TransportGateway } from './transport/transport.gateway';
 import { ZeneController, ZeneRunService, ZeneService } from './zene';
 import { webhookControllers, webhookProviders } from './webhooks/providers';
-import { oidcControllers, oidcProviders } from './auth/oidc.providers';
+import { OidcAdminController } from './auth/oidc-admin.controller';
+import { oidcProviders } from './auth/oidc.providers';
 
 @Module({})
 export class IngressModule implements NestModule {
@@ -42,7 +44,7 @@ export class IngressModule implements NestModule {
     return {
       module: IngressModule,
       imports: [ConsoleModule],
-      controllers: [HealthController, MetricsController, AdminController, ...oidcControllers, ...webhookControllers, SessionListController, ApprovalsController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController],
+      controllers: [HealthController, MetricsController, AdminController, OidcAdminController, ...webhookControllers, SessionListController, ApprovalsController, UsageController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController],
       providers: [
         ...hubProviders(settings),
         HubResources,

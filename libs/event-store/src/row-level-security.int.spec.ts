@@ -9,7 +9,7 @@ import { createScratchDatabase, type ScratchDatabase } from './testing/scratch-d
 // instead of another tenant's rows. Rows are written as the owner, behind the code's back, and
 // read through the apps' role with deliberately unfiltered queries.
 
-const TENANT_TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals', 'schedules', 'schedule_ticks', 'webhook_endpoints', 'webhook_messages', 'webhook_attempts', 'webhook_tenant_settings', 'a2a_push_messages'];
+const TENANT_TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals', 'read_usage', 'schedules', 'schedule_ticks', 'webhook_endpoints', 'webhook_messages', 'webhook_attempts', 'webhook_tenant_settings', 'a2a_push_messages'];
 const A = randomUUID();
 const B = randomUUID();
 let db: ScratchDatabase;
@@ -31,6 +31,8 @@ async function seed(owner: Pool, tenant: string, n: number): Promise<void> {
            VALUES ($1, 's', 't', 'completed', now(), 0, 0, 0, 0, 0, $2, $2)`, [n]);
   await q(`INSERT INTO read_approvals (tenant_id, session_id, approval_id, turn_id, tool_call_id, tool_name, risk_tier, request_reason, requested_at, status, requested_position, updated_position)
            VALUES ($1, 's', 'a', 't', 'c', 'write_file', 'high', 'why', now(), 'pending', $2, $2)`, [n]);
+  await q(`INSERT INTO read_usage (tenant_id, session_id, turn_id, day, model_calls, prompt_tokens, completion_tokens, tool_calls, approvals, approval_wait_ms, waiting, updated_position)
+           VALUES ($1, 's', 't', current_date, 1, 0, 0, '{}', 0, 0, '{}', $2)`, [n]);
   await q(`INSERT INTO schedules (tenant_id, id, name, spec, created_by, last_tick_at) VALUES ($1, 'sch', 'daily', '{}', '{}', now())`);
   await q(`INSERT INTO schedule_ticks (tenant_id, schedule_id, scheduled_at, outcome, source) VALUES ($1, 'sch', now(), 'started', 'schedule')`);
   const endpoint = randomUUID();

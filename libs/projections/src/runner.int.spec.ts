@@ -96,7 +96,7 @@ describe('projection runner', () => {
     await seedTenant(store, A, { sessions: 10, turns: 8, prefix: 'k' });
     await seedTenant(store, B, { sessions: 6, turns: 8, prefix: 'k' });
     await Promise.all(NAMES.map((n) => owner.query('UPDATE projection_checkpoints SET position = 0 WHERE name = $1', [n])));
-    await owner.query('TRUNCATE read_sessions, read_turns, read_approvals');
+    await owner.query('TRUNCATE read_sessions, read_turns, read_approvals, read_usage');
 
     const child = spawn(process.execPath, ['-r', '@swc-node/register', resolve(__dirname, 'testing/run-projections.ts'), db.url, '--batch', '40', '--hold-ms', '400'], {
       cwd: REPO_ROOT,

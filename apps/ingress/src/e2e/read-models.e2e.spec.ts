@@ -206,7 +206,7 @@ describe('read models over HTTP', () => {
     const res = await stack.cli(['projections', 'status']);
     expect(res.code).toBe(0);
     const rows = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { name: string; lagEvents: number; active: boolean; position: number });
-    expect(rows.map((r) => r.name).sort()).toEqual(['approvals', 'sessions', 'turns']);
+    expect(rows.map((r) => r.name).sort()).toEqual(['approvals', 'sessions', 'turns', 'usage']);
     for (const r of rows) expect(r).toEqual(expect.objectContaining({ active: true, lagEvents: expect.any(Number), lagMs: expect.any(Number) }));
     // The hub's own admin events and protocol facts (tenants and keys made above) are known types:
     // only a type written by a newer hub is counted as unknown.

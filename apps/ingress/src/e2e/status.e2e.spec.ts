@@ -49,7 +49,7 @@ it('counts waiting and running turns, calls one stuck past the threshold or when
   expect(calm.report.turns).toEqual({ running: 2, awaitingApproval: 1, stuck: [] });
   expect(calm.report.approvals).toEqual({ pending: 1, oldestRequestedAt: expect.any(String) });
   expect(calm.report.workers.find((w) => w.queue === 'turns')?.workers).toBe(1);
-  expect(calm.report.projections.map((p) => p.name).sort()).toEqual(['approvals', 'sessions', 'turns']);
+  expect(calm.report.projections.map((p) => p.name).sort()).toEqual(['approvals', 'sessions', 'turns', 'usage']);
   // Past the threshold the running turn is stuck; the one a person must answer never is.
   expect(strict.code).toBe(1);
   expect(strict.report.turns.stuck).toEqual([expect.objectContaining({ sessionId: 'streaming', state: 'running', held: true })]);

@@ -1,7 +1,7 @@
 import { getSchemaPath } from '@nestjs/swagger';
 import { z } from 'zod';
 import { Actor, EventMetadata, HarnessState, HubEvent, Protocol, ScheduleSpec, Usage } from '@hub/domain';
-import { APPROVAL_STATUSES, SESSION_STATUSES, type ApprovalView, type SessionView, type TurnView } from '@hub/projections';
+import { APPROVAL_STATUSES, SESSION_STATUSES, type ApprovalView, type SessionView, type TurnView, type UsageReport } from '@hub/projections';
 import type { ScheduleView } from '@hub/schedules';
 
 // The response bodies of the routes a client reads (the console is typed from them: STYLE.md,
@@ -102,6 +102,25 @@ const ScheduleViewSchema = z.object({
   lastRun: ScheduleTickSchema.nullable(),
 });
 
+const UsageTotalsShape = {
+  turns: z.object({ completed: z.number().int(), failed: z.number().int(), cancelled: z.number().int(), delivered: z.number().int(), open: z.number().int() }).describe('Turns by how they ended; open: queued or running'),
+  modelCalls: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  toolCalls: z.record(z.string(), z.number().int()).describe('Tool calls started, by executor'),
+  approvals: z.number().int().describe('Approvals answered'),
+  approvalWaitMs: z.number().int().describe('Time the answered approvals waited, summed'),
+};
+const UsageTotalsSchema = z.object(UsageTotalsShape);
+const UsageReportSchema = z.object({
+  from: z.string().describe('First UTC day, YYYY-MM-DD'),
+  to: z.string().describe('Last UTC day, YYYY-MM-DD'),
+  key: z.string().nullable(),
+  days: z.array(z.object({ day: z.string(), keyPrefix: z.string().nullable().describe('The key that requested the turns; null: none did (a schedule)'), ...UsageTotalsShape })),
+  totals: UsageTotalsSchema,
+  asOf: z.number().int().describe('The log position the numbers include'),
+});
+
 /** Every response schema, by the name it has in the document. */
 const SCHEMAS = {
   Actor,
@@ -121,6 +140,8 @@ const SCHEMAS = {
   ScheduleList: z.object({ schedules: z.array(ScheduleViewSchema) }),
   ScheduleTickList: z.object({ ticks: z.array(ScheduleTickSchema) }),
   FireTimes: z.object({ fireTimes: z.array(at) }),
+  UsageTotals: UsageTotalsSchema,
+  UsageReport: UsageReportSchema,
   Problem: z
     .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.string().describe('One of the documented error codes') })
     .catchall(z.unknown())
@@ -151,3 +172,5 @@ const views: [Documents<typeof SessionViewSchema, SessionView>, Documents<typeof
 void views;
 const scheduleViews: [Documents<typeof ScheduleViewSchema, ScheduleView>] = [true];
 void scheduleViews;
+const usageViews: [Documents<typeof UsageReportSchema, UsageReport>] = [true];
+void usageViews;

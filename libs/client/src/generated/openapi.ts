@@ -86,6 +86,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/idp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This tenant's identity provider (admin), without its client secret; provider null when it has none */
+        get: operations["OidcAdminController_get"];
+        /** Set this tenant's identity provider (admin): {issuer, clientId, clientSecret?, audience?, name?, scopes?, groupsClaim?, groupRoles, allowedDomains?, apiKeyConsole?} */
+        put: operations["OidcAdminController_set"];
+        post?: never;
+        /** Remove this tenant's own identity provider (admin); people can no longer sign in with it */
+        delete: operations["OidcAdminController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/keys": {
         parameters: {
             query?: never;
@@ -722,6 +741,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's usage per key and day (read model): ?from=&to=&key= */
+        get: operations["UsageController_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-settings": {
         parameters: {
             query?: never;
@@ -901,11 +937,14 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Actor: {
+            email?: string;
             id: string;
+            iss?: string;
             name?: string;
             role?: string;
+            sub?: string;
             /** @enum {string} */
-            type: "api_key" | "worker" | "system" | "approval_link";
+            type: "api_key" | "person" | "worker" | "system" | "approval_link";
         };
         ApprovalAnswer: {
             approvalId: string;
@@ -1929,6 +1968,61 @@ export interface components {
             promptTokens: number;
             totalTokens: number;
         };
+        UsageReport: {
+            /** @description The log position the numbers include */
+            asOf: number;
+            days: {
+                /** @description Approvals answered */
+                approvals: number;
+                /** @description Time the answered approvals waited, summed */
+                approvalWaitMs: number;
+                completionTokens: number;
+                day: string;
+                /** @description The key that requested the turns; null: none did (a schedule) */
+                keyPrefix: string | null;
+                modelCalls: number;
+                promptTokens: number;
+                /** @description Tool calls started, by executor */
+                toolCalls: {
+                    [key: string]: number;
+                };
+                /** @description Turns by how they ended; open: queued or running */
+                turns: {
+                    cancelled: number;
+                    completed: number;
+                    delivered: number;
+                    failed: number;
+                    open: number;
+                };
+            }[];
+            /** @description First UTC day, YYYY-MM-DD */
+            from: string;
+            key: string | null;
+            /** @description Last UTC day, YYYY-MM-DD */
+            to: string;
+            totals: components["schemas"]["UsageTotals"];
+        };
+        UsageTotals: {
+            /** @description Approvals answered */
+            approvals: number;
+            /** @description Time the answered approvals waited, summed */
+            approvalWaitMs: number;
+            completionTokens: number;
+            modelCalls: number;
+            promptTokens: number;
+            /** @description Tool calls started, by executor */
+            toolCalls: {
+                [key: string]: number;
+            };
+            /** @description Turns by how they ended; open: queued or running */
+            turns: {
+                cancelled: number;
+                completed: number;
+                delivered: number;
+                failed: number;
+                open: number;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -2010,6 +2104,57 @@ export interface operations {
         };
     };
     A2aController_card: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OidcAdminController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OidcAdminController_set: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    OidcAdminController_remove: {
         parameters: {
             query?: never;
             header?: never;
@@ -2961,6 +3106,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    UsageController_usage: {
+        parameters: {
+            query?: {
+                /** @description First UTC day (YYYY-MM-DD), included; default 29 days before `to` */
+                from?: string;
+                /** @description Only this API key's turns (its prefix); a client key reads only its own */
+                key?: string;
+                /** @description Last UTC day (YYYY-MM-DD), included; default today */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
             };
         };
     };

@@ -29,6 +29,7 @@ export async function dumpReadModels(pool: Pool): Promise<Record<string, unknown
     ['read_sessions', 'tenant_id, session_id'],
     ['read_turns', 'tenant_id, session_id, turn_id'],
     ['read_approvals', 'tenant_id, session_id, approval_id'],
+    ['read_usage', 'tenant_id, session_id, turn_id'],
   ]) {
     out[table] = (await pool.query(`SELECT row_to_json(t) AS r FROM ${table} t ORDER BY ${order}`)).rows.map((r: { r: unknown }) => r.r);
   }
