@@ -10,6 +10,8 @@ import { SessionScreen } from './sessions/SessionScreen';
 import { SessionsScreen } from './sessions/SessionsScreen';
 import { SchedulesScreen } from './schedules/SchedulesScreen';
 import { WebhooksScreen } from './webhooks/WebhooksScreen';
+import { AdminScreen } from './admin/AdminScreen';
+import { UsageScreen } from './usage/UsageScreen';
 import { useRoute } from './ui/router';
 
 export function App() {
@@ -64,6 +66,12 @@ function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: str
           <a href="/console/webhooks" aria-current={route.startsWith('/webhooks') ? 'page' : undefined}>
             Webhooks
           </a>
+          <a href="/console/usage" aria-current={route.startsWith('/usage') ? 'page' : undefined}>
+            Usage
+          </a>
+          <a href="/console/admin" aria-current={route.startsWith('/admin') ? 'page' : undefined}>
+            Admin
+          </a>
         </nav>
         <span className="who muted">{keyPrefix(apiKey)}</span>
         <button type="button" className="signout" onClick={() => onSignOut(null)}>
@@ -79,6 +87,10 @@ function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: str
           <SchedulesScreen api={api} />
         ) : route.startsWith('/webhooks') ? (
           <WebhooksScreen api={api} />
+        ) : route.startsWith('/usage') ? (
+          <UsageScreen api={api} />
+        ) : route.startsWith('/admin') ? (
+          <AdminScreen api={api} />
         ) : route.startsWith('/sessions') ? (
           <SessionsScreen api={api} onUnauthenticated={lost} />
         ) : (
