@@ -70,6 +70,7 @@ export class EventFeed<T = unknown> {
       try {
         const res = await this.http.send('GET', this.path, { query: { after: this.lastId }, headers: { accept: 'text/event-stream' }, signal: this.ctrl.signal });
         if (!res.body) throw new HubError('no_body', 'the feed answered without a body');
+        this.closeError = null;
         const parser = createParser({
           onEvent: (e) => {
             got = true;
