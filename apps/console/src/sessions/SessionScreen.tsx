@@ -4,6 +4,7 @@ import type { HarnessMessage } from '@hub/domain';
 import { isNotFound, type HubApi } from '../api/client';
 import { Arguments } from '../inbox/Arguments';
 import { NotFound } from '../ui/NotFound';
+import { TurnTimelines } from '../timeline/TurnTimelines';
 import { useSessionUsage, useToolDetails, type ToolDetail } from './useSessionDetails';
 import { useTransport } from './useTransport';
 
@@ -96,6 +97,7 @@ function LiveSession({ api, sessionId, apiKey }: { api: HubApi; sessionId: strin
           Cancel turn
         </button>
       </form>
+      <TurnTimelines api={api} sessionId={sessionId} />
     </section>
   );
 }

@@ -1,0 +1,50 @@
+import { useQuery } from '@tanstack/react-query';
+import type { HubApi } from '../api/client';
+import { turnTimelines, type TurnTimeline } from './turn-steps';
+import type { RecordedEvent } from '../api/types';
+
+/** Turns drawn on one page: a 1,000-turn session is read and drawn ten turns at a time. */
+export const TURNS_PER_PAGE = 10;
+const EVENTS_PER_READ = 1000;
+/** Reads past a page's last request while its turns run on (a turn of thousands of text deltas). */
+const MAX_EXTRA_READS = 20;
+
+export interface TurnPage {
+  turns: TurnTimeline[];
+  /** Where the next page starts (the `after` of its first read), or null when this is the last. */
+  next: number | null;
+}
+
+/**
+ * One page of turns starting after stream position `after`: the events are read forward until
+ * the page has its turns' requests and every one of them has ended (or the log ends). The next
+ * page starts just before the first request this page does not take.
+ */
+export async function readTurnPage(api: HubApi, sessionId: string, after: number): Promise<TurnPage> {
+  const events: RecordedEvent[] = [];
+  let next: number | null = null;
+  let cursor = after;
+  const mine = new Set<string>();
+  const ended = new Set<string>();
+  for (let reads = 0; reads < MAX_EXTRA_READS; reads++) {
+    const page = await api.events(sessionId, cursor, EVENTS_PER_READ);
+    for (const e of page.events) {
+      const turnId = (e.data as { turnId?: unknown }).turnId;
+      if (e.type === 'TurnRequested' && typeof turnId === 'string') {
+        if (mine.size === TURNS_PER_PAGE) next ??= e.streamPosition - 1;
+        else mine.add(turnId);
+      }
+      const own = typeof turnId === 'string' && mine.has(turnId);
+      if (own || (e.type === 'UserMessageInjected' && mine.has(String((e.data as { fromTurnId?: unknown }).fromTurnId)))) events.push(e);
+      if (own && ['TurnCompleted', 'TurnFailed', 'TurnCancelled'].includes(e.type)) ended.add(turnId);
+    }
+    if (page.next === null || page.events.length === 0) break;
+    cursor = page.next;
+    if (next !== null && ended.size === mine.size) break;
+  }
+  return { turns: turnTimelines(events), next };
+}
+
+export function useTurnPage(api: HubApi, sessionId: string, after: number) {
+  return useQuery({ queryKey: ['turn-page', sessionId, after], queryFn: () => readTurnPage(api, sessionId, after), refetchInterval: 3000 });
+}
