@@ -121,6 +121,18 @@ it("a policy close (1008) after an error frame ends the stream with the frame's 
   expect(conns).toHaveLength(1);
 });
 
+it('a cursor the hub refuses (cursor_out_of_range) starts the stream again from a snapshot', async () => {
+  onConnection = (c, n) => {
+    if (n === 1) {
+      send(c.ws, { type: 'error', code: 'cursor_out_of_range', message: 'cursor 99 is ahead of the log (head 5)' });
+      c.ws.close(1008, 'cannot open session');
+    } else send(c.ws, { type: 'state', state: running, cursor: 5 });
+  };
+  const s = open({ resume: { state: running, cursor: 99 } });
+  await s.waitFor(() => s.cursor === 5, { timeoutMs: 5_000 });
+  expect(conns.map((c) => c.url.searchParams.get('after'))).toEqual(['99', null]);
+});
+
 describe('submit', () => {
   const turnShows = (cursor: number, id: string) => ({ type: 'delta', cursor, operations: [{ type: 'set', path: ['messages', '1'], value: { id: 'u', role: 'user', content: 'p', status: 'complete', turnId: id } }] });
 

@@ -30,8 +30,12 @@ interface PendingSubmit {
 
 /** Close codes after which connecting again cannot help: a policy refusal (bad session, no access), a revoked key, a normal end. */
 const FINAL_CLOSES = new Set([1000, 1008, 4401]);
-/** Error codes a 1008 close may follow that are the hub's trouble, not the request's: worth another try. */
-const TRANSIENT_CODES = new Set(['internal', 'timeout']);
+/**
+ * Error codes a 1008 close may follow that another connection can get past: the hub's trouble
+ * (`internal`, `timeout`), or a cursor the hub no longer serves (the stream starts again from a
+ * snapshot).
+ */
+const TRANSIENT_CODES = new Set(['internal', 'timeout', 'cursor_out_of_range']);
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
