@@ -35,6 +35,7 @@ import { TurnOutcomes } from './streams/turn-outcome.service';
 import { TransportGateway } from './transport/transport.gateway';
 import { ZeneController, ZeneRunService, ZeneService } from './zene';
 import { webhookControllers, webhookProviders } from './webhooks/providers';
+import { policyControllers, policyProviders } from './admin/policy.providers';
 import { OidcAdminController } from './auth/oidc-admin.controller';
 import { oidcProviders } from './auth/oidc.providers';
 
@@ -44,7 +45,7 @@ export class IngressModule implements NestModule {
     return {
       module: IngressModule,
       imports: [ConsoleModule],
-      controllers: [HealthController, MetricsController, AdminController, OidcAdminController, ...webhookControllers, SessionListController, ApprovalsController, UsageController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController],
+      controllers: [HealthController, MetricsController, AdminController, OidcAdminController, ...webhookControllers, SessionListController, ApprovalsController, UsageController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController, ...policyControllers],
       providers: [
         ...hubProviders(settings),
         HubResources,
@@ -69,6 +70,7 @@ export class IngressModule implements NestModule {
         ...oidcProviders,
         AgUiRuns,
         ScheduleRunner,
+        ...policyProviders,
       ],
     };
   }

@@ -31,6 +31,7 @@ import { webhookService } from './webhooks';
 import type { WebhookService } from '@hub/webhooks';
 import { a2aPushService, type A2aPushService } from './a2a-push';
 import { isRetryable } from './retryability';
+import { TenantPolicies } from '@hub/policy';
 import type { WorkerSettings } from './settings';
 
 /** Everything one worker process runs: BullMQ consumers for the job catalog, and the cancel listener. */
@@ -112,6 +113,7 @@ export class HubWorker {
     // The text window widens with the turns streaming here (ADR 0031).
     const flush = loadScaledFlush(settings.flush, () => this.running.size);
     const providers = new ProviderChoice(settings.model);
+    const policies = new TenantPolicies(this.store);
     this.commands = new CommandHandler(log, scheduler, this.views);
     this.runner = new TurnRunner({
       log,
@@ -133,6 +135,8 @@ export class HubWorker {
         const servers = mcpServersOf(context);
         return servers.length ? buildMcpRegistry(servers, this.mcp, undefined, tenantId) : createBuiltinRegistry();
       },
+      // The tenant's approval policy, one indexed read per job that decides a tool call (issue 23).
+      policyFor: (tenantId) => policies.current(tenantId),
       worker,
       // Counted before the turn's end is recorded, so the tenant's next turn sees it (one Redis
       // round trip per model call; gathering them would let a turn start on an over-spent day).

@@ -1,3 +1,5 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- an ambient declaration of an untyped entry point: every project that compiles this lib needs it
+/// <reference path="./picomatch-posix.d.ts" />
 import picomatch from 'picomatch/posix';
 
 // Globs are picomatch's (posix: `/` separates, whatever the platform), compiled with

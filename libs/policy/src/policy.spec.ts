@@ -1,4 +1,4 @@
-import { applySessionOverride, evaluate, explain, parsePolicy, tally, whyNotEligible, workspacePath, type PolicyCall, type TenantPolicy } from './index';
+import { applySessionOverride, evaluate, explain, parsePolicy, tally, unenforcedTerms, whyNotEligible, workspacePath, type PolicyCall, type TenantPolicy } from './index';
 
 /** The example policy: the table below walks it. */
 const EXAMPLE = {
@@ -146,6 +146,16 @@ describe('parsePolicy refuses with the path to the bad field', () => {
       ['rules.1.match.args.0.min', 'min 5 is above max 1'],
       ['rules.1.id', 'duplicate rule id "r" (also rules.0)'],
     ]);
+  });
+
+  it("the hub refuses, by path, the terms it does not enforce yet (the language has them)", () => {
+    expect(unenforcedTerms(policy()).map((i) => i.at)).toEqual([
+      'rules.3.approval.required',
+      'rules.3.approval.approvers',
+      'rules.3.approval.requesterMayApprove',
+      'rules.3.approval.deadline.onExpiry',
+    ]);
+    expect(unenforcedTerms(policy({ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { deadline: { afterSeconds: 60 } } }] }))).toEqual([]);
   });
 
   it('accepts the empty policy, which keeps every tool default', () => {

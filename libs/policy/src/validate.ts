@@ -82,6 +82,28 @@ function checkApproval(outcome: string, approval: ApprovalSpec | undefined, at: 
   }
 }
 
+/**
+ * The approval terms of a valid policy that this hub does not enforce yet: quorum above 1, named
+ * approvers, excluding the requester, an expiry other than deny (issue 23's later steps). The hub
+ * refuses a policy with any of them rather than record it and ignore them: a policy that says
+ * "two approvers" must never let one through (docs/approval-policy.md, "Not yet").
+ */
+export function unenforcedTerms(policy: TenantPolicy): PolicyIssue[] {
+  const issues: PolicyIssue[] = [];
+  const check = (approval: ApprovalSpec | undefined, at: (string | number)[]) => {
+    if (!approval) return;
+    if (approval.required > 1) issues.push(issue([...at, 'required'], NOT_YET('quorum above 1')));
+    if (approval.approvers) issues.push(issue([...at, 'approvers'], NOT_YET('naming approvers')));
+    if (!approval.requesterMayApprove) issues.push(issue([...at, 'requesterMayApprove'], NOT_YET('excluding the requester')));
+    if (approval.deadline && approval.deadline.onExpiry !== 'deny') issues.push(issue([...at, 'deadline', 'onExpiry'], NOT_YET('an expiry other than "deny"')));
+  };
+  policy.rules.forEach((r, i) => check(r.approval, ['rules', i, 'approval']));
+  check(policy.default.approval, ['default', 'approval']);
+  return issues;
+}
+
+const NOT_YET = (what: string) => `${what} is not enforced by this hub yet, so it is refused rather than ignored`;
+
 function issue(path: (string | number)[], message: string): PolicyIssue {
   return { path, at: path.join('.'), message };
 }

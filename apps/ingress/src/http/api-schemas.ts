@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Actor, EventMetadata, HarnessState, HubEvent, Protocol, ScheduleSpec, Usage } from '@hub/domain';
 import { APPROVAL_STATUSES, SESSION_STATUSES, type ApprovalView, type SessionView, type TurnView, type UsageReport } from '@hub/projections';
 import type { ScheduleView } from '@hub/schedules';
+import { Outcome, TenantPolicy } from '@hub/policy';
 
 // The response bodies of the routes a client reads (the console is typed from them: STYLE.md,
 // "the API client is typed from the API document"). Written in zod beside the domain's own zod
@@ -140,6 +141,21 @@ const SCHEMAS = {
   ScheduleList: z.object({ schedules: z.array(ScheduleViewSchema) }),
   ScheduleTickList: z.object({ ticks: z.array(ScheduleTickSchema) }),
   FireTimes: z.object({ fireTimes: z.array(at) }),
+  ApprovalPolicy: TenantPolicy,
+  PolicyView: z.object({
+    version: z.number().int().describe('0: no policy set yet (every tool keeps its own default)'),
+    policy: TenantPolicy,
+    setAt: at.nullable(),
+    setBy: Actor.nullable(),
+  }),
+  PolicyExplanation: z.object({
+    version: z.number().int().describe('The policy version explained'),
+    outcome: Outcome,
+    rule: z.object({ index: z.number().int().nullable().describe('null: the default'), id: z.string() }),
+    approval: z.object({ required: z.number().int(), approvers: z.unknown().optional(), requesterMayApprove: z.boolean(), deadline: z.unknown().optional() }).nullable(),
+    reason: z.string(),
+    trace: z.array(z.object({ index: z.number().int(), id: z.string(), matched: z.boolean(), why: z.string() })),
+  }),
   UsageTotals: UsageTotalsSchema,
   UsageReport: UsageReportSchema,
   Problem: z

@@ -38,13 +38,21 @@ export interface Problem {
   path?: string;
   /** A fork refused at a cursor inside a turn: the nearest cursors it may be taken at. */
   nearestValidCursors?: number[];
+  /** Every refused field of a refused document (an approval policy), each with its `at` path and message. */
+  issues?: unknown[];
 }
 
 export function problemOf(e: unknown): Problem {
   if (e instanceof DomainError) {
     const status = HTTP_STATUS[e.code as DomainErrorCode];
     const nearest = e.details['nearestValidCursors'];
-    return { type: `urn:hub:error:${e.code.toLowerCase()}`, title: e.code, status, detail: e.message, code: e.code, ...(Array.isArray(nearest) ? { nearestValidCursors: nearest as number[] } : {}) };
+    const { path, issues } = e.details;
+    return {
+      type: `urn:hub:error:${e.code.toLowerCase()}`, title: e.code, status, detail: e.message, code: e.code,
+      ...(Array.isArray(nearest) ? { nearestValidCursors: nearest as number[] } : {}),
+      ...(typeof path === 'string' ? { path } : {}),
+      ...(Array.isArray(issues) ? { issues } : {}),
+    };
   }
   if (e instanceof InvalidInputException) {
     return { type: 'urn:hub:error:invalid_input', title: 'INVALID_INPUT', status: 400, detail: e.message, code: 'INVALID_INPUT', path: e.path };

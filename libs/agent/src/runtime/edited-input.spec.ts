@@ -3,6 +3,7 @@ import { foldSessionView, foldTurn, planNextStep, type HubEvent } from '@hub/dom
 import { writeFileTool } from '../tools/builtin';
 import { defineTool } from '../tools/define';
 import { workspaceFromEvents } from '../tools/workspace';
+import { parsePolicy } from '@hub/policy';
 import { editedCallVerdict } from './edited-input';
 
 // Issue 13 item 10: an approval granted with rewritten args runs the edited call, checked again.
@@ -40,6 +41,22 @@ describe('editedCallVerdict', () => {
   it('applies a policy that denies the call', () => {
     const guarded = defineTool({ name: 'drop_table', description: 'drops', input: z.object({ table: z.string() }), policy: 'deny', riskTier: 'high', run: () => 'dropped' });
     expect(editedCallVerdict(guarded, { toolCallId: 'x', name: 'drop_table', input: { table: 't' } })).toEqual({ kind: 'deny', message: expect.stringContaining('denied by policy') });
+  });
+});
+
+describe("an approver's edit under the tenant's policy", () => {
+  const parsed = parsePolicy({ rules: [{ id: 'no-outside', match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', outsideWorkspace: true }] }, outcome: 'deny' }] });
+  if (!parsed.ok) throw new Error('policy');
+  const loaded = { version: 4, policy: parsed.policy };
+
+  it('is refused by the deny rule that catches the edit, named with its version', () => {
+    expect(editedCallVerdict(writeFileTool, { ...call, input: { path: '../../etc/cron.d/x', content: 'x' } }, loaded)).toEqual({
+      kind: 'deny',
+      message: expect.stringMatching(/denied by rule no-outside: .*path is outside the workspace \[policy v4\]$/),
+    });
+  });
+  it('runs when no deny rule catches it', () => {
+    expect(editedCallVerdict(writeFileTool, { ...call, input: { path: 'b.txt', content: 'x' } }, loaded)).toBeNull();
   });
 });
 

@@ -1,6 +1,6 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import type { RequestedToolCall } from '@hub/domain';
-import { decidePolicy } from '../tools/policy';
+import { decidePolicy, type LoadedPolicy } from '../tools/policy';
 import type { Tool } from '../tools/types';
 
 // An approver may answer a permission request with edited arguments (Harn `{granted: true,
@@ -26,8 +26,10 @@ function validatorOf(tool: Tool): ValidateFunction | null {
 }
 
 /** Why the edited call must not run (`deny`: refused by policy; `invalid`: fails the schema), or null when it may. */
-export function editedCallVerdict(tool: Tool, call: RequestedToolCall): { kind: 'deny' | 'invalid'; message: string } | null {
-  const policy = decidePolicy(tool, call.input);
+export function editedCallVerdict(tool: Tool, call: RequestedToolCall, loaded?: LoadedPolicy): { kind: 'deny' | 'invalid'; message: string } | null {
+  // The tenant's policy decides the edited call as it would the model's: a rule that denies it
+  // (a path outside the workspace, a refused command) refuses it, with that rule as the reason.
+  const policy = decidePolicy(tool, call.input, loaded);
   if (policy.decision === 'deny') return { kind: 'deny', message: `the approver's edited call is denied by policy: ${policy.reason}` };
   const validate = validatorOf(tool);
   if (validate && !validate(call.input)) {

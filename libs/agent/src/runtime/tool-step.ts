@@ -1,6 +1,6 @@
 import { ATTR, hubMetrics, withSpan, type SpanHandle } from '@hub/telemetry';
 import { assistantMessageId, type HubEvent, type RequestedToolCall } from '@hub/domain';
-import { decidePolicy } from '../tools/policy';
+import { BUILTIN, decidePolicy, type LoadedPolicy } from '../tools/policy';
 import type { ToolRegistry } from '../tools/registry';
 import { ToolInputError } from '../tools/types';
 import { workspaceFromEvents } from '../tools/workspace';
@@ -17,6 +17,8 @@ export interface ToolStepDeps {
   approvalTtlMs: number;
   /** A re-drive with recorded tools: the source's results, and the source turn this turn re-runs. */
   recorded?: { tools: RecordedTools; sourceTurnId: string } | null;
+  /** The tenant's approval policy, loaded once per job (absent: the built-in one). */
+  policy?: LoadedPolicy;
 }
 
 /** The executor named on a call served from a re-drive's recording instead of running. */
@@ -36,27 +38,38 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
     return null;
   }
   const tool = deps.tools.get(call.name);
-  const verdict = tool
-    ? decidePolicy(tool, call.input)
-    : { decision: 'deny' as const, riskTier: 'low' as const, reason: `unknown tool ${call.name}` };
+  if (!tool) {
+    await attempt.append([
+      { type: 'ToolCallStarted', data: { turnId, messageId: assistantMessageId(turnId), toolCallId: call.toolCallId, name: call.name, input: call.input, policy: 'deny', executor: 'none' } },
+    ]);
+    return null;
+  }
+  const verdict = decidePolicy(tool, call.input, deps.policy ?? BUILTIN);
   const events: HubEvent[] = [
     {
       type: 'ToolCallStarted',
-      data: { turnId, messageId: assistantMessageId(turnId), toolCallId: call.toolCallId, name: call.name, input: call.input, policy: verdict.decision, executor: tool?.executor ?? 'none' },
+      data: { turnId, messageId: assistantMessageId(turnId), toolCallId: call.toolCallId, name: call.name, input: call.input, policy: verdict.decision, executor: tool.executor, policyRule: verdict.rule },
     },
   ];
+  if (verdict.decision === 'deny') {
+    // Refused in the same append, with the rule as its reason: the model, every protocol and the
+    // explorer see which rule refused it (a call never runs between the two events).
+    events.push({ type: 'ToolCallCompleted', data: { turnId, toolCallId: call.toolCallId, status: 'denied', output: deniedToolOutput(verdict.reason), durationMs: 0 } });
+  }
   if (verdict.decision !== 'ask') {
     await attempt.append(events);
     return null;
   }
   const approvalId = `appr_${call.toolCallId}`;
-  const deadlineAt = deps.approvalTtlMs > 0 ? new Date(deps.now() + deps.approvalTtlMs).toISOString() : null;
+  // The rule's deadline, else the deployment's approval TTL (0: none).
+  const deadlineMs = verdict.approval?.deadline ? verdict.approval.deadline.afterSeconds * 1000 : deps.approvalTtlMs;
+  const deadlineAt = deadlineMs > 0 ? new Date(deps.now() + deadlineMs).toISOString() : null;
   events.push({
     type: 'ApprovalRequested',
-    data: { turnId, approvalId, toolCallId: call.toolCallId, toolName: call.name, input: call.input, riskTier: verdict.riskTier, reason: verdict.reason, deadlineAt },
+    data: { turnId, approvalId, toolCallId: call.toolCallId, toolName: call.name, input: call.input, riskTier: verdict.riskTier, reason: verdict.reason, deadlineAt, policy: verdict.rule },
   });
   await attempt.append(events);
-  return { approvalId, deadlineMs: deps.approvalTtlMs };
+  return { approvalId, deadlineMs };
 }
 
 /**
@@ -86,7 +99,7 @@ async function runToolIn(attempt: TurnAttempt, call: RequestedToolCall, deps: To
     return;
   }
   const tool = deps.tools.get(call.name);
-  const verdict = edited && tool ? editedCallVerdict(tool, call) : null;
+  const verdict = edited && tool ? editedCallVerdict(tool, call, deps.policy ?? BUILTIN) : null;
   if (verdict?.kind === 'deny') return refuseTool(attempt, call, verdict.message);
   const t0 = deps.now();
   let status: 'complete' | 'error' = 'complete';

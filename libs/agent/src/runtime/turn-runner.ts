@@ -8,6 +8,7 @@ import type { RecordedTools } from './recorded-tools';
 import { runModelStep, type FlushPolicy } from './model-step';
 import type { RunningTurns, TurnLog, TurnScheduler } from './ports';
 import { refuseTool, runTool, startTool, type ToolStepDeps } from './tool-step';
+import type { LoadedPolicy } from '../tools/policy';
 import { appendTurnEnd } from './turn-end';
 
 export interface TurnRunnerDeps {
@@ -28,6 +29,8 @@ export interface TurnRunnerDeps {
    * for any other turn.
    */
   recordedFor?: (context: TurnContext, tenantId: string) => Promise<RecordedTools | null>;
+  /** The tenant's approval policy in force (read once per job that runs a tool step); absent: the built-in one. */
+  policyFor?: (tenantId: string) => Promise<LoadedPolicy>;
   worker: Actor;
   /** Told what each recorded model call used (tenant limits); must not throw. */
   onUsage?: (tenantId: string, usage: Usage) => Promise<void>;
@@ -93,6 +96,7 @@ export class TurnRunner {
   private async loop(attempt: TurnAttempt, signal: AbortSignal, finalAttempt: boolean): Promise<RunTurnOutcome> {
     let tools: ToolRegistry | undefined;
     let recorded: ToolStepDeps['recorded'];
+    let policy: LoadedPolicy | undefined;
     const plan = () => planNextStep(attempt.progress(), { maxSteps: this.deps.maxSteps, live: liveInput(attempt.session()) });
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       const read = await attempt.refresh();
@@ -110,7 +114,8 @@ export class TurnRunner {
       try {
         tools ??= await this.toolsOf(attempt);
         if (recorded === undefined) recorded = await this.recordedOf(attempt);
-        const done = await this.perform(attempt, step, signal, tools, recorded);
+        if (step.kind === 'run-tool' || step.kind === 'start-tool') policy ??= await this.deps.policyFor?.(attempt.tenantId);
+        const done = await this.perform(attempt, step, signal, tools, recorded, policy);
         if (done) return 'completed';
       } catch (e) {
         if (isConflict(e) || signal.aborted) {
@@ -140,8 +145,8 @@ export class TurnRunner {
   }
 
   /** Does one step; true when the turn is finished. */
-  private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal, tools: ToolRegistry, recorded: ToolStepDeps['recorded']): Promise<boolean> {
-    const toolDeps: ToolStepDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, recorded };
+  private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal, tools: ToolRegistry, recorded: ToolStepDeps['recorded'], policy: LoadedPolicy | undefined): Promise<boolean> {
+    const toolDeps: ToolStepDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, recorded, policy };
     const provider = this.deps.providerFor?.(attempt.progress().request?.context ?? {}) ?? this.deps.provider;
     switch (step.kind) {
       case 'start-message':

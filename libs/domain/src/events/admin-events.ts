@@ -73,8 +73,17 @@ export type SessionErased = z.infer<typeof SessionErased>;
 export const EnvironmentConfigured = defineEvent('EnvironmentConfigured', { env: z.string(), stream: z.string(), version: z.number().int().positive() });
 export type EnvironmentConfigured = z.infer<typeof EnvironmentConfigured>;
 
+/**
+ * The tenant's approval policy, as an admin set it (the whole policy each time; issue 23, ADR
+ * 0039). `version` counts the tenant's policies from 1; every `ApprovalRequested` names the version
+ * and rule that decided it. The shape of `policy` is @hub/policy's `TenantPolicy`, validated before
+ * it is recorded (this pure lib cannot import it: the policy lib builds on this one).
+ */
+export const ApprovalPolicySet = defineEvent('ApprovalPolicySet', { version: z.number().int().positive(), policy: z.record(z.string(), z.unknown()) });
+export type ApprovalPolicySet = z.infer<typeof ApprovalPolicySet>;
+
 export const AdminEvent = z.discriminatedUnion('type', [
-  TenantCreated, ApiKeyCreated, ApiKeyRevoked, TenantLimitsSet, SessionErased, EnvironmentConfigured,
+  TenantCreated, ApiKeyCreated, ApiKeyRevoked, TenantLimitsSet, SessionErased, EnvironmentConfigured, ApprovalPolicySet,
   ScheduleSaved, SchedulePaused, ScheduleResumed, ScheduleDeleted, ScheduleRunsRequested,
   ...WEBHOOK_ADMIN_EVENTS,
   ...IDENTITY_ADMIN_EVENTS,

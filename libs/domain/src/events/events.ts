@@ -112,6 +112,10 @@ export const ModelCallCompleted = ev('ModelCallCompleted', {
 });
 export type ModelCallCompleted = z.infer<typeof ModelCallCompleted>;
 
+/** Which version of the tenant's approval policy decided a call, and by which rule (`default` when none matched). */
+export const ApprovalPolicyRef = z.object({ version: z.number().int().nonnegative(), rule: z.string(), ruleIndex: z.number().int().nonnegative().nullable() });
+export type ApprovalPolicyRef = z.infer<typeof ApprovalPolicyRef>;
+
 export const ToolCallStarted = ev('ToolCallStarted', {
   turnId: z.string(),
   messageId: z.string(),
@@ -121,6 +125,8 @@ export const ToolCallStarted = ev('ToolCallStarted', {
   policy: ToolPolicyDecision,
   /** Where the tool runs: the hub's own tools, an MCP server, a wrapped harness... */
   executor: z.string(),
+  /** The tenant policy's version and rule that gave `policy` (issue 23); absent before policies and for wrapped harnesses. */
+  policyRule: ApprovalPolicyRef.optional(),
 });
 export type ToolCallStarted = z.infer<typeof ToolCallStarted>;
 
@@ -151,6 +157,11 @@ export const ApprovalRequested = ev('ApprovalRequested', {
   reason: z.string(),
   /** ISO time after which the approval is treated as denied, when a deadline applies. */
   deadlineAt: z.string().nullable(),
+  /**
+   * The tenant policy's version and the rule that asked (issue 23). Absent on every approval
+   * before policies existed, and on a wrapped harness's own permission requests.
+   */
+  policy: ApprovalPolicyRef.optional(),
 });
 export type ApprovalRequested = z.infer<typeof ApprovalRequested>;
 

@@ -62,6 +62,12 @@ describe('items 8 and 9: session/request_permission carries matched_rule, mutati
     const harness = acp.permissionRequest('s', asked, '2026-01-01T00:00:00Z', 'harness:acp:claude');
     expect(harness.policyDecision.matched_rule).toEqual({ source: 'harness', action: 'ask', id: 'harness:acp:claude', index: 0 });
   });
+  it("names the tenant policy's rule and version when one asked (issue 23)", () => {
+    const ruled = acp.permissionRequest('s', { ...asked, policy: { version: 2, rule: 'writes-ask', ruleIndex: 3 } }, 'now', 'builtin');
+    expect(ruled.policyDecision.matched_rule).toEqual({ source: 'tenant_policy', action: 'ask', id: 'writes-ask', index: 3, policy_version: 2 });
+    const builtin = acp.permissionRequest('s', { ...asked, policy: { version: 0, rule: 'default', ruleIndex: null } }, 'now', 'builtin');
+    expect(builtin.policyDecision.matched_rule).toEqual({ source: 'tool_policy', action: 'ask', id: 'write_file', index: 0 });
+  });
   it('mutation and declaredPaths have the keys of the spec example', () => {
     expect(Object.keys(p.mutation).sort()).toEqual(Object.keys(spec['mutation'] as object).sort());
     expect(p.mutation).toEqual({ session_id: 's', run_id: 't1', worker_id: null, mutation_scope: 'apply_workspace', approval_policy: { require_approval: ['write_file'] } });

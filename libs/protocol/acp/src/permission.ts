@@ -28,14 +28,16 @@ export function declaredPaths(args: unknown): string[] {
 }
 
 /**
- * The rule that made this call need approval (Harn `matched_rule`). A hub tool asks because its
- * own policy says `ask` (rule id: the tool name); a wrapped harness asks on its own (rule id:
- * the harness, `harness:<kind>:<name>`). There is one rule per tool, hence index 0.
+ * The rule that made this call need approval (Harn `matched_rule`). A hub tool asks because a rule
+ * of the tenant's approval policy says so (issue 23: its id, its index, null for the policy's
+ * default, and the policy version); a wrapped harness asks on its own (rule id: the harness,
+ * `harness:<kind>:<name>`). Under the built-in policy (version 0, or an approval recorded before
+ * policies existed) the tool's own policy asked (rule id: the tool name, index 0).
  */
-function matchedRule(toolName: string, executor: string | undefined) {
-  return executor?.startsWith('harness')
-    ? { source: 'harness', action: 'ask', id: executor, index: 0 }
-    : { source: 'tool_policy', action: 'ask', id: toolName, index: 0 };
+function matchedRule(a: ApprovalRequested['data'], executor: string | undefined) {
+  if (executor?.startsWith('harness')) return { source: 'harness', action: 'ask', id: executor, index: 0 };
+  if (a.policy && a.policy.version > 0) return { source: 'tenant_policy', action: 'ask', id: a.policy.rule, index: a.policy.ruleIndex, policy_version: a.policy.version };
+  return { source: 'tool_policy', action: 'ask', id: a.toolName, index: 0 };
 }
 
 /**
@@ -50,7 +52,7 @@ export function permissionRequest(sessionId: string, a: ApprovalRequested['data'
     type: 'harn.permission_policy_decision.v1',
     action: 'ask',
     reason: a.reason,
-    matched_rule: matchedRule(a.toolName, executor),
+    matched_rule: matchedRule(a, executor),
     risk_labels: ['approval_required', `risk_${a.riskTier satisfies RiskTier}`, ...(paths.length > 0 ? ['path_rule'] : [])],
     context: { tool_name: a.toolName, tool_kind: toolKind(a.toolName), paths: paths.map((p) => ({ workspace_path: p })) },
   };

@@ -1,0 +1,142 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HubStack, TransportTestClient } from '@hub/testing';
+
+// Issue 23: a tenant's approval policy, set over the admin API, decides each tool call in the
+// worker; the call's events name the policy version and the rule; explain answers with the rule
+// the worker then applies, for every row; an invalid policy is refused with the path to the bad
+// field and nothing changes. One hub stack for the file.
+
+jest.setTimeout(120_000);
+
+let stack: HubStack;
+let tenant: { tenantId: string; apiKey: string; keyPrefix: string };
+
+beforeAll(async () => {
+  stack = await HubStack.start({ label: 'approval_policy', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '2' } });
+  tenant = await stack.createTenant('policy');
+});
+afterAll(() => stack?.stop());
+
+const call = (method: string, path: string, key: string, body?: unknown) =>
+  fetch(`${stack.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+const POLICY = {
+  rules: [
+    { id: 'tmp-writes', match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', glob: 'tmp/**' }] }, outcome: 'allow' },
+    { id: 'no-outside', description: 'nothing outside the workspace', match: { tool: '*_file', args: [{ kind: 'path', arg: 'path', outsideWorkspace: true }] }, outcome: 'deny' },
+    { id: 'no-rm-rf', match: { tool: 'write_file', args: [{ kind: 'regex', arg: 'content', pattern: 'rm\\s+-rf' }] }, outcome: 'deny' },
+    { id: 'writes-ask', match: { tool: ['write_file', 'delete_file'] }, outcome: 'ask', approval: { deadline: { afterSeconds: 3600 } } },
+  ],
+  default: { outcome: 'builtin' },
+};
+
+type Ev = { type: string; data: Record<string, unknown> };
+
+/** Submits `prompt` on a new session over the transport and waits until its tool call has settled (ran, refused, or waits for a person). */
+async function runRow(session: string, prompt: string): Promise<{ c: TransportTestClient; events: Ev[] }> {
+  const c = await TransportTestClient.connect(stack.url, tenant.apiKey, { session });
+  await c.waitFor('snapshot', (x) => x.state !== null);
+  c.send([{ type: 'submit', prompt }]);
+  await c.waitFor('the tool call to settle', (x) => {
+    const tc = x.lastAssistant()?.toolCalls?.[0];
+    return tc !== undefined && ((x.state?.status === 'idle' && tc.status !== 'running') || tc.approval?.status === 'pending');
+  });
+  return { c, events: (await stack.events(tenant.tenantId, session)) as Ev[] };
+}
+
+async function explainOf(tool: string, input: unknown) {
+  const res = await call('POST', '/v1/admin/policy/explain', tenant.apiKey, { tool, input });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { version: number; outcome: string; rule: { id: string; index: number | null }; reason: string };
+}
+
+describe('an approval policy over the admin API', () => {
+  it('refuses an invalid policy with the path to the bad field, and changes nothing', async () => {
+    const bad = [
+      [{ rules: [{ match: { tool: 'write_{file' }, outcome: 'allow' }] }, '$.rules[0].match.tool'],
+      [{ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { approvers: { roles: ['finance'] } } }] }, '$.rules[0].approval.approvers.roles[0]'],
+      [{ rules: [{ match: {}, outcome: 'allow' }, { match: { tool: 'y' }, outcome: 'deny' }] }, '$.rules[1]'],
+      [{ rules: [{ match: { args: [{ kind: 'regex', arg: 'content', pattern: '(' }] }, outcome: 'deny' }] }, '$.rules[0].match.args[0].pattern'],
+      [{ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { required: 2 } }] }, '$.rules[0].approval.required'],
+    ] as const;
+    for (const [policy, path] of bad) {
+      const res = await call('PUT', '/v1/admin/policy', tenant.apiKey, policy);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+      expect(await res.json()).toEqual(expect.objectContaining({ code: 'INVALID_COMMAND', path, issues: expect.arrayContaining([expect.objectContaining({ at: path })]) }));
+    }
+    const current = (await (await call('GET', '/v1/admin/policy', tenant.apiKey)).json()) as { version: number };
+    expect(current.version).toBe(0);
+    expect((await stack.streamEvents(tenant.tenantId, 'tenant-admin')).filter((e) => e.type === 'ApprovalPolicySet')).toEqual([]);
+  });
+
+  it('only an admin sets it; a viewer reads it; versions count up on the admin stream', async () => {
+    const viewer = (await (await call('POST', '/v1/admin/keys', tenant.apiKey, { name: 'v', role: 'viewer' })).json()) as { apiKey: string };
+    expect((await call('PUT', '/v1/admin/policy', viewer.apiKey, POLICY)).status).toBe(403);
+    const set = await call('PUT', '/v1/admin/policy', tenant.apiKey, POLICY);
+    expect(set.status).toBe(200);
+    expect(await set.json()).toEqual(expect.objectContaining({ version: 1, setBy: expect.objectContaining({ id: tenant.keyPrefix }) }));
+    const read = (await (await call('GET', '/v1/admin/policy', viewer.apiKey)).json()) as { version: number; policy: { rules: unknown[] } };
+    expect([read.version, read.policy.rules.length]).toEqual([1, 4]);
+    // A change made from a stale read is refused.
+    expect((await call('PUT', '/v1/admin/policy?expectedVersion=0', tenant.apiKey, POLICY)).status).toBe(409);
+    const recorded = (await stack.streamEvents(tenant.tenantId, 'tenant-admin')).filter((e) => e.type === 'ApprovalPolicySet');
+    expect(recorded.map((e) => e.data.version)).toEqual([1]);
+  });
+});
+
+describe('the worker applies the rule that explain names, for each row', () => {
+  // [session, prompt, tool, input as the model gives it, outcome, rule, how the call ends]
+  const rows = [
+    ['p-tmp', 'write "x" to tmp/a.txt', 'write_file', { path: 'tmp/a.txt', content: 'x' }, 'allow', 'tmp-writes', 'complete'],
+    ['p-outside', 'use delete_file with {"path": "../../etc/passwd"}', 'delete_file', { path: '../../etc/passwd' }, 'deny', 'no-outside', 'denied'],
+    ['p-rmrf', 'write "rm -rf /" to notes.txt', 'write_file', { path: 'notes.txt', content: 'rm -rf /' }, 'deny', 'no-rm-rf', 'denied'],
+    ['p-ask', 'write "hi" to notes.txt', 'write_file', { path: 'notes.txt', content: 'hi' }, 'ask', 'writes-ask', 'pending'],
+    ['p-read', 'read notes.txt', 'read_file', { path: 'notes.txt' }, 'allow', 'default', 'complete'],
+  ] as const;
+
+  it.each(rows)('%s: %s', async (session, prompt, tool, input, outcome, rule, ending) => {
+    const explained = await explainOf(tool, input);
+    expect([explained.version, explained.outcome, explained.rule.id]).toEqual([1, outcome, rule]);
+    const { c, events } = await runRow(session, prompt);
+    const started = events.find((e) => e.type === 'ToolCallStarted');
+    expect(started?.data).toEqual(expect.objectContaining({ name: tool, input, policy: outcome, policyRule: expect.objectContaining({ version: 1, rule }) }));
+    const done = events.find((e) => e.type === 'ToolCallCompleted');
+    if (ending === 'pending') {
+      expect(done).toBeUndefined();
+      const asked = events.find((e) => e.type === 'ApprovalRequested');
+      expect(asked?.data).toEqual(expect.objectContaining({ policy: { version: 1, rule, ruleIndex: 3 }, reason: expect.stringContaining(`by rule ${rule}`) }));
+      // The transport shows the rule to whoever approves.
+      expect(c.lastAssistant()?.toolCalls?.[0]?.approval?.reason).toContain(`rule ${rule}`);
+    } else {
+      expect(done?.data.status).toBe(ending);
+      if (ending === 'denied') {
+        expect(done?.data.output).toContain(`by rule ${rule}`);
+        // The transport has no `denied` status: a refused call is an error there, and no approval was asked.
+        expect(c.lastAssistant()?.toolCalls?.[0]).toEqual({ id: expect.any(String), name: tool, status: 'error' });
+      }
+    }
+    await c.close();
+  });
+});
+
+describe('hub policy (the CLI over the same API)', () => {
+  it('explains like the API, and refuses a bad file with the path, changing nothing', async () => {
+    const env = { HUB_URL: stack.url, HUB_API_KEY: tenant.apiKey };
+    const explained = await stack.cli(['policy', 'explain', 'delete_file', '{"path": "/etc/passwd"}'], env);
+    expect(explained.code).toBe(0);
+    expect(JSON.parse(explained.stdout)).toEqual(expect.objectContaining({ version: 1, outcome: 'deny', rule: { index: 1, id: 'no-outside' } }));
+    const file = join(mkdtempSync(join(tmpdir(), 'policy-')), 'bad.json');
+    writeFileSync(file, JSON.stringify({ rules: [{ match: { tool: 'a[' }, outcome: 'deny' }] }));
+    const refused = await stack.cli(['policy', 'set', file], env);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('$.rules[0].match.tool')]);
+    const shown = await stack.cli(['policy', 'show'], env);
+    expect(JSON.parse(shown.stdout)).toEqual(expect.objectContaining({ version: 1 }));
+  });
+});
