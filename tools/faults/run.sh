@@ -12,4 +12,8 @@ if ((${#need[@]})); then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 [[ -d node_modules/.bin ]] || npm install --no-audit --no-fund
+# Hub processes run the production build (as in tools/scripts/test-all.sh): each start skips
+# compiling TypeScript, so a restarted worker or ingress is back sooner.
+node tools/scripts/build.mjs
+export HUB_RUN_FROM=dist
 exec npx jest -c tools/faults/jest.config.js --runInBand "$@"

@@ -17,6 +17,13 @@ bash tools/scripts/check-cycles.sh
 echo "== typecheck" >&2
 npx nx run-many -t typecheck --output-style=static
 echo "== test" >&2
+# Every hub process the specs start (hundreds: each e2e stack's ingress and workers, every CLI
+# run) runs the production build, as the Docker image does, instead of compiling the TypeScript
+# sources at each start: measured with tools/bench/startup.ts, an ingress is ready in about half
+# the time and 140 MB smaller. Built here from the same tree, so it is never stale; a single spec
+# run on its own (no HUB_RUN_FROM) still runs the sources.
+node tools/scripts/build.mjs
+export HUB_RUN_FROM=dist
 # Each e2e stack leaves its processes' logs here; on a failure their error lines are printed, so
 # a CI failure can be diagnosed from its output alone.
 export HUB_TEST_LOG_DIR="${HUB_TEST_LOG_DIR:-$(mktemp -d -t hub-test-logs.XXXXXX)}"

@@ -4,6 +4,13 @@ import { resolve } from 'node:path';
 export const REPO_ROOT = resolve(__dirname, '../../..');
 export const HUB_BIN = resolve(REPO_ROOT, 'bin/hub');
 
+/**
+ * What every hub process a test starts inherits from the test run: `HUB_RUN_FROM=dist` when the
+ * suite built the production build first (tools/scripts/test-all.sh does, so hundreds of process
+ * starts skip compiling TypeScript); otherwise nothing, and `bin/hub` runs the sources.
+ */
+export const RUN_FROM_ENV: Readonly<Record<string, string>> = process.env.HUB_RUN_FROM ? { HUB_RUN_FROM: process.env.HUB_RUN_FROM } : {};
+
 /** A child process of the hub (`bin/hub ingress|worker|…`) with its stderr kept for diagnosis. */
 export class HubProcess {
   readonly child: ChildProcess;
@@ -13,7 +20,7 @@ export class HubProcess {
 
   constructor(args: string[], env: Record<string, string>) {
     this.child = spawn(HUB_BIN, args, {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...RUN_FROM_ENV, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { HUB_BIN } from '@hub/testing';
+import { HUB_BIN, RUN_FROM_ENV } from '@hub/testing';
 
 /** What clawbridge sees of one `hub host` run. */
 export interface HostRun {
@@ -35,7 +35,7 @@ export const BRIDGE_ARGS = ['host', '--protocol', 'v1', '--bridge-compat', '--si
  * stdin closed, stdout and the exit status read when it exits.
  */
 export function runHost(opts: HostOptions): Promise<HostRun> {
-  const env: Record<string, string> = { ...opts.baseEnv, HUB_URL: opts.hubUrl, LOG_LEVEL: 'warn', ...opts.env };
+  const env: Record<string, string> = { ...RUN_FROM_ENV, ...opts.baseEnv, HUB_URL: opts.hubUrl, LOG_LEVEL: 'warn', ...opts.env };
   if (opts.apiKey !== null) env.HUB_API_KEY = opts.apiKey;
   const child = spawn(HUB_BIN, opts.args ?? BRIDGE_ARGS, { env, stdio: [opts.input === 'none' ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   let stdout = '';
