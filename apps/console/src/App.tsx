@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, HubApi } from './api/client';
 import { clearKey, keyPrefix, storedKey, storeKey } from './auth/key';
 import { SignIn } from './auth/SignIn';
+import { signedInPerson, signOutPerson, type SignedInPerson } from './auth/person';
 import { InboxScreen } from './inbox/InboxScreen';
 import { useApprovalFeed } from './inbox/useApprovalFeed';
 import { ExplorerScreen } from './explorer/ExplorerScreen';
@@ -27,6 +28,20 @@ export function App() {
     },
     [queryClient],
   );
+  // A person signed in with the identity provider has a session cookie instead of a key: asked once.
+  const [person, setPerson] = useState<SignedInPerson | null | undefined>(() => (storedKey() ? null : undefined));
+  useEffect(() => {
+    if (key || person !== undefined) return;
+    void signedInPerson().then(
+      (r) => {
+        setPerson(r.person);
+        if (r.reason) setMessage(r.reason);
+      },
+      () => setPerson(null),
+    );
+  }, [key, person]);
+  if (!key && person === undefined) return null;
+  if (!key && person) return <SignedIn apiKey="" person={person} onSignOut={() => void signOutPerson(person)} />;
   if (!key) {
     return (
       <SignIn
@@ -42,8 +57,8 @@ export function App() {
   return <SignedIn apiKey={key} onSignOut={signOut} />;
 }
 
-function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: string | null) => void }) {
-  const api = useMemo(() => new HubApi(apiKey), [apiKey]);
+function SignedIn({ apiKey, onSignOut, person }: { apiKey: string; onSignOut: (why?: string | null) => void; person?: SignedInPerson }) {
+  const api = useMemo(() => (person ? HubApi.forPerson(person.csrfToken) : new HubApi(apiKey)), [apiKey, person]);
   const lost = useCallback(() => onSignOut('The API key stopped working (revoked or expired). Sign in again.'), [onSignOut]);
   const feed = useApprovalFeed(api, lost);
   useSignOutOnRefusal(lost);
@@ -73,7 +88,7 @@ function SignedIn({ apiKey, onSignOut }: { apiKey: string; onSignOut: (why?: str
             Admin
           </a>
         </nav>
-        <span className="who muted">{keyPrefix(apiKey)}</span>
+        <span className="who muted">{person ? `${person.name} (${person.role})` : keyPrefix(apiKey)}</span>
         <button type="button" className="signout" onClick={() => onSignOut(null)}>
           Sign out
         </button>

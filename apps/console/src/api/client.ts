@@ -23,13 +23,22 @@ export async function problemOf(res: Response): Promise<ApiError> {
 
 /**
  * The public HTTP API with the signed-in key. The key travels only in the Authorization header,
- * never in a URL (URLs end up in logs and history).
+ * never in a URL (URLs end up in logs and history). A person signed in with the identity
+ * provider has no key: the session cookie goes by itself, and `csrfToken` in `X-Hub-CSRF`.
  */
 export class HubApi {
-  constructor(private readonly key: string) {}
+  constructor(
+    private readonly key: string,
+    private readonly csrfToken?: string,
+  ) {}
+
+  /** The API of a person's console session (cookie and CSRF token). */
+  static forPerson(csrfToken: string): HubApi {
+    return new HubApi('', csrfToken);
+  }
 
   authHeaders(): Record<string, string> {
-    return { Authorization: `Bearer ${this.key}` };
+    return this.csrfToken !== undefined ? { 'X-Hub-CSRF': this.csrfToken } : { Authorization: `Bearer ${this.key}` };
   }
 
   /** GET a documented path (`{name}` segments from `params`); its query and its answer are typed by the document. */

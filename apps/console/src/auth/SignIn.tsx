@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, HubApi } from '../api/client';
+import { ProviderSignIn } from './ProviderSignIn';
 
 /**
- * Sign-in with an API key. The key is checked with one API call before it is kept; a bad or
+ * Sign-in with the tenant's identity provider when it has one (ProviderSignIn), or with an API
+ * key (unless the tenant turned that off). The key is checked with one API call before it is kept; a bad or
  * revoked key gets a clear error and nothing else is shown.
  */
 export function SignIn({ onSignedIn, message }: { onSignedIn: (key: string) => void; message: string | null }) {
@@ -32,21 +34,25 @@ export function SignIn({ onSignedIn, message }: { onSignedIn: (key: string) => v
   return (
     <main className="signin">
       <h1>Harness Hub</h1>
-      <form onSubmit={(e) => void submit(e)} aria-describedby="signin-help">
-        <label htmlFor="api-key">API key</label>
-        <input id="api-key" name="api-key" type="password" autoComplete="off" spellCheck={false} value={key} onChange={(e) => setKey(e.target.value)} autoFocus />
-        <button type="submit" disabled={checking}>
-          {checking ? 'Checking…' : 'Sign in'}
-        </button>
-        <p id="signin-help" className="muted">
-          The key is kept for this browser tab only and is sent only in request headers.
-        </p>
-        {error && (
-          <p className="state error" role="alert">
-            {error}
-          </p>
-        )}
-      </form>
+      <ProviderSignIn
+        apiKeyForm={
+          <form onSubmit={(e) => void submit(e)} aria-describedby="signin-help">
+            <label htmlFor="api-key">API key</label>
+            <input id="api-key" name="api-key" type="password" autoComplete="off" spellCheck={false} value={key} onChange={(e) => setKey(e.target.value)} autoFocus />
+            <button type="submit" disabled={checking}>
+              {checking ? 'Checking…' : 'Sign in'}
+            </button>
+            <p id="signin-help" className="muted">
+              The key is kept for this browser tab only and is sent only in request headers.
+            </p>
+            {error && (
+              <p className="state error" role="alert">
+                {error}
+              </p>
+            )}
+          </form>
+        }
+      />
     </main>
   );
 }

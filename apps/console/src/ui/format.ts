@@ -28,6 +28,8 @@ export function protocolName(p: string | null | undefined): string {
 export function actorName(a: Actor | null | undefined): string {
   if (!a) return 'someone';
   if (a.type === 'api_key') return `${a.name ?? a.id}${a.role ? ` (${a.role})` : ''}`;
+  // A person signed in with the identity provider (issue 24): their name and email as the provider gave them.
+  if (a.type === 'person') return `${a.name ?? a.sub ?? a.id}${a.email ? ` <${a.email}>` : ''}${a.role ? ` (${a.role})` : ''}`;
   return a.type === 'worker' ? 'the hub (deadline passed)' : (a.name ?? a.type);
 }
 

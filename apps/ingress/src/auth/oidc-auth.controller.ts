@@ -14,7 +14,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 /** The page a person sees when the hub will not sign them in: what happened, and what to do. */
 function refusalPage(status: number, reason: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in refused · Harness Hub</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in refused · Harness Hub</title><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"></head>
 <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto; padding: 0 1rem">
 <main><h1>Sign-in refused</h1><p role="alert" id="reason">${escapeHtml(reason)}</p><p>HTTP ${status}. <a href="/console/">Back to the console</a></p></main></body></html>`;
 }
