@@ -192,6 +192,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's approval policy in force and its version (0: the built-in one, each tool's own default) */
+        get: operations["PolicyController_get"];
+        /** Replace the tenant's approval policy (admin): recorded as the next version; an invalid one is refused (400, `path` names the field) and nothing changes */
+        put: operations["PolicyController_set"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/policy/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Which rule of the policy in force decides a tool call, and why: {tool, input, executor?, riskTier?, builtin?} */
+        post: operations["PolicyController_explain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/tenants": {
         parameters: {
             query?: never;
@@ -270,108 +305,6 @@ export interface paths {
         };
         /** Live approval feed (Server-Sent Events): requested and resolved approvals as they happen */
         get: operations["ApprovalsController_stream"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Who is signed in: the actor (a key or a person), the role, and for a console session its CSRF token */
-        get: operations["OidcAuthController_me"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/oidc/callback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Where the identity provider sends the browser back (public): makes the session cookie, or shows why not */
-        get: operations["OidcAuthController_callback"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/oidc/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Start signing in with the tenant's identity provider (public): redirects to the provider */
-        get: operations["OidcAuthController_login"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/oidc/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Sign out of the console session (cookie and CSRF token): {logoutUrl} ends it at the provider too, when it supports that */
-        post: operations["OidcAuthController_logout"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/oidc/options": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** How the console offers sign-in for a tenant (public): {oidc: {name} | null, apiKeyConsole} */
-        get: operations["OidcAuthController_options"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/auth/oidc/session": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The browser's console session, if it has one (public, always 200): {signedIn, role, actor, csrfToken} or {signedIn: false, reason} */
-        get: operations["OidcAuthController_session"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1092,6 +1025,111 @@ export interface components {
             /** @description Pass back as `cursor` for the next page; null on the last */
             nextCursor: string | null;
         };
+        ApprovalPolicy: {
+            /**
+             * @default {
+             *       "outcome": "builtin"
+             *     }
+             */
+            default: {
+                approval?: {
+                    approvers?: {
+                        groups?: string[];
+                        keys?: string[];
+                        roles?: ("admin" | "operator" | "approver" | "viewer" | "client")[];
+                    };
+                    deadline?: {
+                        afterSeconds: number;
+                        /** @default deny */
+                        onExpiry: "deny" | "allow" | {
+                            escalate: {
+                                approvers: {
+                                    groups?: string[];
+                                    keys?: string[];
+                                    roles?: ("admin" | "operator" | "approver" | "viewer" | "client")[];
+                                };
+                                /** @default 1 */
+                                required: number;
+                            };
+                        };
+                    };
+                    /** @default true */
+                    requesterMayApprove: boolean;
+                    /** @default 1 */
+                    required: number;
+                };
+                /** @enum {string} */
+                outcome: "allow" | "ask" | "deny" | "builtin";
+            };
+            /** @default [] */
+            rules: {
+                approval?: {
+                    approvers?: {
+                        groups?: string[];
+                        keys?: string[];
+                        roles?: ("admin" | "operator" | "approver" | "viewer" | "client")[];
+                    };
+                    deadline?: {
+                        afterSeconds: number;
+                        /** @default deny */
+                        onExpiry: "deny" | "allow" | {
+                            escalate: {
+                                approvers: {
+                                    groups?: string[];
+                                    keys?: string[];
+                                    roles?: ("admin" | "operator" | "approver" | "viewer" | "client")[];
+                                };
+                                /** @default 1 */
+                                required: number;
+                            };
+                        };
+                    };
+                    /** @default true */
+                    requesterMayApprove: boolean;
+                    /** @default 1 */
+                    required: number;
+                };
+                description?: string;
+                id?: string;
+                /** @default {} */
+                match: {
+                    args?: ({
+                        arg: string;
+                        glob: string | string[];
+                        /** @enum {string} */
+                        kind: "path";
+                    } | {
+                        arg: string;
+                        /** @enum {string} */
+                        kind: "path";
+                        /** @enum {boolean} */
+                        outsideWorkspace: true;
+                    } | {
+                        arg: string;
+                        flags?: string;
+                        /** @enum {string} */
+                        kind: "regex";
+                        pattern: string;
+                    } | {
+                        arg: string;
+                        /** @enum {string} */
+                        kind: "number";
+                        max?: number;
+                        min?: number;
+                    })[];
+                    executor?: string | string[];
+                    risk?: ("low" | "medium" | "high")[];
+                    tool?: string | string[];
+                };
+                /** @enum {string} */
+                outcome: "allow" | "ask" | "deny";
+            }[];
+            /**
+             * @default tighten-only
+             * @enum {string}
+             */
+            sessionOverrides: "tighten-only" | "any";
+        };
         ApprovalView: {
             approvalId: string;
             /** @description The tool's input as the model gave it */
@@ -1167,6 +1205,38 @@ export interface components {
             } | null;
             /** @enum {string} */
             status: "idle" | "running" | "error";
+        };
+        PolicyExplanation: {
+            approval: {
+                approvers?: unknown;
+                deadline?: unknown;
+                requesterMayApprove: boolean;
+                required: number;
+            } | null;
+            /** @enum {string} */
+            outcome: "allow" | "ask" | "deny";
+            reason: string;
+            rule: {
+                id: string;
+                /** @description null: the default */
+                index: number | null;
+            };
+            trace: {
+                id: string;
+                index: number;
+                matched: boolean;
+                why: string;
+            }[];
+            /** @description The policy version explained */
+            version: number;
+        };
+        PolicyView: {
+            policy: components["schemas"]["ApprovalPolicy"];
+            /** @description ISO 8601 time */
+            setAt: string | null;
+            setBy: components["schemas"]["Actor"] | null;
+            /** @description 0: no policy set yet (every tool keeps its own default) */
+            version: number;
         };
         /** @description RFC 9457 problem+json */
         Problem: {
@@ -1426,6 +1496,11 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 policy: "allow" | "ask" | "deny";
+                policyRule?: {
+                    rule: string;
+                    ruleIndex: number | null;
+                    version: number;
+                };
                 toolCallId: string;
                 turnId: string;
             };
@@ -1512,6 +1587,11 @@ export interface components {
                 approvalId: string;
                 deadlineAt: string | null;
                 input: unknown;
+                policy?: {
+                    rule: string;
+                    ruleIndex: number | null;
+                    version: number;
+                };
                 reason: string;
                 /** @enum {string} */
                 riskTier: "low" | "medium" | "high";
@@ -2449,6 +2529,77 @@ export interface operations {
             };
         };
     };
+    PolicyController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyView"];
+                };
+            };
+        };
+    };
+    PolicyController_set: {
+        parameters: {
+            query?: {
+                /** @description Refuse (409) unless the policy is still at this version */
+                expectedVersion?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalPolicy"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyView"];
+                };
+            };
+            /** @description The policy is invalid: problem+json with `path` (the first bad field) and `issues` (all of them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    PolicyController_explain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyExplanation"];
+                };
+            };
+        };
+    };
     AdminController_listTenants: {
         parameters: {
             query?: never;
@@ -2563,115 +2714,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description `event: approval` frames whose `data` is an ApprovalView and whose `id` its position; `event: ready` once the pending ones are sent */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    OidcAuthController_me: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    OidcAuthController_callback: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    OidcAuthController_login: {
-        parameters: {
-            query?: {
-                /** @description A /console path to come back to */
-                returnTo?: string;
-                tenant?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    OidcAuthController_logout: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    OidcAuthController_options: {
-        parameters: {
-            query?: {
-                /** @description The tenant's id; absent: the deployment-wide provider's */
-                tenant?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    OidcAuthController_session: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
             200: {
                 headers: {
                     [name: string]: unknown;
