@@ -20,7 +20,7 @@ export const PRISMA_POOL_SIZE = 3;
  * transaction sets one ({@link setPrismaTenant}).
  */
 function scopedPool(connectionString: string, scope: DbScope): Pool {
-  const pool = new Pool({ connectionString, max: PRISMA_POOL_SIZE });
+  const pool = reportingErrors(new Pool({ connectionString, max: PRISMA_POOL_SIZE }));
   // Prisma's adapter uses the config form only; anything else is refused rather than sent unscoped.
   const query = (config: QueryConfig, values?: unknown): Promise<QueryResult> => {
     if (typeof config !== 'object' || values !== undefined || 'submit' in config) return Promise.reject(new Error('a scoped pool takes a query config only'));
@@ -61,15 +61,27 @@ export interface PoolOptions {
   onError?: (error: Error) => void;
 }
 
-/** A `pg` pool for the event store, with idle-connection errors reported, not thrown. */
+/** A `pg` pool for the event store, with its connections' errors reported, not thrown. */
 export function createPool(connectionString: string, options: PoolOptions = {}): Pool {
-  const pool = new Pool({ connectionString, max: options.max ?? 10 });
-  // An idle client's error is Postgres going away; a new connection is it answering (again).
-  // The process's Postgres state logs each change once (no line per retry).
+  return reportingErrors(new Pool({ connectionString, max: options.max ?? 10 }), options.onError);
+}
+
+/**
+ * A pool whose connections' errors are reported, never thrown. An idle client's error is
+ * Postgres going away; a new connection is it answering (again); the process's Postgres state
+ * logs each change once (no line per retry). A client that is checked out when its server goes
+ * (a failover, a restart) emits `error` too, and `pg` leaves it no listener while it is checked
+ * out: with none, that event crashed the process. Its holder still sees the failure, as its
+ * query's rejection.
+ */
+function reportingErrors(pool: Pool, onError?: (error: Error) => void): Pool {
   pool.on('error', (e: Error) => {
     dependencyState('postgres').down(e);
-    options.onError?.(e);
+    onError?.(e);
   });
-  pool.on('connect', () => dependencyState('postgres').up());
+  pool.on('connect', (client) => {
+    dependencyState('postgres').up();
+    client.on('error', (e: Error) => dependencyState('postgres').down(e));
+  });
   return pool;
 }
