@@ -30,16 +30,21 @@ export class FaultHub {
   apiKey = '';
   tenantId = '';
 
-  private constructor(readonly pg: OwnPostgres, readonly redis: OwnRedis) {
+  private constructor(
+    readonly pg: Pick<OwnPostgres, 'url'>,
+    readonly redis: Pick<OwnRedis, 'url'>,
+    /** Settings every hub process of this hub also gets (the HA suite's Redis Sentinels). */
+    private readonly extraEnv: Record<string, string> = {},
+  ) {
     this.pool = new Pool({ connectionString: pg.url, max: 4 });
     this.pool.on('error', () => undefined); // Postgres is stopped on purpose; queries report their own failures
   }
 
-  static async start(pg: OwnPostgres, redis: OwnRedis, workers: number): Promise<FaultHub> {
+  static async start(pg: Pick<OwnPostgres, 'url'>, redis: Pick<OwnRedis, 'url'>, workers: number, extraEnv: Record<string, string> = {}): Promise<FaultHub> {
     // As production: migrated by the owner, the processes on a login of their own (row-level security).
     await migrate(pg.url, { migrationsDir: resolve(REPO_ROOT, 'prisma/migrations') });
     await ensureAppLogin(pg.url, devAppUrl(pg.url));
-    const hub = new FaultHub(pg, redis);
+    const hub = new FaultHub(pg, redis, extraEnv);
     await hub.startIngress();
     for (let i = 0; i < workers; i++) await hub.addWorker();
     const created = new HubProcess(['tenant', 'create', 'faults'], hub.env());
@@ -50,7 +55,7 @@ export class FaultHub {
   }
 
   env(): Record<string, string> {
-    return { DATABASE_URL: devAppUrl(this.pg.url), REDIS_URL: this.redis.url, HUB_QUEUE_PREFIX: 'faults', LOG_LEVEL: 'warn' };
+    return { DATABASE_URL: devAppUrl(this.pg.url), REDIS_URL: this.redis.url, HUB_QUEUE_PREFIX: 'faults', LOG_LEVEL: 'warn', ...this.extraEnv };
   }
 
   async startIngress(): Promise<void> {

@@ -1,0 +1,314 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import Redis from 'ioredis';
+import { freeListenPort } from '@hub/testing';
+
+// The HA suite's servers, every one a real process of Debian's packages on this machine: etcd,
+// two Patroni nodes (each running its Postgres 15), HAProxy in front of them, and a Redis
+// primary, its replica and three Sentinels. Ports are free ones; data lives in one temp dir.
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+export const REDIS_PRIMARY_NAME = 'hub-ha';
+
+export async function until(what: string, ok: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await ok().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function postgresUser(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  return { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) };
+}
+
+/** A child process whose stderr/stdout tail is kept for a failing run's report. */
+class Proc {
+  log = '';
+  readonly child: ChildProcess;
+  constructor(cmd: string, args: string[], opts: { uid?: number; gid?: number; cwd?: string } = {}) {
+    // detached: its own process group, so kill9 takes a Patroni node with its Postgres.
+    this.child = spawn(cmd, args, { ...opts, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (d: Buffer) => (this.log = (this.log + d.toString()).slice(-20_000));
+    this.child.stdout?.on('data', keep);
+    this.child.stderr?.on('data', keep);
+  }
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+  /** kill -9 of the whole process group: a machine that is gone, not a process that stops. */
+  async kill9(): Promise<void> {
+    if (!this.alive) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    try {
+      process.kill(-(this.child.pid ?? 0), 'SIGKILL');
+    } catch {
+      this.child.kill('SIGKILL');
+    }
+    await exited;
+  }
+}
+
+async function httpStatus(url: string): Promise<number> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+  await res.body?.cancel();
+  return res.status;
+}
+
+interface PatroniNode {
+  name: string;
+  pgPort: number;
+  restPort: number;
+  proc: Proc;
+}
+
+/** Patroni + etcd managing a primary and a synchronous standby, behind HAProxy. */
+export class HaPostgres {
+  private etcd!: Proc;
+  private haproxy!: Proc;
+  readonly nodes: PatroniNode[] = [];
+  port = 0;
+  private constructor(readonly dir: string) {}
+
+  static async start(): Promise<HaPostgres> {
+    const ha = new HaPostgres(mkdtempSync(join(tmpdir(), 'hub-ha-pg-')));
+    const user = postgresUser();
+    if (user.uid !== undefined) chownSync(ha.dir, user.uid, user.gid ?? user.uid);
+    const [client, peer] = [await freeListenPort(), await freeListenPort()];
+    ha.etcd = new Proc('etcd', [
+      '--name', 'ha', '--data-dir', join(ha.dir, 'etcd'),
+      '--listen-client-urls', `http://127.0.0.1:${client}`, '--advertise-client-urls', `http://127.0.0.1:${client}`,
+      '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`,
+      '--initial-cluster', `ha=http://127.0.0.1:${peer}`,
+    ]);
+    await until('etcd', async () => (await httpStatus(`http://127.0.0.1:${client}/health`)) === 200);
+    for (const name of ['pg1', 'pg2']) {
+      const node = { name, pgPort: await freeListenPort(), restPort: await freeListenPort() };
+      const config = join(ha.dir, `${name}.yml`);
+      writeFileSync(config, patroniConfig(ha.dir, name, node.pgPort, node.restPort, client));
+      if (user.uid !== undefined) chownSync(config, user.uid, user.gid ?? user.uid);
+      ha.nodes.push({ ...node, proc: new Proc('patroni', [config], { ...user, cwd: ha.dir }) });
+      // The first node bootstraps the cluster; the second clones it once there is a leader.
+      if (name === 'pg1') await until('the first Patroni node to lead', async () => (await httpStatus(`http://127.0.0.1:${node.restPort}/primary`)) === 200, 90_000);
+    }
+    await ha.untilSynchronous();
+    ha.port = await freeListenPort();
+    writeFileSync(join(ha.dir, 'haproxy.cfg'), haproxyConfig(ha.port, ha.nodes));
+    ha.haproxy = new Proc('haproxy', ['-f', join(ha.dir, 'haproxy.cfg'), '-db']);
+    // HAProxy counts a server up until its checks say otherwise: wait until several connections
+    // in a row land on the primary (the standby has been marked down).
+    let onPrimary = 0;
+    await until('HAProxy to route to the primary only', async () => {
+      const c = new Client({ connectionString: ha.url });
+      await c.connect();
+      const { rows } = await c.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery').finally(() => c.end());
+      onPrimary = rows[0].recovery ? 0 : onPrimary + 1;
+      return onPrimary >= 5;
+    });
+    return ha;
+  }
+
+  /** Through HAProxy, as the superuser (the suite migrates and checks as the owner). */
+  get url(): string {
+    return `postgresql://postgres:postgres@127.0.0.1:${this.port}/postgres`;
+  }
+
+  async leader(): Promise<PatroniNode | undefined> {
+    for (const n of this.nodes) if (n.proc.alive && (await httpStatus(`http://127.0.0.1:${n.restPort}/primary`).catch(() => 0)) === 200) return n;
+    return undefined;
+  }
+
+  /** Waits until some live node is the synchronous standby (Patroni's `GET /sync` answers 200). */
+  async untilSynchronous(ms = 90_000): Promise<PatroniNode> {
+    let sync: PatroniNode | undefined;
+    await until('a synchronous standby', async () => {
+      for (const n of this.nodes) if (n.proc.alive && (await httpStatus(`http://127.0.0.1:${n.restPort}/sync`).catch(() => 0)) === 200) sync = n;
+      return sync !== undefined;
+    }, ms);
+    return sync as PatroniNode;
+  }
+
+  /** The primary's machine is gone: Patroni and its Postgres killed -9 together. */
+  async killLeader(): Promise<PatroniNode> {
+    const leader = await this.leader();
+    if (!leader) throw new Error('no leader to kill');
+    await leader.proc.kill9();
+    // Its postmaster is in Patroni's process group, but kill it by its own pid to be sure.
+    killPostmaster(join(this.dir, leader.name));
+    return leader;
+  }
+
+  /** The dead node comes back (its machine restarted): Patroni rejoins it as a standby (pg_rewind). */
+  async restart(node: PatroniNode): Promise<void> {
+    node.proc = new Proc('patroni', [join(this.dir, `${node.name}.yml`)], { ...postgresUser(), cwd: this.dir });
+  }
+
+  logs(): string {
+    return this.nodes.map((n) => `--- ${n.name}\n${n.proc.log.slice(-3000)}`).join('\n') + `\n--- haproxy\n${this.haproxy?.log.slice(-2000)}`;
+  }
+
+  async destroy(): Promise<void> {
+    for (const n of this.nodes) {
+      await n.proc.kill9();
+      killPostmaster(join(this.dir, n.name));
+    }
+    await this.haproxy?.kill9();
+    await this.etcd?.kill9();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** kill -9 of the postmaster whose pid its data directory records (the suite's own servers only). */
+function killPostmaster(dataDir: string): void {
+  const file = join(dataDir, 'postmaster.pid');
+  if (!existsSync(file)) return;
+  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  try {
+    if (pid > 0) process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+function patroniConfig(dir: string, name: string, pgPort: number, restPort: number, etcdPort: number): string {
+  // Short TTL and loop so a failover shows within seconds here; production keeps Patroni's
+  // defaults (ttl 30, loop_wait 10): docs/high-availability.md says what that means for the hub.
+  return `scope: hub-ha
+name: ${name}
+restapi:
+  listen: 127.0.0.1:${restPort}
+  connect_address: 127.0.0.1:${restPort}
+etcd3:
+  hosts: 127.0.0.1:${etcdPort}
+bootstrap:
+  dcs:
+    ttl: 20
+    loop_wait: 2
+    retry_timeout: 5
+    maximum_lag_on_failover: 1048576
+    synchronous_mode: true
+    postgresql:
+      use_pg_rewind: true
+      parameters:
+        max_connections: 300
+        wal_log_hints: "on"
+        fsync: "off"
+  initdb:
+    - encoding: UTF8
+  pg_hba:
+    - local all all trust
+    - host replication replicator 127.0.0.1/32 trust
+    - host all all 127.0.0.1/32 trust
+postgresql:
+  listen: 127.0.0.1:${pgPort}
+  connect_address: 127.0.0.1:${pgPort}
+  data_dir: ${join(dir, name)}
+  bin_dir: ${PG_BIN}
+  pgpass: ${join(dir, `${name}.pgpass`)}
+  authentication:
+    superuser: { username: postgres, password: postgres }
+    replication: { username: replicator, password: replicator }
+    rewind: { username: postgres, password: postgres }
+  parameters:
+    unix_socket_directories: ${dir}
+`;
+}
+
+function haproxyConfig(port: number, nodes: { name: string; pgPort: number; restPort: number }[]): string {
+  // Patroni's documented HAProxy setup: a TCP listener whose servers are health-checked on
+  // Patroni's REST API; only the leader answers GET /primary with 200. A server marked down has
+  // its sessions cut, so clients reconnect to the new primary instead of hanging on the old.
+  return `global
+  maxconn 1000
+defaults
+  mode tcp
+  timeout connect 2s
+  timeout client 30m
+  timeout server 30m
+  timeout check 1s
+listen postgres_primary
+  bind 127.0.0.1:${port}
+  option httpchk GET /primary
+  http-check expect status 200
+  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
+${nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.pgPort} check port ${n.restPort}`).join('\n')}
+`;
+}
+
+/** A Redis primary and its replica (AOF on both), watched by three Sentinels. */
+export class HaRedis {
+  readonly servers: { port: number; proc: Proc }[] = [];
+  readonly sentinels: { port: number; proc: Proc }[] = [];
+  private constructor(readonly dir: string) {}
+
+  static async start(): Promise<HaRedis> {
+    const ha = new HaRedis(mkdtempSync(join(tmpdir(), 'hub-ha-redis-')));
+    for (const role of ['a', 'b']) {
+      const port = await freeListenPort();
+      const dir = join(ha.dir, role);
+      mkdirSync(dir);
+      const replicaOf = ha.servers.length ? ['--replicaof', '127.0.0.1', String(ha.servers[0].port)] : [];
+      ha.servers.push({ port, proc: new Proc('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', ...replicaOf]) });
+      await until(`Redis ${role}`, async () => (await ask(port, (r) => r.ping())) === 'PONG');
+    }
+    await until('the replica to sync', async () => /master_link_status:up/.test(await ask(ha.servers[1].port, (r) => r.info('replication'))));
+    for (let i = 0; i < 3; i++) {
+      const port = await freeListenPort();
+      const file = join(ha.dir, `sentinel-${i}.conf`);
+      // down-after 1 s and a short failover timeout: production keeps Sentinel's defaults higher.
+      writeFileSync(file, `port ${port}\nbind 127.0.0.1\ndir ${ha.dir}\nsentinel monitor ${REDIS_PRIMARY_NAME} 127.0.0.1 ${ha.servers[0].port} 2\nsentinel down-after-milliseconds ${REDIS_PRIMARY_NAME} 1000\nsentinel failover-timeout ${REDIS_PRIMARY_NAME} 5000\nsentinel parallel-syncs ${REDIS_PRIMARY_NAME} 1\n`);
+      ha.sentinels.push({ port, proc: new Proc('redis-sentinel', [file]) });
+    }
+    // Every Sentinel knows the replica and the other Sentinels before a fault may be injected.
+    await until('the Sentinels to know each other and the replica', async () => {
+      for (const s of ha.sentinels) {
+        const [master] = (await ask(s.port, (r) => r.call('SENTINEL', 'MASTERS'))) as string[][];
+        const field = (k: string) => master[master.indexOf(k) + 1];
+        if (field('num-slaves') !== '1' || field('num-other-sentinels') !== '2') return false;
+      }
+      return true;
+    });
+    return ha;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.servers[0].port}`;
+  }
+
+  /** HUB_REDIS_SENTINELS for the hub's processes. */
+  get sentinelSetting(): string {
+    return this.sentinels.map((s) => `127.0.0.1:${s.port}`).join(',');
+  }
+
+  async primaryPort(): Promise<number> {
+    const [, port] = (await ask(this.sentinels[0].port, (r) => r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', REDIS_PRIMARY_NAME))) as string[];
+    return Number(port);
+  }
+
+  async killPrimary(): Promise<number> {
+    const port = await this.primaryPort();
+    const server = this.servers.find((s) => s.port === port);
+    await server?.proc.kill9();
+    return port;
+  }
+
+  async destroy(): Promise<void> {
+    for (const p of [...this.sentinels, ...this.servers]) await p.proc.kill9();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+async function ask<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T> {
+  const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on('error', () => undefined);
+  try {
+    await r.connect();
+    return await f(r);
+  } finally {
+    r.disconnect();
+  }
+}
