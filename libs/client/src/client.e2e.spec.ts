@@ -23,6 +23,7 @@ let hub: HubClient;
 let operator: HubClient;
 const OPERATOR_KEY = 'operator-key-of-the-client-spec-0123456789';
 let apiKey: string;
+let tenantId: string;
 /** The empty folder the packed package is installed into (in beforeAll, beside the stack's start). */
 let installed: Promise<string>;
 
@@ -48,7 +49,7 @@ beforeAll(async () => {
   stack = await HubStack.start({ label: 'client', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '25' }, ingressEnv: { HUB_OPERATOR_KEY: OPERATOR_KEY } });
   // The URL is asked before every connection: a restarted ingress listens on a new port.
   operator = new HubClient({ baseUrl: () => stack.url, apiKey: OPERATOR_KEY });
-  apiKey = (await operator.admin.createTenant('client')).apiKey;
+  ({ apiKey, tenantId } = await operator.admin.createTenant('client'));
   hub = new HubClient({ baseUrl: () => stack.url, apiKey });
 });
 afterAll(async () => {
@@ -134,6 +135,12 @@ it('a submit with an idempotency key runs once, however often and over however m
   const started: string[] = [];
   for await (const e of hub.sessions.allEvents('idempotent', { limit: 5 })) if (e.type === 'TurnStarted') started.push(e.type);
   expect(started).toHaveLength(1);
+  // The export streams the same log, each event once, with its hash.
+  const exported: { eventId?: unknown; hash?: unknown }[] = [];
+  for await (const e of hub.sessions.export('idempotent')) exported.push(e);
+  const stored = await stack.events(tenantId, 'idempotent');
+  expect(exported.map((e) => e.eventId)).toEqual(stored.map((e) => e.eventId));
+  expect(exported.every((e) => typeof e.hash === 'string' && e.hash.length > 0)).toBe(true);
   // busyPolicy reject on a running session is refused with the hub's code.
   const busy = hub.sessions.open('busy');
   try {

@@ -96,10 +96,18 @@ export class Sessions {
     const res = await this.http.send('GET', `${at(sessionId)}/export`, { headers: { accept: 'application/x-ndjson' } });
     if (!res.body) return;
     let rest = '';
-    for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) {
-      const lines = (rest + chunk).split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) yield JSON.parse(line) as JsonObject;
+    // A reader, not `for await` over the stream: browsers without async-iterable streams (Safari)
+    // and the DOM typings the console compiles against have only the reader.
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        const lines = (rest + read.value).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) if (line.trim()) yield JSON.parse(line) as JsonObject;
+      }
+    } finally {
+      // A caller that stops early (break) must not leave the response open.
+      await reader.cancel().catch(() => undefined);
     }
     if (rest.trim()) yield JSON.parse(rest) as JsonObject;
   }
