@@ -5,9 +5,10 @@ import type { RecordedEvent } from '../api/types';
 
 /** Turns drawn on one page: a 1,000-turn session is read and drawn ten turns at a time. */
 export const TURNS_PER_PAGE = 10;
-const EVENTS_PER_READ = 1000;
+// A page of ten turns is tens of events (thousands when a turn streams long answers): read in small steps.
+const EVENTS_PER_READ = 250;
 /** Reads past a page's last request while its turns run on (a turn of thousands of text deltas). */
-const MAX_EXTRA_READS = 20;
+const MAX_EXTRA_READS = 80;
 
 export interface TurnPage {
   turns: TurnTimeline[];
