@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { HubStack, REPO_ROOT } from '@hub/testing';
-import { HubClient, HubError, type SessionStream, type StreamEvent } from './index';
+import { HubClient, HubError, type SessionStream, type StreamEvent } from '@harness-hub/client';
 
 // The client against a real hub (ingress and worker processes, Postgres, Redis): a session
 // stream that survives an ingress killed with SIGKILL, a 429 whose Retry-After it waits out,
