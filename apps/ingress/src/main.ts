@@ -8,9 +8,9 @@ const telemetry = startTelemetry(settings.telemetry);
 installProcessGuards('ingress');
 
 runUntilSignal('ingress', async () => {
+  const { preflight, useRedisSentinel } = await import('./preflight');
   // Redis through Sentinel (HUB_REDIS_SENTINELS) before any Redis connection is opened.
-  (await import('@hub/queue')).useRedisSentinel(settings.redisSentinel);
-  const { preflight } = await import('./preflight');
+  useRedisSentinel(settings.redisSentinel);
   await preflight(settings.databaseUrl, settings.redisUrl, settings.dbPoolSize);
   require('reflect-metadata');
   const { startIngress } = await import('./bootstrap');

@@ -2,6 +2,9 @@ import { assertPostgresReachable } from '@hub/event-store';
 import { ingressConnections } from './connections';
 import { assertRedisReachable, redisDurabilityWarning } from '@hub/queue';
 
+/** Redis through Sentinel (HUB_REDIS_SENTINELS): main.ts switches it on before anything connects. */
+export { useRedisSentinel } from '@hub/queue';
+
 /** Dependencies answer before anything else connects, so a bad URL is one clear line. */
 export async function preflight(databaseUrl: string, redisUrl: string, dbPoolSize: number): Promise<void> {
   const rowSecurity = await assertPostgresReachable(databaseUrl, { service: 'ingress', uses: ingressConnections(dbPoolSize) });

@@ -9,9 +9,9 @@ const telemetry = startTelemetry(settings.telemetry);
 installProcessGuards('worker');
 
 runUntilSignal('worker', async () => {
+  const { preflight, useRedisSentinel } = await import('./preflight');
   // Redis through Sentinel (HUB_REDIS_SENTINELS) before any Redis connection is opened.
-  (await import('@hub/queue')).useRedisSentinel(settings.redisSentinel);
-  const { preflight } = await import('./preflight');
+  useRedisSentinel(settings.redisSentinel);
   await preflight(settings.databaseUrl, settings.redisUrl, settings.dbPoolSize);
   require('reflect-metadata');
   const { NestFactory } = await import('@nestjs/core');
