@@ -35,9 +35,8 @@ import { TurnOutcomes } from './streams/turn-outcome.service';
 import { TransportGateway } from './transport/transport.gateway';
 import { ZeneController, ZeneRunService, ZeneService } from './zene';
 import { webhookControllers, webhookProviders } from './webhooks/providers';
+import { oidcControllers, oidcProviders } from './auth/oidc.providers';
 import { policyControllers, policyProviders } from './admin/policy.providers';
-import { OidcAdminController } from './auth/oidc-admin.controller';
-import { oidcProviders } from './auth/oidc.providers';
 
 @Module({})
 export class IngressModule implements NestModule {
@@ -45,7 +44,7 @@ export class IngressModule implements NestModule {
     return {
       module: IngressModule,
       imports: [ConsoleModule],
-      controllers: [HealthController, MetricsController, AdminController, OidcAdminController, ...webhookControllers, SessionListController, ApprovalsController, UsageController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController, ...policyControllers],
+      controllers: [HealthController, MetricsController, AdminController, ...oidcControllers, ...webhookControllers, SessionListController, ApprovalsController, UsageController, SessionsController, LineageController, ZeneController, OpenHarnessController, OpenEnvController, AgUiController, SchedulesController, A2aController, ...policyControllers],
       providers: [
         ...hubProviders(settings),
         HubResources,
