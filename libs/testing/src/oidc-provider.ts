@@ -2,7 +2,7 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./oidc-provider-types.d.ts" />
 import { createServer, type Server } from 'node:http';
-import Provider, { type Configuration } from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
 import * as client from 'openid-client';
 import { freeListenPort } from './ports';
 
@@ -97,6 +97,9 @@ export class OidcTestProvider {
         return claims ? { groups: claims.groups, name: claims.name, email: claims.email } : {};
       },
     };
+    // Loaded here, not at the top: every spec imports @hub/testing, and only the sign-in specs need
+    // an identity provider (oidc-provider and its Koa stack take a while to load).
+    const { default: Provider } = await import('oidc-provider');
     const provider = new Provider(issuer, config);
     const server = createServer(provider.callback());
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));

@@ -141,6 +141,8 @@ const SCHEMAS = {
   ScheduleList: z.object({ schedules: z.array(ScheduleViewSchema) }),
   ScheduleTickList: z.object({ ticks: z.array(ScheduleTickSchema) }),
   FireTimes: z.object({ fireTimes: z.array(at) }),
+  UsageTotals: UsageTotalsSchema,
+  UsageReport: UsageReportSchema,
   ApprovalPolicy: TenantPolicy,
   PolicyView: z.object({
     version: z.number().int().describe('0: no policy set yet (every tool keeps its own default)'),
@@ -156,8 +158,6 @@ const SCHEMAS = {
     reason: z.string(),
     trace: z.array(z.object({ index: z.number().int(), id: z.string(), matched: z.boolean(), why: z.string() })),
   }),
-  UsageTotals: UsageTotalsSchema,
-  UsageReport: UsageReportSchema,
   Problem: z
     .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.string().describe('One of the documented error codes') })
     .catchall(z.unknown())
