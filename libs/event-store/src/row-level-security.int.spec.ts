@@ -9,7 +9,7 @@ import { createScratchDatabase, type ScratchDatabase } from './testing/scratch-d
 // instead of another tenant's rows. Rows are written as the owner, behind the code's back, and
 // read through the apps' role with deliberately unfiltered queries.
 
-const TENANT_TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals', 'read_usage', 'schedules', 'schedule_ticks', 'webhook_endpoints', 'webhook_messages', 'webhook_attempts', 'webhook_tenant_settings', 'a2a_push_messages'];
+const TENANT_TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals', 'read_usage', 'schedules', 'schedule_ticks', 'webhook_endpoints', 'webhook_messages', 'webhook_attempts', 'webhook_tenant_settings', 'a2a_push_messages', 'identity_providers', 'person_sessions'];
 const A = randomUUID();
 const B = randomUUID();
 let db: ScratchDatabase;
@@ -41,6 +41,10 @@ async function seed(owner: Pool, tenant: string, n: number): Promise<void> {
   await q(`INSERT INTO webhook_attempts (id, tenant_id, endpoint_id, message_id, attempt, started_at, latency_ms, outcome) VALUES ($2, $1, $3, $4, 1, now(), 5, 'failed')`, [randomUUID(), endpoint, `msg_${n}`]);
   await q(`INSERT INTO webhook_tenant_settings (tenant_id, approval_links, link_key) VALUES ($1, true, 'key')`);
   await q(`INSERT INTO a2a_push_messages (id, tenant_id, task_id, config_id, event_position, frame, url, headers, body, status) VALUES ($2, $1, 's/t', 'c', $3, 0, 'https://example.com/a2a', '{}', '{}', 'pending')`, [`msg_push_${n}`, n]);
+  await q(`INSERT INTO identity_providers (tenant_id, name, issuer, client_id, client_secret, scopes, groups_claim, group_roles, allowed_domains)
+           VALUES ($1, 'idp', 'https://idp.example.com', 'hub', 'secret', '{openid}', 'groups', '{}', '{}')`);
+  await q(`INSERT INTO person_sessions (id, tenant_id, secret_hash, csrf_token, iss, sub, role, expires_at)
+           VALUES ($2, $1, 'hash', 'csrf', 'https://idp.example.com', $3, 'viewer', now() + interval '1 hour')`, [randomUUID(), `person-${n}`]);
 }
 
 const tenantOf = (table: string, row: Record<string, unknown>) => (table === 'tenants' ? row.id : row.tenant_id);

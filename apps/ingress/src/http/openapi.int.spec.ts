@@ -111,7 +111,7 @@ it('every query parameter a route checks is in the document, and nothing more (a
       expect([path, documented]).toEqual([path, accepted.split(', ')]);
       checked.push(path);
     }
-    expect(checked.sort()).toEqual(['/v1/approvals', '/v1/sessions', '/v1/sessions/{id}/events', '/v1/sessions/{id}/turns']);
+    expect(checked.sort()).toEqual(['/v1/approvals', '/v1/sessions', '/v1/sessions/{id}/events', '/v1/sessions/{id}/turns', '/v1/usage']);
     // The feed is a stream: its one parameter is checked the same way, before the stream starts.
     const feed = await fetch(`${base}/v1/approvals/stream?zz_probe=1`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(feed.status).toBe(400);
