@@ -59,6 +59,7 @@ function typeOf(f: DmmfField): string {
     case 'Json':
       return native === 'Json' ? 'json' : 'jsonb';
     case 'DateTime':
+      if (native === 'Date') return 'date';
       return `${native === 'Timestamptz' ? 'timestamptz' : 'timestamp'}(${args[0] ?? '3'})`;
     default:
       return `unmapped:${f.type}`;
