@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { problemOf, type HubApi } from '../api/client';
+import type { HubApi } from '../api/client';
 
 // The answers of /v1/admin/keys and /v1/admin/limits as the hub's AdminController gives them.
 // The OpenAPI document does not describe these answers (the controller has no response schemas
@@ -39,24 +39,14 @@ export const LIMITS = [
 export type LimitName = (typeof LIMITS)[number]['name'];
 export type Limits = Record<LimitName, number | null>;
 
-async function call<T>(api: HubApi, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(path, {
-    method,
-    headers: { ...api.authHeaders(), Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw await problemOf(res);
-  return (await res.json()) as T;
-}
-
 export function useKeys(api: HubApi) {
-  return useQuery({ queryKey: ['admin-keys'], queryFn: () => call<{ keys: ApiKey[] }>(api, 'GET', '/v1/admin/keys'), retry: false });
+  return useQuery({ queryKey: ['admin-keys'], queryFn: () => api.send<{ keys: ApiKey[] }>('GET', '/v1/admin/keys'), retry: false });
 }
 
 export function useCreateKey(api: HubApi) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (k: { name: string; role: Role; expiresAt?: string }) => call<NewKey>(api, 'POST', '/v1/admin/keys', k),
+    mutationFn: (k: { name: string; role: Role; expiresAt?: string }) => api.send<NewKey>('POST', '/v1/admin/keys', k),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['admin-keys'] }),
   });
 }
@@ -64,19 +54,19 @@ export function useCreateKey(api: HubApi) {
 export function useRevokeKey(api: HubApi) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (prefix: string) => call<{ prefix: string; revoked: boolean }>(api, 'DELETE', `/v1/admin/keys/${encodeURIComponent(prefix)}`),
+    mutationFn: (prefix: string) => api.send<{ prefix: string; revoked: boolean }>('DELETE', `/v1/admin/keys/${encodeURIComponent(prefix)}`),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['admin-keys'] }),
   });
 }
 
 export function useLimits(api: HubApi) {
-  return useQuery({ queryKey: ['admin-limits'], queryFn: () => call<{ limits: Limits }>(api, 'GET', '/v1/admin/limits'), retry: false });
+  return useQuery({ queryKey: ['admin-limits'], queryFn: () => api.send<{ limits: Limits }>('GET', '/v1/admin/limits'), retry: false });
 }
 
 export function useSetLimits(api: HubApi) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (limits: Limits) => call<{ limits: Limits }>(api, 'PUT', '/v1/admin/limits', limits),
+    mutationFn: (limits: Limits) => api.send<{ limits: Limits }>('PUT', '/v1/admin/limits', limits),
     onSuccess: (data) => qc.setQueryData(['admin-limits'], data),
   });
 }

@@ -42,24 +42,14 @@ export interface Attempt {
 export const EVENT_TYPES = ['approval.requested', 'approval.resolved', 'approval.expired', 'turn.completed', 'turn.failed', 'session.opened'] as const;
 export const WILDCARD = '*';
 
-async function call<T>(api: HubApi, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(path, {
-    method,
-    headers: { ...api.authHeaders(), Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw await problemOf(res);
-  return (await res.json()) as T;
-}
-
 const at = (id: string, rest = '') => `/v1/webhooks/${encodeURIComponent(id)}${rest}`;
 
 export function useEndpoints(api: HubApi) {
-  return useQuery({ queryKey: ['webhooks'], queryFn: () => call<{ endpoints: Endpoint[] }>(api, 'GET', '/v1/webhooks'), refetchInterval: 5_000 });
+  return useQuery({ queryKey: ['webhooks'], queryFn: () => api.send<{ endpoints: Endpoint[] }>('GET', '/v1/webhooks'), refetchInterval: 5_000 });
 }
 
 export function useLinkSettings(api: HubApi) {
-  return useQuery({ queryKey: ['webhook-settings'], queryFn: () => call<{ approvalLinks: boolean }>(api, 'GET', '/v1/webhook-settings') });
+  return useQuery({ queryKey: ['webhook-settings'], queryFn: () => api.send<{ approvalLinks: boolean }>('GET', '/v1/webhook-settings') });
 }
 
 /**
@@ -84,8 +74,8 @@ export function useMayManage(api: HubApi) {
 
 /** The endpoint's messages and its attempts (newest first), refreshed while it is open: attempts happen on their own. */
 export function useDeliveryLog(api: HubApi, id: string) {
-  const messages = useQuery({ queryKey: ['webhook-messages', id], queryFn: () => call<{ messages: Message[] }>(api, 'GET', at(id, '/messages?limit=50')), refetchInterval: 2_000 });
-  const attempts = useQuery({ queryKey: ['webhook-attempts', id], queryFn: () => call<{ attempts: Attempt[] }>(api, 'GET', at(id, '/attempts?limit=200')), refetchInterval: 2_000 });
+  const messages = useQuery({ queryKey: ['webhook-messages', id], queryFn: () => api.send<{ messages: Message[] }>('GET', at(id, '/messages?limit=50')), refetchInterval: 2_000 });
+  const attempts = useQuery({ queryKey: ['webhook-attempts', id], queryFn: () => api.send<{ attempts: Attempt[] }>('GET', at(id, '/attempts?limit=200')), refetchInterval: 2_000 });
   return { messages, attempts };
 }
 
@@ -104,22 +94,22 @@ export function useEndpointAction(api: HubApi, id: string) {
     mutationFn: async (a: EndpointAction): Promise<{ said: string; secret?: string }> => {
       switch (a.kind) {
         case 'enable':
-          await call(api, 'PATCH', at(id), { enabled: a.enabled });
+          await api.send('PATCH', at(id), { enabled: a.enabled });
           return { said: a.enabled ? 'enabled' : 'disabled' };
         case 'rotate': {
-          const r = await call<{ secret: string }>(api, 'POST', at(id, '/rotate'), {});
+          const r = await api.send<{ secret: string }>('POST', at(id, '/rotate'), {});
           return { said: 'secret rotated; the previous one signs too until the overlap ends', secret: r.secret };
         }
         case 'test': {
-          const r = await call<{ messageId: string }>(api, 'POST', at(id, '/test'), {});
+          const r = await api.send<{ messageId: string }>('POST', at(id, '/test'), {});
           return { said: `test event sent (${r.messageId})` };
         }
         case 'delete':
-          await call(api, 'DELETE', at(id));
+          await api.send('DELETE', at(id));
           return { said: 'deleted' };
         case 'redeliver':
         case 'redeliver-since': {
-          const r = await call<{ redelivering: number }>(api, 'POST', at(id, '/redeliver'), a.kind === 'redeliver' ? { messageId: a.messageId } : { since: a.since });
+          const r = await api.send<{ redelivering: number }>('POST', at(id, '/redeliver'), a.kind === 'redeliver' ? { messageId: a.messageId } : { since: a.since });
           return { said: `${r.redelivering} message(s) redelivering` };
         }
       }
@@ -132,7 +122,7 @@ export function useCreateEndpoint(api: HubApi) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (input: { url: string; events: string[]; description: string }) =>
-      call<{ id: string; secret: string }>(api, 'POST', '/v1/webhooks', { url: input.url, events: input.events, ...(input.description.trim() ? { description: input.description.trim() } : {}) }),
+      api.send<{ id: string; secret: string }>('POST', '/v1/webhooks', { url: input.url, events: input.events, ...(input.description.trim() ? { description: input.description.trim() } : {}) }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['webhooks'] }),
   });
 }
@@ -140,7 +130,7 @@ export function useCreateEndpoint(api: HubApi) {
 export function useSetLinks(api: HubApi) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (approvalLinks: boolean) => call<{ approvalLinks: boolean }>(api, 'PUT', '/v1/webhook-settings', { approvalLinks }),
+    mutationFn: (approvalLinks: boolean) => api.send<{ approvalLinks: boolean }>('PUT', '/v1/webhook-settings', { approvalLinks }),
     onSuccess: (answer) => queryClient.setQueryData(['webhook-settings'], answer),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['webhook-settings'] }),
   });
