@@ -1,4 +1,4 @@
-// Writes the console's API types (src/api/generated/openapi.ts) from the hub's OpenAPI document,
+// Writes the API types (libs/client/src/generated/openapi.ts, which the console imports) from the hub's OpenAPI document,
 // which @nestjs/swagger generates from the controllers (their response schemas are in
 // apps/ingress/src/http/api-schemas.ts). The API client is typed from the document instead of
 // being written by hand a second time (STYLE.md, "The console").
@@ -11,9 +11,10 @@
 const { readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
-const OUTPUT = join(__dirname, '../src/api/generated/openapi.ts');
-/** Every copy written: the console's, and the client library's (@harness-hub/client, published on its own). */
-const OUTPUTS = [OUTPUT, join(__dirname, '../../../libs/client/src/generated/openapi.ts')];
+// One copy, in the client library (@harness-hub/client, published on its own); the console
+// imports its `paths` and `components` from there.
+const OUTPUT = join(__dirname, '../../../libs/client/src/generated/openapi.ts');
+const OUTPUTS = [OUTPUT];
 // The docs' HTTP API page is rendered from the same document, written and checked with the types.
 const { renderHttpApi, OUTPUT: API_PAGE } = require('../../../tools/docs/http-api.cjs');
 const HEADER = "// Generated from the hub's /openapi.json by apps/console/scripts/api-types.cjs. Do not edit: run it.\n\n";

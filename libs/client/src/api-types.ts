@@ -3,6 +3,9 @@
 // second copy of a schema.
 import type { components, paths } from './generated/openapi';
 
+/** The document itself, as openapi-typescript writes it: the console types its own calls from it. */
+export type { components, paths };
+
 type Schemas = components['schemas'];
 
 export type HarnessState = Schemas['HarnessState'];

@@ -1,6 +1,7 @@
 // The shapes of the public API the console reads, all from the hub's OpenAPI document
-// (generated/openapi.ts, written by scripts/api-types.cjs): nothing here is a second copy.
-import type { components, paths } from './generated/openapi';
+// (libs/client/src/generated/openapi.ts, written by scripts/api-types.cjs, imported through the
+// client library): nothing here is a second copy.
+import type { components, paths } from '@harness-hub/client';
 
 type Schemas = components['schemas'];
 
