@@ -139,7 +139,10 @@ it("an HTTP request's turn is under its server span, in the client's trace; so i
   const headers = { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json', 'x-correlation-id': 'corr-traced-oh', ...client.headers };
   const res = await fetch(`${stack.url}/v1/openharness`, { method: 'POST', headers, body: JSON.stringify(body) });
   expect(res.status).toBe(200);
-  await waitForSpans('the HTTP turn', () => spans.some((s) => s.traceId === client.traceId && s.name === 'tool call'));
+  // Ingress and worker export on their own schedules: the worker's tool call may arrive before
+  // ingress's server span (which ends only after the answer), so wait for both.
+  const inClientTrace = (name: string) => spans.some((s) => s.traceId === client.traceId && s.name === name);
+  await waitForSpans('the HTTP turn', () => inClientTrace('tool call') && inClientTrace('command') && spans.some((s) => s.traceId === client.traceId && s.parentSpanId === client.spanId));
   const server = spans.find((s) => s.traceId === client.traceId && s.parentSpanId === client.spanId) as OtlpSpan;
   expect(server).toEqual(expect.objectContaining({ kind: 2, name: expect.stringMatching(/^POST/) }));
   const command = spans.find((s) => s.traceId === client.traceId && s.name === 'command') as OtlpSpan;
@@ -157,7 +160,7 @@ it("an HTTP request's turn is under its server span, in the client's trace; so i
   } finally {
     await acp.close();
   }
-  await waitForSpans('the ACP turn', () => spans.some((s) => s.traceId === acpClient.traceId && s.name === 'job runTurn'));
+  await waitForSpans('the ACP turn', () => spans.some((s) => s.traceId === acpClient.traceId && s.name === 'job runTurn') && spans.some((s) => s.traceId === acpClient.traceId && s.parentSpanId === acpClient.spanId));
   const runTurn = spans.find((s) => s.traceId === acpClient.traceId && s.name === 'job runTurn') as OtlpSpan;
   const root = ancestorSpans(runTurn).at(-1);
   expect(root).toEqual(expect.objectContaining({ name: 'acp request', parentSpanId: acpClient.spanId }));
@@ -170,7 +173,7 @@ it("an HTTP request's turn is under its server span, in the client's trace; so i
   await env.ask({ type: 'reset', data: {} });
   expect(await env.ask({ type: 'step', data: { message: 'calculate 2 * 5' } })).toMatchObject({ type: 'observation' });
   env.ws.close();
-  await waitForSpans('the OpenEnv turn', () => spans.some((s) => s.traceId === envClient.traceId && s.name === 'job runTurn'));
+  await waitForSpans('the OpenEnv turn', () => spans.some((s) => s.traceId === envClient.traceId && s.name === 'job runTurn') && spans.some((s) => s.traceId === envClient.traceId && s.parentSpanId === envClient.spanId));
   const envTurn = spans.find((s) => s.traceId === envClient.traceId && s.name === 'job runTurn') as OtlpSpan;
   expect(ancestorSpans(envTurn).at(-1)).toEqual(expect.objectContaining({ name: 'openenv frame', parentSpanId: envClient.spanId }));
 });
