@@ -4,8 +4,23 @@ const nx = require('@nx/eslint-plugin');
 const tseslint = require('typescript-eslint');
 
 const IMPURE = [
-  '@nestjs/*', '@prisma/*', 'prisma', 'bullmq', 'ioredis', 'pg', '@opentelemetry/*', 'pino', 'ws',
-  'node:*', 'fs', 'path', 'crypto', 'child_process', 'http', 'net', 'os',
+  '@nestjs/*',
+  '@prisma/*',
+  'prisma',
+  'bullmq',
+  'ioredis',
+  'pg',
+  '@opentelemetry/*',
+  'pino',
+  'ws',
+  'node:*',
+  'fs',
+  'path',
+  'crypto',
+  'child_process',
+  'http',
+  'net',
+  'os',
 ];
 
 module.exports = [

@@ -11,7 +11,10 @@ const DOCS = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Sidebar groups: what a reader wants to do, then the pages that answer it (missing ones are left out). */
 const GROUPS = [
   ['Get started', ['getting-started.md', 'console.md', 'client-library.md', 'examples.md']],
-  ['Concepts', ['concepts/sessions.md', 'concepts/turns.md', 'concepts/approvals.md', 'approval-policy.md', 'concepts/the-log.md', 'concepts/offline-model.md']],
+  [
+    'Concepts',
+    ['concepts/sessions.md', 'concepts/turns.md', 'concepts/approvals.md', 'approval-policy.md', 'concepts/the-log.md', 'concepts/offline-model.md'],
+  ],
   [
     'Protocols',
     [
@@ -30,7 +33,10 @@ const GROUPS = [
   ['The console', ['console.md', 'console-overview.md']],
   ['Administration and tenancy', ['administration/index.md', 'administration/schedules.md', 'administration/webhooks.md', 'sign-in-oidc.md']],
   ['Security', ['security/index.md', 'security/tenant-isolation.md', 'security/child-processes.md']],
-  ['Deploying and scaling', ['deploying/index.md', 'deploying/database.md', 'deploying/scaling.md', 'connections.md', 'high-availability.md', 'deploying/performance.md']],
+  [
+    'Deploying and scaling',
+    ['deploying/index.md', 'deploying/database.md', 'deploying/scaling.md', 'connections.md', 'high-availability.md', 'deploying/performance.md'],
+  ],
   ['Operating', ['operating/observability.md', 'operating/backups-and-upgrades.md']],
   ['Reference', ['reference/cli.md', 'reference/settings.md', 'reference/http-api.md']],
   ['Working on the hub', ['contributing/code-layout.md', 'contributing/tests.md', 'contributing/library-choices.md', 'adr/README.md']],
@@ -38,7 +44,9 @@ const GROUPS = [
 
 /** The page's title: its first level-one heading, without code marks. */
 function title(file) {
-  const line = readFileSync(join(DOCS, file), 'utf8').split('\n').find((l) => l.startsWith('# '));
+  const line = readFileSync(join(DOCS, file), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('# '));
   return (line ?? file).replace(/^# /, '').replace(/`/g, '');
 }
 

@@ -39,7 +39,12 @@ function origin(url: string): string {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
     return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
   }
-  if (url.includes('/libs/') || url.includes('/apps/')) return `hub:${url.replace(/^.*\/(libs|apps)\//, '$1/').split('/').slice(0, 2).join('/')}`;
+  if (url.includes('/libs/') || url.includes('/apps/'))
+    return `hub:${url
+      .replace(/^.*\/(libs|apps)\//, '$1/')
+      .split('/')
+      .slice(0, 2)
+      .join('/')}`;
   if (url.startsWith('node:') || url === '') return url || '(native)';
   return url;
 }

@@ -21,7 +21,12 @@ const TURNS = Number(values.turns);
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();
-  const stack = await HubStack.start({ label: 'crowdkill', workers: 2, workerEnv: { HUB_OFFLINE_DELAY_MS: String(WorkerConfig.parse({}).HUB_OFFLINE_DELAY_MS) }, redisUrl: redis.url });
+  const stack = await HubStack.start({
+    label: 'crowdkill',
+    workers: 2,
+    workerEnv: { HUB_OFFLINE_DELAY_MS: String(WorkerConfig.parse({}).HUB_OFFLINE_DELAY_MS) },
+    redisUrl: redis.url,
+  });
   try {
     const { apiKey, tenantId } = await stack.createTenant('crowd');
     const t0 = Date.now();

@@ -19,7 +19,9 @@ import { EventStore, createPool } from '@hub/event-store';
 import { HubStack } from '@hub/testing';
 import { rssKb } from './lib/cpu';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '100000' }, small: { type: 'string', default: '1000' }, 'cli-heap-mb': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { events: { type: 'string', default: '100000' }, small: { type: 'string', default: '1000' }, 'cli-heap-mb': { type: 'string' } },
+});
 const CLI_HEAP = values['cli-heap-mb'] === undefined ? {} : { NODE_OPTIONS: `--max-old-space-size=${Number(values['cli-heap-mb'])}` };
 const EVENTS = Number(values.events);
 const SMALL = Number(values.small);
@@ -53,7 +55,11 @@ async function seed(stack: HubStack, tenantId: string, session: string, events: 
   const metadata = { correlationId: 'bench', actor: { type: 'system' as const, id: 'bench' }, protocol: 'internal' as const };
   const text = 'lorem ipsum dolor sit amet '.repeat(4);
   for (let i = 0; i < events; i += 1000) {
-    const batch = Array.from({ length: Math.min(1000, events - i) }, (_, j) => ({ type: 'TextDelta', data: { turnId: 't1', messageId: 't1:m', callId: 't1:c0', index: i + j, text }, metadata }));
+    const batch = Array.from({ length: Math.min(1000, events - i) }, (_, j) => ({
+      type: 'TextDelta',
+      data: { turnId: 't1', messageId: 't1:m', callId: 't1:c0', index: i + j, text },
+      metadata,
+    }));
     await store.append(tenantId, sessionStreamId(session), batch, { expectedVersion: 'any' });
     if ((i / 1000) % 20 === 0) process.stderr.write(`export-memory: ${session} seeded ${i + batch.length}/${events}\n`);
   }
@@ -76,7 +82,10 @@ async function measure(stack: HubStack, tenantId: string, apiKey: string, sessio
   const httpMs = performance.now() - t0;
   const httpPeak = s.stop();
 
-  const cli = spawn(resolve(__dirname, '../../bin/hub'), ['export', session, '--tenant', tenantId], { env: { ...process.env, ...stack.baseEnv(), ...CLI_HEAP }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const cli = spawn(resolve(__dirname, '../../bin/hub'), ['export', session, '--tenant', tenantId], {
+    env: { ...process.env, ...stack.baseEnv(), ...CLI_HEAP },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const c = sampler(cli.pid ?? 0);
   const t1 = performance.now();
   cli.stdout.resume();
@@ -92,10 +101,15 @@ async function main(): Promise<void> {
     await seed(stack, tenantId, 'small', SMALL);
     await seed(stack, tenantId, 'big', EVENTS);
     // The small one first, so the big one cannot have warmed anything up for it.
-    for (const [session, n] of [['small', SMALL], ['big', EVENTS]] as const) {
+    for (const [session, n] of [
+      ['small', SMALL],
+      ['big', EVENTS],
+    ] as const) {
       const m = await measure(stack, tenantId, apiKey, session);
       console.log(`${session}: ${n} events, ${m.mb.toFixed(1)} MB, ${m.lines} lines`);
-      console.log(`  HTTP export: ingress RSS idle ${m.idle.toFixed(0)} MB, peak ${m.httpPeak.toFixed(0)} MB (+${(m.httpPeak - m.idle).toFixed(0)} MB), ${(m.httpMs / 1000).toFixed(1)} s`);
+      console.log(
+        `  HTTP export: ingress RSS idle ${m.idle.toFixed(0)} MB, peak ${m.httpPeak.toFixed(0)} MB (+${(m.httpPeak - m.idle).toFixed(0)} MB), ${(m.httpMs / 1000).toFixed(1)} s`,
+      );
       console.log(`  hub export:  process peak RSS ${m.cliPeak.toFixed(0)} MB, ${(m.cliMs / 1000).toFixed(1)} s`);
     }
   } finally {

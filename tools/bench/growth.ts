@@ -137,7 +137,11 @@ function copyTurn(sample: Recorded<HubEvent>[], turnId: string) {
 }
 
 async function main(): Promise<void> {
-  const stack = await HubStack.start({ label: 'growth', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: String(values.delay), HUB_TEXT_FLUSH_MS: String(WINDOW_MS) } });
+  const stack = await HubStack.start({
+    label: 'growth',
+    workers: 1,
+    workerEnv: { HUB_OFFLINE_DELAY_MS: String(values.delay), HUB_TEXT_FLUSH_MS: String(WINDOW_MS) },
+  });
   try {
     const { apiKey, tenantId } = await stack.createTenant('growth');
     const c = await session(stack, apiKey, 'growth');
@@ -149,7 +153,9 @@ async function main(): Promise<void> {
     const k = Math.min(5, Math.floor(TURNS / 2));
     process.stdout.write(`session: ${TURNS} turns of "long answer ${WORDS}", offline delay ${values.delay} ms, flush window ${WINDOW_MS} ms\n`);
     process.stdout.write(`  turn latency: first ${k} mean ${fmt(mean(latencies.slice(0, k)))} ms, last ${k} mean ${fmt(mean(latencies.slice(-k)))} ms\n`);
-    process.stdout.write(`  events per turn: ${turns[0]?.events} (first) .. ${turns.at(-1)?.events} (last); TextDelta per turn: max ${Math.max(...turns.map((t) => t.deltas))}, mean ${fmt(mean(turns.map((t) => t.deltas)))}\n`);
+    process.stdout.write(
+      `  events per turn: ${turns[0]?.events} (first) .. ${turns.at(-1)?.events} (last); TextDelta per turn: max ${Math.max(...turns.map((t) => t.deltas))}, mean ${fmt(mean(turns.map((t) => t.deltas)))}\n`,
+    );
     process.stdout.write(`  TextDelta per flush window of the model call: max ${Math.max(...turns.map((t) => t.deltas / t.windows)).toFixed(2)}\n`);
     process.stdout.write(`  session events: ${events.length}\n`);
     if (PREFILL > 0) await compare(stack, tenantId, apiKey, events);
@@ -184,7 +190,9 @@ async function compare(stack: HubStack, tenantId: string, apiKey: string, record
   process.stdout.write(`  fresh: ${breakdown(await stack.events(tenantId, 'fresh'), 'fresh', prompts)}\n`);
   process.stdout.write(`  big:   ${breakdown(await stack.events(tenantId, 'big'), 'big', prompts)}\n`);
   const ratio = median(lat.big) / median(lat.fresh);
-  process.stdout.write(`  same turn, ${COMPARE} times each, alternating: fresh session median ${fmt(median(lat.fresh))} ms (mean ${fmt(mean(lat.fresh))}), ${size}-event session median ${fmt(median(lat.big))} ms (mean ${fmt(mean(lat.big))}); ratio ${ratio.toFixed(2)}x\n`);
+  process.stdout.write(
+    `  same turn, ${COMPARE} times each, alternating: fresh session median ${fmt(median(lat.fresh))} ms (mean ${fmt(mean(lat.fresh))}), ${size}-event session median ${fmt(median(lat.big))} ms (mean ${fmt(mean(lat.big))}); ratio ${ratio.toFixed(2)}x\n`,
+  );
 }
 
 main().then(

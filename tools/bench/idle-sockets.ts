@@ -45,7 +45,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Opens one socket and resolves at its snapshot; the socket stays open. */
 function open(url: string, apiKey: string, session: string): Promise<WebSocket> {
-  const ws = new WebSocket(`${url}/v1/transport?session=${encodeURIComponent(session)}`, { headers: { Authorization: `Bearer ${apiKey}` }, perMessageDeflate: false });
+  const ws = new WebSocket(`${url}/v1/transport?session=${encodeURIComponent(session)}`, {
+    headers: { Authorization: `Bearer ${apiKey}` },
+    perMessageDeflate: false,
+  });
   return new Promise((resolve, reject) => {
     ws.once('message', () => resolve(ws));
     ws.once('error', reject);
@@ -76,7 +79,10 @@ async function openAll(url: string, apiKey: string, n: number): Promise<{ socket
 
 async function main(): Promise<void> {
   const ingressEnv: Record<string, string> = { HUB_WS_MAX_SOCKETS: String(SOCKETS + 100), LOG_LEVEL: values['log-level'] };
-  const nodeOptions = [values['heap-snapshot'] ? '--heapsnapshot-signal=SIGUSR2' : '', values['cpu-profile'] ? `--cpu-prof --cpu-prof-dir=${values['cpu-profile']}` : ''];
+  const nodeOptions = [
+    values['heap-snapshot'] ? '--heapsnapshot-signal=SIGUSR2' : '',
+    values['cpu-profile'] ? `--cpu-prof --cpu-prof-dir=${values['cpu-profile']}` : '',
+  ];
   if (nodeOptions.some(Boolean)) ingressEnv.NODE_OPTIONS = nodeOptions.filter(Boolean).join(' ');
   const stack = await HubStack.start({ label: 'idle_sockets', workers: 0, ingressEnv });
   try {

@@ -44,7 +44,8 @@ async function oneTurn(stack: HubStack, key: string, session: string): Promise<n
     await c.waitFor('first text', (x) => (x.lastAssistant()?.content.length ?? 0) > 0, 300_000);
     const t2 = performance.now();
     await c.waitFor('turn end', finished, 300_000);
-    if (process.env.NOISY_DEBUG) process.stderr.write(`  ${session}: ack ${(t1 - t0).toFixed(0)} first text ${(t2 - t0).toFixed(0)} end ${(performance.now() - t0).toFixed(0)}\n`);
+    if (process.env.NOISY_DEBUG)
+      process.stderr.write(`  ${session}: ack ${(t1 - t0).toFixed(0)} first text ${(t2 - t0).toFixed(0)} end ${(performance.now() - t0).toFixed(0)}\n`);
     return performance.now() - t0;
   } finally {
     await c.close();
@@ -74,7 +75,8 @@ async function mode(m: (typeof MODES)[number]): Promise<{ alone: number; noisy: 
     const alone = await bTurns(stack, b.apiKey, 'alone');
     process.stderr.write(`noisy: ${m.name}: B alone ${alone.map((x) => x.toFixed(0)).join(', ')} ms\n`);
     const clients: TransportTestClient[] = [];
-    for (let i = 0; i < BACKLOG; i += 50) clients.push(...(await Promise.all(Array.from({ length: Math.min(50, BACKLOG - i) }, (_, j) => open(stack, a.apiKey, `a-${i + j}`)))));
+    for (let i = 0; i < BACKLOG; i += 50)
+      clients.push(...(await Promise.all(Array.from({ length: Math.min(50, BACKLOG - i) }, (_, j) => open(stack, a.apiKey, `a-${i + j}`)))));
     for (const c of clients) c.send([{ type: 'submit', prompt: 'hello there' }]);
     process.stderr.write(`noisy: ${m.name}: A submitted ${BACKLOG} turns\n`);
     await sleep(1500);
@@ -95,7 +97,9 @@ async function main(): Promise<void> {
   const only = process.env.NOISY_MODES?.split(',');
   for (const m of MODES.filter((x) => !only || only.includes(x.label))) {
     const r = await mode(m);
-    rows.push(`${m.name.padEnd(20)} ${r.alone.toFixed(0).padStart(8)} ms ${r.noisy.toFixed(0).padStart(10)} ms ${(r.noisy / r.alone).toFixed(2).padStart(7)}x   ${r.aDone}/${BACKLOG}`);
+    rows.push(
+      `${m.name.padEnd(20)} ${r.alone.toFixed(0).padStart(8)} ms ${r.noisy.toFixed(0).padStart(10)} ms ${(r.noisy / r.alone).toFixed(2).padStart(7)}x   ${r.aDone}/${BACKLOG}`,
+    );
   }
   console.log(`scheduling           B alone p50  B noisy p50   ratio   A's turns done by then`);
   for (const row of rows) console.log(row);

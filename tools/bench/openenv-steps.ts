@@ -16,21 +16,29 @@ import { HubStack, testAllowEntry } from '@hub/testing';
 import { pct } from './lib/percentile';
 
 const { values } = parseArgs({
-  options: { episodes: { type: 'string', default: '8' }, steps: { type: 'string', default: '10' }, harness: { type: 'string', default: 'builtin,acp,command' } },
+  options: {
+    episodes: { type: 'string', default: '8' },
+    steps: { type: 'string', default: '10' },
+    harness: { type: 'string', default: 'builtin,acp,command' },
+  },
 });
 const EPISODES = Number(values.episodes);
 const STEPS = Number(values.steps);
 const ROOT = path.resolve(__dirname, '../..');
 
 /** How a test agent of ours is started: the interpreter with the TypeScript loader, then the script. */
-const agentCommand = (script: string) => [process.execPath, '-r', path.join(ROOT, 'node_modules/@swc-node/register/index.js'), path.join(ROOT, 'tools/test-harnesses', script)];
+const agentCommand = (script: string) => [
+  process.execPath,
+  '-r',
+  path.join(ROOT, 'node_modules/@swc-node/register/index.js'),
+  path.join(ROOT, 'tools/test-harnesses', script),
+];
 
 const HARNESSES: Record<string, () => Record<string, unknown>> = {
   builtin: () => ({ name: 'hub' }),
   acp: () => ({ name: 'acp-test-agent', kind: 'acp', command: agentCommand('acp-test-agent.ts') }),
   command: () => ({ name: 'command-test-agent', kind: 'command', command: agentCommand('command-test-agent.ts') }),
 };
-
 
 async function call(stack: HubStack, apiKey: string, method: string, route: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${stack.url}/v1/openenv/${route}`, {
@@ -58,7 +66,12 @@ async function main(): Promise<void> {
   const kinds = values.harness.split(',').filter((k) => k in HARNESSES);
   const allow = kinds.filter((k) => k !== 'builtin').map((k) => testAllowEntry((HARNESSES[k]().command as string[]).slice(0, 4)));
   const env: Record<string, string> = allow.length ? { HUB_HARNESS_COMMANDS: allow.join(';') } : {};
-  const stack = await HubStack.start({ label: 'benchopenenv', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '0', HUB_WORKER_CONCURRENCY: '16', ...env }, ingressEnv: env });
+  const stack = await HubStack.start({
+    label: 'benchopenenv',
+    workers: 1,
+    workerEnv: { HUB_OFFLINE_DELAY_MS: '0', HUB_WORKER_CONCURRENCY: '16', ...env },
+    ingressEnv: env,
+  });
   try {
     const { apiKey } = await stack.createTenant('bench');
     process.stderr.write(`bench: ${EPISODES} concurrent episodes x ${STEPS} steps per harness kind, one worker\n`);
@@ -66,7 +79,9 @@ async function main(): Promise<void> {
       await call(stack, apiKey, 'PUT', `bench-${kind}`, { harness: HARNESSES[kind](), max_turns: STEPS + 1 });
       await episode(stack, apiKey, `bench-${kind}`, []); // warm-up: loaders, connections, first process
       // Each episode is its own environment, so episodes run side by side rather than resetting each other.
-      await Promise.all(Array.from({ length: EPISODES }, (_, i) => call(stack, apiKey, 'PUT', `bench-${kind}-${i}`, { harness: HARNESSES[kind](), max_turns: STEPS + 1 })));
+      await Promise.all(
+        Array.from({ length: EPISODES }, (_, i) => call(stack, apiKey, 'PUT', `bench-${kind}-${i}`, { harness: HARNESSES[kind](), max_turns: STEPS + 1 })),
+      );
       const latencies: number[] = [];
       const first: number[] = [];
       const t0 = performance.now();

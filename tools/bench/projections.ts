@@ -21,19 +21,27 @@ import { HubStack, TransportTestClient } from '@hub/testing';
 import { pct } from './lib/percentile';
 
 const { values } = parseArgs({
-  options: { sessions: { type: 'string', default: '20' }, turns: { type: 'string', default: '10' }, workers: { type: 'string', default: '1' }, events: { type: 'string', default: '200000' } },
+  options: {
+    sessions: { type: 'string', default: '20' },
+    turns: { type: 'string', default: '10' },
+    workers: { type: 'string', default: '1' },
+    events: { type: 'string', default: '200000' },
+  },
 });
 const SESSIONS = Number(values.sessions);
 const TURNS = Number(values.turns);
 const NAMES = HUB_PROJECTIONS.map((p) => p.name);
-
 
 async function oneSession(stack: HubStack, apiKey: string, id: string): Promise<void> {
   const c = await TransportTestClient.connect(stack.url, apiKey, { session: id });
   await c.waitFor('snapshot', (x) => x.state !== null);
   for (let t = 0; t < TURNS; t++) {
     c.send([{ type: 'submit', prompt: `calculate ${t} + 1` }]);
-    await c.waitFor('turn end', (x) => x.state?.status === 'idle' && (x.state?.messages.length ?? 0) >= (t + 1) * 2 && x.lastAssistant()?.status === 'complete', 60_000);
+    await c.waitFor(
+      'turn end',
+      (x) => x.state?.status === 'idle' && (x.state?.messages.length ?? 0) >= (t + 1) * 2 && x.lastAssistant()?.status === 'complete',
+      60_000,
+    );
   }
   await c.close();
 }
@@ -73,7 +81,8 @@ class LagProbe {
   /** Called by an EventSubscriber in this process with each delivered batch's last position. */
   delivered(position: number): void {
     const now = performance.now();
-    while (this.subNext < this.appended.length && this.appended[this.subNext].position <= position) this.subscriberLags.push(now - this.appended[this.subNext++].at);
+    while (this.subNext < this.appended.length && this.appended[this.subNext].position <= position)
+      this.subscriberLags.push(now - this.appended[this.subNext++].at);
   }
 
   stop(): Promise<void> {
@@ -110,7 +119,11 @@ async function grow(url: string, tenantId: string, target: number): Promise<numb
 }
 
 async function main(): Promise<void> {
-  const stack = await HubStack.start({ label: 'benchproj', workers: Number(values.workers), workerEnv: { HUB_OFFLINE_DELAY_MS: '0', HUB_WORKER_CONCURRENCY: '16' } });
+  const stack = await HubStack.start({
+    label: 'benchproj',
+    workers: Number(values.workers),
+    workerEnv: { HUB_OFFLINE_DELAY_MS: '0', HUB_WORKER_CONCURRENCY: '16' },
+  });
   try {
     const { apiKey, tenantId } = await stack.createTenant('bench');
     await oneSession(stack, apiKey, 'warmup');
@@ -130,10 +143,14 @@ async function main(): Promise<void> {
     await subPool.end();
     process.stdout.write(`load: ${SESSIONS} sessions x ${TURNS} turns, ${((SESSIONS * TURNS) / secs).toFixed(1)} turns/s, workers=${values.workers}\n`);
     for (const [name, lags] of probe.lags) {
-      process.stdout.write(`lag ${name.padEnd(9)} appends=${lags.length}  p50=${pct(lags, 50).toFixed(1)} ms  p99=${pct(lags, 99).toFixed(1)} ms  max=${Math.max(...lags).toFixed(1)} ms\n`);
+      process.stdout.write(
+        `lag ${name.padEnd(9)} appends=${lags.length}  p50=${pct(lags, 50).toFixed(1)} ms  p99=${pct(lags, 99).toFixed(1)} ms  max=${Math.max(...lags).toFixed(1)} ms\n`,
+      );
     }
     const sl = probe.subscriberLags;
-    process.stdout.write(`baseline: event-store live subscription  p50=${pct(sl, 50).toFixed(1)} ms  p99=${pct(sl, 99).toFixed(1)} ms (same appends, same clock)\n`);
+    process.stdout.write(
+      `baseline: event-store live subscription  p50=${pct(sl, 50).toFixed(1)} ms  p99=${pct(sl, 99).toFixed(1)} ms (same appends, same clock)\n`,
+    );
 
     await Promise.all(stack.workers.map((w) => w.kill()));
     const total = await grow(stack.databaseUrl, tenantId, Number(values.events));
@@ -143,7 +160,9 @@ async function main(): Promise<void> {
       process.stdout.write(`rebuild over ${total} events (top types: ${mix.rows.map((r) => `${r.type} ${r.n}`).join(', ')})\n`);
       for (const def of HUB_PROJECTIONS) {
         const r = await rebuildProjection(pool, def, { connectionString: stack.databaseUrl });
-        process.stdout.write(`rebuild ${def.name.padEnd(9)} ${r.events} events in ${r.ms} ms = ${Math.round(r.events / (r.ms / 1000))} events/s (ran ${r.ranBy})\n`);
+        process.stdout.write(
+          `rebuild ${def.name.padEnd(9)} ${r.events} events in ${r.ms} ms = ${Math.round(r.events / (r.ms / 1000))} events/s (ran ${r.ranBy})\n`,
+        );
       }
     } finally {
       await pool.end();

@@ -20,7 +20,15 @@ import { TEST_REDIS_URL, createTestDatabase, uniqueQueuePrefix } from '@hub/test
 import { TurnReservations } from '@hub/queue';
 import { timeEach } from './lib/percentile';
 
-const { values } = parseArgs({ options: { sessions: { type: 'string', default: '2000' }, running: { type: 'string', default: '20' }, tail: { type: 'string', default: '0,50,500' }, n: { type: 'string', default: '2000' }, explain: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    sessions: { type: 'string', default: '2000' },
+    running: { type: 'string', default: '20' },
+    tail: { type: 'string', default: '0,50,500' },
+    n: { type: 'string', default: '2000' },
+    explain: { type: 'boolean', default: false },
+  },
+});
 const SESSIONS = Number(values.sessions);
 const RUNNING = Number(values.running);
 const N = Number(values.n);
@@ -29,7 +37,15 @@ const meta = () => ({ correlationId: randomUUID(), protocol: 'transport', actor:
 const turn = (turnId: string, end: boolean) => [
   { type: 'TurnRequested', data: { turnId, userMessageId: `${turnId}:u`, prompt: 'p', context: {}, busyPolicy: 'enqueue' }, metadata: meta() },
   { type: 'TurnStarted', data: { turnId }, metadata: meta() },
-  ...(end ? [{ type: 'TurnCompleted', data: { turnId, text: 'ok', stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } }, metadata: meta() }] : []),
+  ...(end
+    ? [
+        {
+          type: 'TurnCompleted',
+          data: { turnId, text: 'ok', stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } },
+          metadata: meta(),
+        },
+      ]
+    : []),
 ];
 
 async function main(): Promise<void> {
@@ -44,7 +60,14 @@ async function main(): Promise<void> {
     for (let s = 0; s < SESSIONS; s++) await store.append(tenantId, `session-s${s}`, turn('t1', s >= RUNNING) as never, { expectedVersion: 'any' });
     const runner = new ProjectionRunner(pool, HUB_PROJECTIONS, { connectionString: db.url, standbyPollMs: 50 });
     await runner.start();
-    const head = async () => Number((await asTenant(pool, tenantId).query<{ h: string }>('SELECT COALESCE(max(global_position), 0)::text AS h FROM events WHERE tenant_id = $1', [tenantId])).rows[0].h);
+    const head = async () =>
+      Number(
+        (
+          await asTenant(pool, tenantId).query<{ h: string }>('SELECT COALESCE(max(global_position), 0)::text AS h FROM events WHERE tenant_id = $1', [
+            tenantId,
+          ])
+        ).rows[0].h,
+      );
     const target = await head();
     for (;;) {
       const { rows } = await pool.query<{ p: string }>("SELECT COALESCE(min(position), 0)::text AS p FROM projection_checkpoints WHERE name = 'sessions'");
@@ -54,7 +77,11 @@ async function main(): Promise<void> {
     await runner.stop();
     const reads = new ReadModels(pool);
     const reservations = new TurnReservations(redis, q.prefix, 10_000);
-    const before = () => asTenant(pool, tenantId).query(`SELECT count(*)::int AS n FROM read_sessions WHERE tenant_id = $1 AND status <> 'idle' AND session_id <> $2`, [tenantId, 'new']);
+    const before = () =>
+      asTenant(pool, tenantId).query(`SELECT count(*)::int AS n FROM read_sessions WHERE tenant_id = $1 AND status <> 'idle' AND session_id <> $2`, [
+        tenantId,
+        'new',
+      ]);
     let appended = 0;
     for (const tail of values.tail.split(',').map(Number)) {
       for (; appended < tail; appended++) await store.append(tenantId, `session-tail${appended}`, turn('t1', false) as never, { expectedVersion: 'any' });
@@ -62,7 +89,11 @@ async function main(): Promise<void> {
       console.log(`tail ${tail} events after the checkpoint (the log says ${running} running; the read model ${RUNNING}):`);
       if (values.explain) {
         const sql = RUNNING_SESSIONS_SQL;
-        const plan = await asTenant(pool, tenantId).query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql.text}`, [tenantId, 'sessions', 'session-']);
+        const plan = await asTenant(pool, tenantId).query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql.text}`, [
+          tenantId,
+          'sessions',
+          'session-',
+        ]);
         console.log(plan.rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n'));
       }
       console.log(`  ${await timeEach('before: read model count       ', N, before)}`);

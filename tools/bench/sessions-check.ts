@@ -29,7 +29,11 @@ async function main(): Promise<void> {
     await owner.query(`INSERT INTO streams (tenant_id, stream_id, version) SELECT $1, 'session-s' || i, 1 FROM generate_series(1, $2) i`, [tenantId, SESSIONS]);
     await owner.query('ANALYZE streams');
     const db$ = asTenant(pool, tenantId);
-    const before = (id: string) => db$.query(`SELECT count(*)::int AS n, bool_or(stream_id = $2) AS exists FROM streams WHERE tenant_id = $1 AND stream_id LIKE 'session-%'`, [tenantId, `session-${id}`]);
+    const before = (id: string) =>
+      db$.query(`SELECT count(*)::int AS n, bool_or(stream_id = $2) AS exists FROM streams WHERE tenant_id = $1 AND stream_id LIKE 'session-%'`, [
+        tenantId,
+        `session-${id}`,
+      ]);
     const store = new EventStore(pool);
     const after = (id: string) => store.countUnlessExists(tenantId, 'session-', `session-${id}`);
     console.log(`${SESSIONS} sessions; a submit to an existing session:`);

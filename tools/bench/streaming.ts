@@ -56,7 +56,9 @@ class Peaks {
   }
 
   private async sample(): Promise<void> {
-    const { rows } = await this.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [this.database]).catch(() => ({ rows: [{ n: 0 }] }));
+    const { rows } = await this.admin
+      .query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [this.database])
+      .catch(() => ({ rows: [{ n: 0 }] }));
     this.connections = Math.max(this.connections, rows[0].n);
     let kb = 0;
     for (const pid of withDescendants(this.pids())) kb += rssKb(pid);
@@ -97,9 +99,13 @@ const CPU_PARTS = ['ingress', 'worker', 'postgres', 'redis', 'load'] as const;
 type CpuPart = (typeof CPU_PARTS)[number];
 
 function envOf(spec: string): Record<string, string> {
-  return Object.fromEntries(spec.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    spec
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 }
-
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();
@@ -159,11 +165,16 @@ async function main(): Promise<void> {
       '',
       '| in flight | turns | p50 (× alone) | p99 | turns/s | failed | longest silence p99 / max | Postgres connections (peak) | RSS of hub processes (peak) |',
       '|---|---|---|---|---|---|---|---|---|',
-      ...rows.map(({ r, connections, rssMb }) =>
-        `| ${r.inFlight} | ${r.turns} | ${(r.p50Ms / 1000).toFixed(2)} s (${(r.p50Ms / alone.p50Ms).toFixed(2)}×) | ${(r.p99Ms / 1000).toFixed(2)} s | ${r.turnsPerSec.toFixed(1)} | ${r.failed} | ${r.silenceP99Ms.toFixed(0)} / ${r.silenceMaxMs.toFixed(0)} ms | ${connections} | ${rssMb.toFixed(0)} MB |`,
+      ...rows.map(
+        ({ r, connections, rssMb }) =>
+          `| ${r.inFlight} | ${r.turns} | ${(r.p50Ms / 1000).toFixed(2)} s (${(r.p50Ms / alone.p50Ms).toFixed(2)}×) | ${(r.p99Ms / 1000).toFixed(2)} s | ${r.turnsPerSec.toFixed(1)} | ${r.failed} | ${r.silenceP99Ms.toFixed(0)} / ${r.silenceMaxMs.toFixed(0)} ms | ${connections} | ${rssMb.toFixed(0)} MB |`,
       ),
     ];
-    lines.push('', `where a turn's time went (p50 of each phase, ms): ${PHASES.join(' / ')}`, `  alone: ${PHASES.map((p) => alone.phases[p].toFixed(0)).join(' / ')}`);
+    lines.push(
+      '',
+      `where a turn's time went (p50 of each phase, ms): ${PHASES.join(' / ')}`,
+      `  alone: ${PHASES.map((p) => alone.phases[p].toFixed(0)).join(' / ')}`,
+    );
     for (const { r } of rows) lines.push(`  ${r.inFlight} in flight: ${PHASES.map((p) => r.phases[p].toFixed(0)).join(' / ')}`);
     lines.push('', `CPU per turn (ms): ${CPU_PARTS.join(' / ')} (Postgres: every server process on the machine)`);
     for (const { r, cpu } of rows) lines.push(`  ${r.inFlight} in flight: ${CPU_PARTS.map((k) => cpu[k].toFixed(1)).join(' / ')}`);

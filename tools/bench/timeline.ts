@@ -29,12 +29,40 @@ function turnEvents(turnId: string, t: number) {
   return [
     { type: 'TurnRequested', data: { turnId, userMessageId: `${turnId}:u`, prompt: `turn ${t}`, context: {}, busyPolicy: 'enqueue' }, metadata: meta(key) },
     { type: 'TurnStarted', data: { turnId }, metadata: meta(worker) },
-    { type: 'ModelCallStarted', data: { turnId, callId: `${turnId}:c0`, step: 0, provider: 'offline', model: 'echo', messageCount: 1, toolNames: ['read_file'] }, metadata: meta(worker) },
-    { type: 'ModelCallCompleted', data: { turnId, callId: `${turnId}:c0`, step: 0, text: '', toolCalls: [], finishReason: 'tool_calls', usage }, metadata: meta(worker) },
-    { type: 'ToolCallStarted', data: { turnId, messageId: `${turnId}:m`, toolCallId: `${turnId}:t0`, name: 'read_file', input: { path: 'notes.txt' }, policy: 'allow', executor: 'builtin' }, metadata: meta(worker) },
+    {
+      type: 'ModelCallStarted',
+      data: { turnId, callId: `${turnId}:c0`, step: 0, provider: 'offline', model: 'echo', messageCount: 1, toolNames: ['read_file'] },
+      metadata: meta(worker),
+    },
+    {
+      type: 'ModelCallCompleted',
+      data: { turnId, callId: `${turnId}:c0`, step: 0, text: '', toolCalls: [], finishReason: 'tool_calls', usage },
+      metadata: meta(worker),
+    },
+    {
+      type: 'ToolCallStarted',
+      data: {
+        turnId,
+        messageId: `${turnId}:m`,
+        toolCallId: `${turnId}:t0`,
+        name: 'read_file',
+        input: { path: 'notes.txt' },
+        policy: 'allow',
+        executor: 'builtin',
+      },
+      metadata: meta(worker),
+    },
     { type: 'ToolCallCompleted', data: { turnId, toolCallId: `${turnId}:t0`, status: 'complete', output: 'ok', durationMs: 1 }, metadata: meta(worker) },
-    { type: 'ModelCallStarted', data: { turnId, callId: `${turnId}:c1`, step: 1, provider: 'offline', model: 'echo', messageCount: 3, toolNames: ['read_file'] }, metadata: meta(worker) },
-    { type: 'ModelCallCompleted', data: { turnId, callId: `${turnId}:c1`, step: 1, text: 'done', toolCalls: [], finishReason: 'stop', usage }, metadata: meta(worker) },
+    {
+      type: 'ModelCallStarted',
+      data: { turnId, callId: `${turnId}:c1`, step: 1, provider: 'offline', model: 'echo', messageCount: 3, toolNames: ['read_file'] },
+      metadata: meta(worker),
+    },
+    {
+      type: 'ModelCallCompleted',
+      data: { turnId, callId: `${turnId}:c1`, step: 1, text: 'done', toolCalls: [], finishReason: 'stop', usage },
+      metadata: meta(worker),
+    },
     { type: 'TurnCompleted', data: { turnId, text: 'done', stopReason: 'end_turn', usage }, metadata: meta(worker) },
   ];
 }
@@ -49,7 +77,8 @@ async function main(): Promise<void> {
     const pool = createPool(stack.appDatabaseUrl, { max: 2 });
     const store = new EventStore(pool);
     const events = Array.from({ length: TURNS }, (_, t) => turnEvents(`t${t}`, t)).flat();
-    for (let i = 0; i < events.length; i += 500) await store.append(tenant.tenantId, 'session-big', events.slice(i, i + 500) as never, { expectedVersion: 'any' });
+    for (let i = 0; i < events.length; i += 500)
+      await store.append(tenant.tenantId, 'session-big', events.slice(i, i + 500) as never, { expectedVersion: 'any' });
     await pool.end();
     process.stderr.write(`session-big: ${TURNS} turns, ${events.length} events\n`);
     for (let run = 1; run <= RUNS; run++) {

@@ -26,7 +26,12 @@ import { CpuWindow, withDescendants } from './lib/cpu';
 import { startPrivateRedis } from './lib/private-redis';
 
 const { values } = parseArgs({
-  options: { turns: { type: 'string', default: '500' }, concurrency: { type: 'string', default: '16' }, 'cpu-prof': { type: 'string' }, 'log-statements': { type: 'string' } },
+  options: {
+    turns: { type: 'string', default: '500' },
+    concurrency: { type: 'string', default: '16' },
+    'cpu-prof': { type: 'string' },
+    'log-statements': { type: 'string' },
+  },
 });
 const TURNS = Number(values.turns);
 const CONCURRENCY = Number(values.concurrency);
@@ -38,7 +43,9 @@ async function redisCommands(r: Redis): Promise<Map<string, number>> {
 }
 
 async function pgStats(db: Client, name: string): Promise<{ xacts: number; inserted: number }> {
-  const { rows } = await db.query<{ x: string; i: string }>('SELECT xact_commit::text AS x, tup_inserted::text AS i FROM pg_stat_database WHERE datname = $1', [name]);
+  const { rows } = await db.query<{ x: string; i: string }>('SELECT xact_commit::text AS x, tup_inserted::text AS i FROM pg_stat_database WHERE datname = $1', [
+    name,
+  ]);
   return { xacts: Number(rows[0]?.x ?? 0), inserted: Number(rows[0]?.i ?? 0) };
 }
 
@@ -124,7 +131,13 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 async function main(): Promise<void> {
   const prof: Record<string, string> = values['cpu-prof'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values['cpu-prof']}` } : {};
   const privateRedis = await startPrivateRedis();
-  const stack = await HubStack.start({ label: 'cost', workers: 1, ingressEnv: { ...prof }, workerEnv: { HUB_OFFLINE_DELAY_MS: '0', ...prof }, redisUrl: privateRedis.url });
+  const stack = await HubStack.start({
+    label: 'cost',
+    workers: 1,
+    ingressEnv: { ...prof },
+    workerEnv: { HUB_OFFLINE_DELAY_MS: '0', ...prof },
+    redisUrl: privateRedis.url,
+  });
   const redis = new Redis(privateRedis.url);
   const db = new Client({ connectionString: stack.databaseUrl });
   await db.connect();
@@ -158,12 +171,26 @@ async function main(): Promise<void> {
     const after = { cmds: await redisCommands(redis), pg2: await pgStats(db, dbName), events: await stack.countAllEvents() };
     const per = (a: number, b = 0) => ((a - b) / TURNS).toFixed(2);
     const total = ing.server + others.server + others.postgres + others.redis;
-    process.stdout.write(`turns=${TURNS} concurrency=${CONCURRENCY}  runs/s=${(TURNS / secs).toFixed(1)}  p50=${pct(lat, 50).toFixed(1)} ms  p99=${pct(lat, 99).toFixed(1)} ms\n`);
-    process.stdout.write(`CPU ms per turn: ingress ${per(ing.server)}  worker ${per(others.server)}  postgres ${per(others.postgres)}  redis ${per(others.redis)}  total ${per(total)}\n`);
-    process.stdout.write(`per turn: events ${per(after.events, before.events)}  pg transactions ${per(after.pg2.xacts, before.pg2.xacts)}  pg rows inserted ${per(after.pg2.inserted, before.pg2.inserted)}\n`);
-    const cmds = [...after.cmds.entries()].map(([k, v]) => [k, (v - (before.cmds.get(k) ?? 0)) / TURNS] as const).filter(([, v]) => v >= 0.05).sort((a, b) => b[1] - a[1]);
+    process.stdout.write(
+      `turns=${TURNS} concurrency=${CONCURRENCY}  runs/s=${(TURNS / secs).toFixed(1)}  p50=${pct(lat, 50).toFixed(1)} ms  p99=${pct(lat, 99).toFixed(1)} ms\n`,
+    );
+    process.stdout.write(
+      `CPU ms per turn: ingress ${per(ing.server)}  worker ${per(others.server)}  postgres ${per(others.postgres)}  redis ${per(others.redis)}  total ${per(total)}\n`,
+    );
+    process.stdout.write(
+      `per turn: events ${per(after.events, before.events)}  pg transactions ${per(after.pg2.xacts, before.pg2.xacts)}  pg rows inserted ${per(after.pg2.inserted, before.pg2.inserted)}\n`,
+    );
+    const cmds = [...after.cmds.entries()]
+      .map(([k, v]) => [k, (v - (before.cmds.get(k) ?? 0)) / TURNS] as const)
+      .filter(([, v]) => v >= 0.05)
+      .sort((a, b) => b[1] - a[1]);
     const totalCmds = cmds.reduce((n, [, v]) => n + v, 0);
-    process.stdout.write(`redis commands per turn: ${totalCmds.toFixed(1)} (${cmds.slice(0, 12).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')})\n`);
+    process.stdout.write(
+      `redis commands per turn: ${totalCmds.toFixed(1)} (${cmds
+        .slice(0, 12)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')})\n`,
+    );
     process.stdout.write(`(postgres: the backends of the stack's own database, not the server's shared writer processes; redis: the stack's own server)\n`);
     if (values['log-statements']) statementsPerTurn(values['log-statements']);
     if (values['cpu-prof']) {

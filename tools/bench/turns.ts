@@ -28,13 +28,13 @@ const { values } = parseArgs({
 const SESSIONS = Number(values.sessions);
 const TURNS = Number(values.turns);
 
-
 async function oneSession(stack: HubStack, apiKey: string, id: string, latencies: number[]): Promise<void> {
   const c = await TransportTestClient.connect(stack.url, apiKey, { session: id });
   await c.waitFor('snapshot', (x) => x.state !== null);
   for (let t = 0; t < TURNS; t++) {
     const framesBefore = c.frames.length;
-    const done = (x: TransportTestClient) => x.state?.status === 'idle' && (x.state?.messages.length ?? 0) >= (t + 1) * 2 && x.lastAssistant()?.status === 'complete';
+    const done = (x: TransportTestClient) =>
+      x.state?.status === 'idle' && (x.state?.messages.length ?? 0) >= (t + 1) * 2 && x.lastAssistant()?.status === 'complete';
     const t0 = performance.now();
     c.send([{ type: 'submit', prompt: `calculate ${t} + 1` }]);
     await c.waitFor('first delta', (x) => x.frames.length > framesBefore, 60_000);
@@ -45,7 +45,13 @@ async function oneSession(stack: HubStack, apiKey: string, id: string, latencies
 }
 
 /** An OTLP/HTTP (JSON) receiver that counts spans by instrumentation scope and drops them (what a collector costs the hub, minus the network). */
-async function otlpSink(): Promise<{ url: string; spans: () => number; byScope: () => [string, number][]; byName: () => [string, number][]; close: () => void }> {
+async function otlpSink(): Promise<{
+  url: string;
+  spans: () => number;
+  byScope: () => [string, number][];
+  byName: () => [string, number][];
+  close: () => void;
+}> {
   const scopes = new Map<string, number>();
   const names = new Map<string, number>();
   const server = createServer((req, res) => {
@@ -76,10 +82,18 @@ async function otlpSink(): Promise<{ url: string; spans: () => number; byScope: 
   };
 }
 
-async function benchTurns(workers: number, traces: string): Promise<{ turnsPerSec: number; p50: number; p99: number; spans: number; byScope: [string, number][]; byName: [string, number][] }> {
+async function benchTurns(
+  workers: number,
+  traces: string,
+): Promise<{ turnsPerSec: number; p50: number; p99: number; spans: number; byScope: [string, number][]; byName: [string, number][] }> {
   const sink = traces === 'otlp' ? await otlpSink() : undefined;
   const otel: Record<string, string> = sink ? { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {};
-  const stack = await HubStack.start({ label: `bench${workers}`, workers, ingressEnv: otel, workerEnv: { HUB_OFFLINE_DELAY_MS: '0', HUB_WORKER_CONCURRENCY: '16', ...otel } });
+  const stack = await HubStack.start({
+    label: `bench${workers}`,
+    workers,
+    ingressEnv: otel,
+    workerEnv: { HUB_OFFLINE_DELAY_MS: '0', HUB_WORKER_CONCURRENCY: '16', ...otel },
+  });
   try {
     const { apiKey } = await stack.createTenant('bench');
     await oneSession(stack, apiKey, 'warmup', []);
@@ -87,7 +101,14 @@ async function benchTurns(workers: number, traces: string): Promise<{ turnsPerSe
     const t0 = performance.now();
     await Promise.all(Array.from({ length: SESSIONS }, (_, i) => oneSession(stack, apiKey, `s${i}`, latencies)));
     const secs = (performance.now() - t0) / 1000;
-    return { turnsPerSec: (SESSIONS * TURNS) / secs, p50: pct(latencies, 50), p99: pct(latencies, 99), spans: sink?.spans() ?? 0, byScope: sink?.byScope() ?? [], byName: sink?.byName() ?? [] };
+    return {
+      turnsPerSec: (SESSIONS * TURNS) / secs,
+      p50: pct(latencies, 50),
+      p99: pct(latencies, 99),
+      spans: sink?.spans() ?? 0,
+      byScope: sink?.byScope() ?? [],
+      byName: sink?.byName() ?? [],
+    };
   } finally {
     await stack.stop();
     sink?.close();
@@ -120,7 +141,9 @@ async function main(): Promise<void> {
   for (const w of values.workers.split(',').map(Number)) {
     for (const traces of values.traces.split(',')) {
       const r = await benchTurns(w, traces);
-      process.stdout.write(`workers=${w}  traces=${traces.padEnd(4)}  turns/s=${r.turnsPerSec.toFixed(1)}  submit->first delta p50=${r.p50.toFixed(1)} ms  p99=${r.p99.toFixed(1)} ms${traces === 'otlp' ? `  spans received=${r.spans}` : ''}\n`);
+      process.stdout.write(
+        `workers=${w}  traces=${traces.padEnd(4)}  turns/s=${r.turnsPerSec.toFixed(1)}  submit->first delta p50=${r.p50.toFixed(1)} ms  p99=${r.p99.toFixed(1)} ms${traces === 'otlp' ? `  spans received=${r.spans}` : ''}\n`,
+      );
       const turns = SESSIONS * TURNS + 1;
       if (traces === 'otlp') {
         process.stdout.write(`  spans per turn by instrumentation: ${r.byScope.map(([scope, n]) => `${scope}=${(n / turns).toFixed(1)}`).join('  ')}\n`);

@@ -51,23 +51,36 @@ async function endpoint(stack: HubStack, apiKey: string, url: string): Promise<{
 async function latencies(stack: HubStack, receiver: WebhookReceiver, secret: string, prefix: string): Promise<number[]> {
   const expected = SESSIONS * 2;
   const deadline = Date.now() + 120_000;
-  const mine = () => receiver.at('/live').map((r) => ({ r, body: WebhookReceiver.verify(secret, r) })).filter((x) => String(x.body.data.sessionId).startsWith(`${prefix}-`));
+  const mine = () =>
+    receiver
+      .at('/live')
+      .map((r) => ({ r, body: WebhookReceiver.verify(secret, r) }))
+      .filter((x) => String(x.body.data.sessionId).startsWith(`${prefix}-`));
   while (mine().length < expected) {
     if (Date.now() > deadline) throw new Error(`only ${mine().length} of ${expected} deliveries arrived`);
     await new Promise((r) => setTimeout(r, 50));
   }
   const positions = mine().map((x) => Number(x.body.data.position));
-  const rows = await stack.query<{ p: string; at: Date }>('SELECT global_position::text AS p, created_at AS at FROM events WHERE global_position = ANY($1::bigint[])', [positions]);
+  const rows = await stack.query<{ p: string; at: Date }>(
+    'SELECT global_position::text AS p, created_at AS at FROM events WHERE global_position = ANY($1::bigint[])',
+    [positions],
+  );
   const committed = new Map(rows.map((r) => [Number(r.p), r.at.getTime()]));
   return mine().map((x) => x.r.at - (committed.get(Number(x.body.data.position)) as number));
 }
 
-const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(0)} ms, p99 ${pct(xs, 99).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms (${xs.length} deliveries)`;
+const fmt = (xs: number[]) =>
+  `p50 ${pct(xs, 50).toFixed(0)} ms, p99 ${pct(xs, 99).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms (${xs.length} deliveries)`;
 
 async function main(): Promise<void> {
   const receiver = await WebhookReceiver.start();
   receiver.answer('/dead', () => 'hang');
-  const env = { HUB_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', HUB_WEBHOOK_TIMEOUT_MS: TIMEOUT_MS, HUB_WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s,1s', HUB_OFFLINE_DELAY_MS: '0' };
+  const env = {
+    HUB_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+    HUB_WEBHOOK_TIMEOUT_MS: TIMEOUT_MS,
+    HUB_WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s,1s',
+    HUB_OFFLINE_DELAY_MS: '0',
+  };
   const stack = await HubStack.start({ label: 'bench_webhooks', workers: 1, ingressEnv: env, workerEnv: env });
   try {
     const t = await stack.createTenant('bench');
@@ -77,13 +90,15 @@ async function main(): Promise<void> {
     // The dead endpoint gets a backlog first: its attempts hang, as many as one worker makes to one endpoint at once.
     const dead = await endpoint(stack, t.apiKey, receiver.url('/dead'));
     await tests(stack, t.apiKey, dead.id, 20);
-    for (const until = Date.now() + 10_000; receiver.at('/dead').length < 4 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    for (const until = Date.now() + 10_000; receiver.at('/dead').length < 4 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
     await turns(stack, t.apiKey, 'beside');
     const beside = await latencies(stack, receiver, live, 'beside');
     const deadOpen = receiver.at('/dead').length;
     process.stdout.write(`/live alone:              ${fmt(alone)}\n`);
     process.stdout.write(`/live beside a dead one:  ${fmt(beside)}  (/dead held ${deadOpen} requests open, none answered; attempt timeout ${TIMEOUT_MS} ms)\n`);
-    process.stdout.write(`added by the dead endpoint: p50 ${(pct(beside, 50) - pct(alone, 50)).toFixed(0)} ms, p99 ${(pct(beside, 99) - pct(alone, 99)).toFixed(0)} ms, max ${(Math.max(...beside) - Math.max(...alone)).toFixed(0)} ms\n`);
+    process.stdout.write(
+      `added by the dead endpoint: p50 ${(pct(beside, 50) - pct(alone, 50)).toFixed(0)} ms, p99 ${(pct(beside, 99) - pct(alone, 99)).toFixed(0)} ms, max ${(Math.max(...beside) - Math.max(...alone)).toFixed(0)} ms\n`,
+    );
   } finally {
     await receiver.close();
     await stack.stop().catch((e: unknown) => process.stderr.write(`${String(e)}\n`));

@@ -14,7 +14,14 @@ function pages(dir, found = new Map()) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) pages(path, found);
-    else if (name.endsWith('.html')) found.set('/' + relative(SITE, path).replace(/index\.html$/, '').replace(/\.html$/, ''), readFileSync(path, 'utf8'));
+    else if (name.endsWith('.html'))
+      found.set(
+        '/' +
+          relative(SITE, path)
+            .replace(/index\.html$/, '')
+            .replace(/\.html$/, ''),
+        readFileSync(path, 'utf8'),
+      );
   }
   return found;
 }

@@ -59,7 +59,10 @@ function operation(path, method, op) {
   const params = op.parameters ?? [];
   if (params.length > 0) {
     lines.push('', '| Parameter | In | Type | Required | Description |', '|---|---|---|---|---|');
-    for (const p of params) lines.push(`| \`${p.name}\` | ${p.in} | ${typeOf(p.schema)}${p.schema?.default !== undefined ? `, default \`${JSON.stringify(p.schema.default)}\`` : ''} | ${p.required ? 'yes' : ''} | ${cell(p.description)} |`);
+    for (const p of params)
+      lines.push(
+        `| \`${p.name}\` | ${p.in} | ${typeOf(p.schema)}${p.schema?.default !== undefined ? `, default \`${JSON.stringify(p.schema.default)}\`` : ''} | ${p.required ? 'yes' : ''} | ${cell(p.description)} |`,
+      );
   }
   const body = Object.entries(op.requestBody?.content ?? {});
   for (const [type, { schema }] of body) {
@@ -94,7 +97,14 @@ function renderHttpApi(document) {
     parts.push('## Schemas');
     for (const [name, schema] of schemas) {
       const rows = fieldRows(schema);
-      parts.push([`### ${name}`, '', ...(schema.description ? [cell(schema.description), ''] : []), ...(rows.length > 0 ? ['| Field | Type | Required | Description |', '|---|---|---|---|', ...rows] : [typeOf(schema)])].join('\n'));
+      parts.push(
+        [
+          `### ${name}`,
+          '',
+          ...(schema.description ? [cell(schema.description), ''] : []),
+          ...(rows.length > 0 ? ['| Field | Type | Required | Description |', '|---|---|---|---|', ...rows] : [typeOf(schema)]),
+        ].join('\n'),
+      );
     }
   }
   return parts.join('\n\n') + '\n';

@@ -14,6 +14,8 @@ npm run --silent docs:build >/dev/null
 echo "== lint" >&2
 npx nx run-many -t lint --output-style=static
 bash tools/scripts/check-cycles.sh
+# One formatter over the code (.prettierrc.json; Markdown and JSON are left as written).
+npx prettier --check --log-level warn .
 echo "== typecheck" >&2
 npx nx run-many -t typecheck --output-style=static
 echo "== test" >&2

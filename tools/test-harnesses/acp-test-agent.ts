@@ -45,7 +45,14 @@ function readPrompt(blocks: { type: string; text?: string }[]): { message: strin
 
 async function writeTool(client: AgentContext, sessionId: string, n: number, message: string): Promise<string> {
   const toolCallId = `write-${n}`;
-  await send(client, sessionId, { sessionUpdate: 'tool_call', toolCallId, title: 'write_file', kind: 'edit', status: 'pending', rawInput: { path: 'notes.txt', content: message } });
+  await send(client, sessionId, {
+    sessionUpdate: 'tool_call',
+    toolCallId,
+    title: 'write_file',
+    kind: 'edit',
+    status: 'pending',
+    rawInput: { path: 'notes.txt', content: message },
+  });
   const answer = await client.request('session/request_permission', {
     sessionId,
     toolCall: { toolCallId, title: 'write_file', kind: 'edit', rawInput: { path: 'notes.txt', content: message } },
@@ -56,16 +63,32 @@ async function writeTool(client: AgentContext, sessionId: string, n: number, mes
   });
   const allowed = answer.outcome.outcome === 'selected' && answer.outcome.optionId === 'allow';
   const text = allowed ? 'wrote notes.txt' : 'permission denied';
-  await send(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: allowed ? 'completed' : 'failed', content: [{ type: 'content', content: { type: 'text', text } }] });
+  await send(client, sessionId, {
+    sessionUpdate: 'tool_call_update',
+    toolCallId,
+    status: allowed ? 'completed' : 'failed',
+    content: [{ type: 'content', content: { type: 'text', text } }],
+  });
   return allowed ? 'permission granted: wrote notes.txt; ' : 'permission denied: nothing written; ';
 }
 
 /** `use <tool> with <json>`: calls the tool on an MCP server of the session and answers its result. */
-async function useTool(client: AgentContext, sessionId: string, mcp: AgentMcpClients, n: number, use: NonNullable<ReturnType<typeof parseUse>>): Promise<string> {
+async function useTool(
+  client: AgentContext,
+  sessionId: string,
+  mcp: AgentMcpClients,
+  n: number,
+  use: NonNullable<ReturnType<typeof parseUse>>,
+): Promise<string> {
   const toolCallId = `mcp-${n}`;
   await send(client, sessionId, { sessionUpdate: 'tool_call', toolCallId, title: use.tool, kind: 'other', status: 'in_progress', rawInput: use.args });
   const result = await mcp.call(use.server, use.tool, use.args).catch((e: Error) => ({ ok: false, text: e.message }));
-  await send(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: result.ok ? 'completed' : 'failed', content: [{ type: 'content', content: { type: 'text', text: result.text } }] });
+  await send(client, sessionId, {
+    sessionUpdate: 'tool_call_update',
+    toolCallId,
+    status: result.ok ? 'completed' : 'failed',
+    content: [{ type: 'content', content: { type: 'text', text: result.text } }],
+  });
   return result.ok ? result.text : `could not use ${use.tool}: ${result.text}`;
 }
 
@@ -86,13 +109,17 @@ const app = agent({ name: 'acp-test-agent' })
   })
   .onNotification('session/cancel', ({ params }) => sessions.get(params.sessionId)?.cancel?.())
   // Harn live input: a steered message joins the running prompt turn.
-  .onRequest('session/inject', (raw: unknown) => raw as { sessionId: string; content: { type: string; text?: string }[] }, ({ params }) => {
-    const s = sessions.get(params.sessionId);
-    if (!s || !takesInject) throw new Error(`cannot inject into ${params.sessionId}`);
-    s.steered.push(params.content.map((b) => b.text ?? '').join(''));
-    s.onSteer?.();
-    return { status: 'accepted', messageId: `steer-${s.steered.length}` };
-  })
+  .onRequest(
+    'session/inject',
+    (raw: unknown) => raw as { sessionId: string; content: { type: string; text?: string }[] },
+    ({ params }) => {
+      const s = sessions.get(params.sessionId);
+      if (!s || !takesInject) throw new Error(`cannot inject into ${params.sessionId}`);
+      s.steered.push(params.content.map((b) => b.text ?? '').join(''));
+      s.onSteer?.();
+      return { status: 'accepted', messageId: `steer-${s.steered.length}` };
+    },
+  )
   .onRequest('session/prompt', async ({ params, client }) => {
     const s = sessions.get(params.sessionId);
     if (!s) throw new Error(`unknown session ${params.sessionId}`);
@@ -126,9 +153,26 @@ const app = agent({ name: 'acp-test-agent' })
       await new Promise<void>((r) => (s.cancel = r));
       return { stopReason: 'cancelled' as const };
     }
-    await send(client, sid, { sessionUpdate: 'tool_call', toolCallId: `echo-${n}`, title: 'echo', kind: 'other', status: 'pending', rawInput: { text: message } });
-    await send(client, sid, { sessionUpdate: 'tool_call_update', toolCallId: `echo-${n}`, status: 'in_progress', content: [{ type: 'content', content: { type: 'text', text: 'echoing' } }] });
-    await send(client, sid, { sessionUpdate: 'tool_call_update', toolCallId: `echo-${n}`, status: 'completed', content: [{ type: 'content', content: { type: 'text', text: `echo: ${message}` } }] });
+    await send(client, sid, {
+      sessionUpdate: 'tool_call',
+      toolCallId: `echo-${n}`,
+      title: 'echo',
+      kind: 'other',
+      status: 'pending',
+      rawInput: { text: message },
+    });
+    await send(client, sid, {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: `echo-${n}`,
+      status: 'in_progress',
+      content: [{ type: 'content', content: { type: 'text', text: 'echoing' } }],
+    });
+    await send(client, sid, {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: `echo-${n}`,
+      status: 'completed',
+      content: [{ type: 'content', content: { type: 'text', text: `echo: ${message}` } }],
+    });
     const wrote = message.includes('write') ? await writeTool(client, sid, n, message) : '';
     const earlier = s.said.length ? `; earlier you said ${s.said.join(' | ')}` : '';
     for (const part of [`${wrote}turn ${n}; `, `you said ${message}`, earlier]) if (part) await send(client, sid, chunk(part));

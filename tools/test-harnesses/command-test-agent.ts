@@ -12,7 +12,13 @@ const said: string[] = [];
 const out = (v: unknown) => process.stdout.write(`${JSON.stringify(v)}\n`);
 
 createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {
-  const msg = JSON.parse(line) as { type: string; turn: number; message: string; history?: { role: string; content: string }[]; mcp_servers?: { name: string; transport: string }[] };
+  const msg = JSON.parse(line) as {
+    type: string;
+    turn: number;
+    message: string;
+    history?: { role: string; content: string }[];
+    mcp_servers?: { name: string; transport: string }[];
+  };
   if (msg.type !== 'turn') return;
   if (said.length === 0 && msg.history?.length) said.push(...msg.history.filter((h) => h.role === 'user').map((h) => h.content));
   const n = said.length + 1;

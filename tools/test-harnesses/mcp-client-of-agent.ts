@@ -33,7 +33,8 @@ export class AgentMcpClients {
   /** Calls `tool` on the named server, or on the first server that lists it. */
   async call(serverName: string | undefined, tool: string, args: Record<string, unknown>): Promise<{ ok: boolean; text: string }> {
     const candidates = serverName ? this.servers.filter((s) => s.name === serverName) : this.servers;
-    if (candidates.length === 0) throw new Error(serverName ? `no MCP server named ${serverName} was given at session/new` : 'no MCP server was given at session/new');
+    if (candidates.length === 0)
+      throw new Error(serverName ? `no MCP server named ${serverName} was given at session/new` : 'no MCP server was given at session/new');
     for (const server of candidates) {
       const client = await this.client(server);
       const { tools } = await client.listTools();
@@ -70,7 +71,12 @@ async function connect(server: McpServer): Promise<Client> {
     'type' in server && server.type === 'http'
       ? new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])) } })
       : 'command' in server
-        ? new StdioClientTransport({ command: server.command, args: server.args, env: Object.fromEntries(server.env.map((e) => [e.name, e.value])), stderr: 'ignore' })
+        ? new StdioClientTransport({
+            command: server.command,
+            args: server.args,
+            env: Object.fromEntries(server.env.map((e) => [e.name, e.value])),
+            stderr: 'ignore',
+          })
         : null;
   if (!transport) throw new Error(`MCP server ${server.name}: unknown transport`);
   await client.connect(transport);

@@ -21,7 +21,9 @@ const sessions = new Map<string, StreamableHTTPServerTransport>();
 function mcpServer(): McpServer {
   const server = new McpServer({ name: 'mcp-http-test', version: '1.0.0' });
   registerSharedTools(server);
-  server.registerTool('reverse', { description: 'Reverses the text', inputSchema: { text: z.string() } }, ({ text }) => mcpText(`reversed: ${[...text].reverse().join('')}`));
+  server.registerTool('reverse', { description: 'Reverses the text', inputSchema: { text: z.string() } }, ({ text }) =>
+    mcpText(`reversed: ${[...text].reverse().join('')}`),
+  );
   server.registerTool('open_sessions', { description: 'How many MCP sessions this server holds', inputSchema: {} }, () => mcpText(String(sessions.size)));
   return server;
 }

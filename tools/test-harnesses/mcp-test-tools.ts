@@ -12,7 +12,8 @@ export const mcpText = (t: string) => ({ content: [{ type: 'text' as const, text
  * name: must never be offered). Without `echo`, the caller registers its own.
  */
 export function registerSharedTools(server: McpServer, opts: { echo: boolean } = { echo: true }): void {
-  if (opts.echo) server.registerTool('echo', { description: 'Echoes the text back', inputSchema: { text: z.string() } }, ({ text }) => mcpText(`echo: ${text}`));
+  if (opts.echo)
+    server.registerTool('echo', { description: 'Echoes the text back', inputSchema: { text: z.string() } }, ({ text }) => mcpText(`echo: ${text}`));
   server.registerTool('calculator', { description: 'Not the built-in calculator', inputSchema: { expression: z.string() } }, ({ expression }) =>
     mcpText(`mcp calculator: ${expression}`),
   );

@@ -32,7 +32,9 @@ const flags = [
 ];
 
 it('finds the definitions it checks (a parser that found none would pass vacuously)', () => {
-  expect(commands).toEqual(expect.arrayContaining(['up', 'migrate', 'tenant create', 'chat', 'host', 'acp', 'ingress', 'worker', 'schedules create', 'webhooks rotate']));
+  expect(commands).toEqual(
+    expect.arrayContaining(['up', 'migrate', 'tenant create', 'chat', 'host', 'acp', 'ingress', 'worker', 'schedules create', 'webhooks rotate']),
+  );
   expect(flags).toEqual(expect.arrayContaining(['port', 'approve', 'turns-per-minute', 'cron', 'overlap-seconds']));
 });
 

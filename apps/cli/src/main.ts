@@ -106,16 +106,30 @@ async function main(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: true,
     options: {
-      port: { type: 'string' }, workers: { type: 'string' }, name: { type: 'string' }, session: { type: 'string' },
-      role: { type: 'string' }, expires: { type: 'string' }, json: { type: 'boolean' }, 'stuck-after': { type: 'string' },
-      tenant: { type: 'string' }, file: { type: 'string' }, all: { type: 'boolean' }, wait: { type: 'string' }, 'skip-lagging': { type: 'boolean' },
-      approve: { type: 'boolean' }, deny: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-      archive: { type: 'string' }, 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' },
+      port: { type: 'string' },
+      workers: { type: 'string' },
+      name: { type: 'string' },
+      session: { type: 'string' },
+      role: { type: 'string' },
+      expires: { type: 'string' },
+      json: { type: 'boolean' },
+      'stuck-after': { type: 'string' },
+      tenant: { type: 'string' },
+      file: { type: 'string' },
+      all: { type: 'boolean' },
+      wait: { type: 'string' },
+      'skip-lagging': { type: 'boolean' },
+      approve: { type: 'boolean' },
+      deny: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      archive: { type: 'string' },
+      'older-than': { type: 'string' },
+      'dry-run': { type: 'boolean' },
       ...LIMIT_OPTIONS,
     },
   });
   const [cmd, sub, arg] = positionals;
-  if (!cmd || values.help || cmd === 'help') return void process.stdout.write(USAGE), 0;
+  if (!cmd || values.help || cmd === 'help') return (void process.stdout.write(USAGE), 0);
   const config = parseConfig(CliConfig);
   switch (`${cmd}${sub && ['tenant', 'key', 'projections', 'audit', 'retention'].includes(cmd) ? ` ${sub}` : ''}`) {
     case 'up':
@@ -132,24 +146,22 @@ async function main(argv: string[]): Promise<number> {
       );
     case 'migrate':
       // Without an owner URL, DATABASE_URL owns the tables and migrates them (one role).
-      await runMigrate(config.HUB_OWNER_DATABASE_URL ? { owner: config.HUB_OWNER_DATABASE_URL, app: config.DATABASE_URL } : { owner: config.DATABASE_URL }, say);
+      await runMigrate(
+        config.HUB_OWNER_DATABASE_URL ? { owner: config.HUB_OWNER_DATABASE_URL, app: config.DATABASE_URL } : { owner: config.DATABASE_URL },
+        say,
+      );
       return 0;
     case 'tenant create':
       if (!arg) throw new UsageError('tenant create needs a NAME');
-      return out(await tenantCreate(config.DATABASE_URL, arg)), 0;
+      return (out(await tenantCreate(config.DATABASE_URL, arg)), 0);
     case 'tenant list':
       return withKeys(config.DATABASE_URL, async (k) => ((await k.listTenants()).forEach((t) => out(t)), 0));
     case 'tenant limits':
       if (!arg) throw new UsageError('tenant limits needs a TENANT_ID');
-      return (
-        out(
-          await tenantLimits(config.DATABASE_URL, arg, limitFlagsOf(values)),
-        ),
-        0
-      );
+      return (out(await tenantLimits(config.DATABASE_URL, arg, limitFlagsOf(values))), 0);
     case 'key create':
       if (!arg) throw new UsageError('key create needs a TENANT_ID');
-      return out(await keyCreate(config.DATABASE_URL, arg, values.name ?? 'cli', roleOption(values.role), expiresOption(values.expires))), 0;
+      return (out(await keyCreate(config.DATABASE_URL, arg, values.name ?? 'cli', roleOption(values.role), expiresOption(values.expires))), 0);
     case 'key list':
       if (!arg) throw new UsageError('key list needs a TENANT_ID');
       return withKeys(config.DATABASE_URL, async (k) => ((await k.listKeys(arg)).forEach((key) => out(key)), 0));
@@ -172,14 +184,25 @@ async function main(argv: string[]): Promise<number> {
         (line) => process.stdout.write(`${line}\n`),
       );
     case 'audit verify':
-      return auditVerify({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: values.session, file: values.file }, (l) => process.stdout.write(`${l}\n`), say);
+      return auditVerify(
+        { databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: values.session, file: values.file },
+        (l) => process.stdout.write(`${l}\n`),
+        say,
+      );
     case 'audit heads':
       return auditHeads({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant }, (l) => process.stdout.write(`${l}\n`));
     case 'replay':
       if (!values.all && (!sub || !values.tenant)) throw new UsageError('replay needs a SESSION and --tenant T, or --all [--tenant T]');
       if (values.wait !== undefined && !(Number(values.wait) >= 0)) throw new UsageError('--wait needs a number of seconds');
       return replay(
-        { databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: sub, all: values.all ?? false, waitMs: values.wait === undefined ? undefined : Number(values.wait) * 1000, skipLagging: values['skip-lagging'] ?? false },
+        {
+          databaseUrl: config.DATABASE_URL,
+          tenantId: values.tenant,
+          sessionId: sub,
+          all: values.all ?? false,
+          waitMs: values.wait === undefined ? undefined : Number(values.wait) * 1000,
+          skipLagging: values['skip-lagging'] ?? false,
+        },
         (l) => process.stdout.write(`${l}\n`),
         say,
       );
@@ -187,8 +210,10 @@ async function main(argv: string[]): Promise<number> {
       if (!sub || !values.tenant) throw new UsageError('export needs a SESSION and --tenant T');
       return exportSession({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: sub }, writeOut, say);
     case 'retention run':
-      if (!values.archive && !values['dry-run']) throw new UsageError('retention run needs --archive DIR (where each session is exported before it is erased), or --dry-run');
-      if (values['older-than'] !== undefined && !(Number.isInteger(Number(values['older-than'])) && Number(values['older-than']) > 0)) throw new UsageError('--older-than needs a whole number of days');
+      if (!values.archive && !values['dry-run'])
+        throw new UsageError('retention run needs --archive DIR (where each session is exported before it is erased), or --dry-run');
+      if (values['older-than'] !== undefined && !(Number.isInteger(Number(values['older-than'])) && Number(values['older-than']) > 0))
+        throw new UsageError('--older-than needs a whole number of days');
       return retentionRun(
         {
           databaseUrl: config.DATABASE_URL,
@@ -209,7 +234,13 @@ async function main(argv: string[]): Promise<number> {
     case 'chat':
       if (!values.session || !sub) throw new UsageError('chat needs --session ID and a PROMPT');
       if (!config.HUB_API_KEY) throw new UsageError('chat needs HUB_API_KEY');
-      return chat({ hubUrl: config.HUB_URL, apiKey: config.HUB_API_KEY, sessionId: values.session, prompt: positionals.slice(1).join(' '), approvals: values.approve ? 'approve' : values.deny ? 'deny' : 'ask' });
+      return chat({
+        hubUrl: config.HUB_URL,
+        apiKey: config.HUB_API_KEY,
+        sessionId: values.session,
+        prompt: positionals.slice(1).join(' '),
+        approvals: values.approve ? 'approve' : values.deny ? 'deny' : 'ask',
+      });
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ')}`);
   }

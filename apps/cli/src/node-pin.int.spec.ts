@@ -21,9 +21,13 @@ it('the tests themselves run on the pinned Node', () => {
 it("bin/hub runs the pinned Node even when PATH's first node is the system's", () => {
   // A preload that says which runtime loaded it, before the CLI prints its usage and exits.
   const probe = join(mkdtempSync(join(tmpdir(), 'hub-node-pin-')), 'probe.js');
-  writeFileSync(probe, "process.stderr.write(`runtime ${process.versions.node}\\n`);\n");
+  writeFileSync(probe, 'process.stderr.write(`runtime ${process.versions.node}\\n`);\n');
   const system = spawnSync('node', ['--version'], { env: { PATH: SYSTEM_PATH }, encoding: 'utf8' });
-  const hub = spawnSync(HUB_BIN, ['--help'], { env: { PATH: SYSTEM_PATH, HOME: tmpdir(), NODE_OPTIONS: `--require ${probe}` }, encoding: 'utf8', timeout: 60_000 });
+  const hub = spawnSync(HUB_BIN, ['--help'], {
+    env: { PATH: SYSTEM_PATH, HOME: tmpdir(), NODE_OPTIONS: `--require ${probe}` },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(hub.stderr).toContain(`runtime ${pinned}\n`);
   // Said for the record: on our machines this is Node 20, which the line above did not use.
   process.stdout.write(`system node on PATH: ${system.error ? 'none' : system.stdout.trim()}; bin/hub ran ${pinned}\n`);

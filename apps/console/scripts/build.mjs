@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const stamp = join(root, 'dist', '.built');
-const inputs = [join(root, 'src'), join(root, 'index.html'), join(root, 'vite.config.mts'), join(root, '../../libs/domain/src'), join(root, '../../package-lock.json')];
+const inputs = [
+  join(root, 'src'),
+  join(root, 'index.html'),
+  join(root, 'vite.config.mts'),
+  join(root, '../../libs/domain/src'),
+  join(root, '../../package-lock.json'),
+];
 
 function newest(path) {
   if (!existsSync(path)) return 0;

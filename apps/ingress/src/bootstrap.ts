@@ -33,7 +33,9 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
   const keys = app.get(KeyChanges);
   // A revoked key's sockets close as soon as the revocation commits, not at the next sweep.
   keys.onChange(() => void sockets.sweep());
-  app.useWebSocketAdapter(new AuthenticatedWsAdapter(app, app.get(Credentials), settings.maxFrameBytes, sockets, app.get(TenantSockets), app.get(SessionCookieAuth)));
+  app.useWebSocketAdapter(
+    new AuthenticatedWsAdapter(app, app.get(Credentials), settings.maxFrameBytes, sockets, app.get(TenantSockets), app.get(SessionCookieAuth)),
+  );
   registerIngressGauges(sockets, app.get(PG_POOL), app.get(HubQueues));
   serveOpenApi(app);
   app.enableShutdownHooks();
@@ -50,5 +52,8 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
 function limitSlowClients(server: Server, settings: IngressSettings): void {
   server.headersTimeout = settings.httpHeadersTimeoutMs;
   server.requestTimeout = settings.httpRequestTimeoutMs;
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(5_000, Math.max(100, Math.floor(settings.httpHeadersTimeoutMs / 4)));
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    5_000,
+    Math.max(100, Math.floor(settings.httpHeadersTimeoutMs / 4)),
+  );
 }

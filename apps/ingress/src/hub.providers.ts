@@ -30,7 +30,11 @@ export function hubProviders(settings: IngressSettings): Provider[] {
     },
     { provide: PG_POOL, useFactory: () => createPool(settings.databaseUrl, { max: settings.dbPoolSize }) },
     // What ingress appends counts towards the tenant's event bytes per day, as the workers' appends do.
-    { provide: EventStore, inject: [PG_POOL, DailyEventBytes], useFactory: (pool: Pool, bytes: DailyEventBytes) => new EventStore(pool, { onAppended: (tenantId, n) => bytes.count(tenantId, n) }) },
+    {
+      provide: EventStore,
+      inject: [PG_POOL, DailyEventBytes],
+      useFactory: (pool: Pool, bytes: DailyEventBytes) => new EventStore(pool, { onAppended: (tenantId, n) => bytes.count(tenantId, n) }),
+    },
     { provide: SecretStore, inject: [PG_POOL], useFactory: (pool: Pool) => new SecretStore(pool) },
     {
       provide: EventSubscriber,
@@ -41,6 +45,15 @@ export function hubProviders(settings: IngressSettings): Provider[] {
         return s;
       },
     },
-    { provide: HubQueues, useFactory: () => new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix, fair: settings.fairScheduling, traced: settings.telemetry.exporter !== 'none' }) },
+    {
+      provide: HubQueues,
+      useFactory: () =>
+        new HubQueues({
+          redisUrl: settings.redisUrl,
+          prefix: settings.queuePrefix,
+          fair: settings.fairScheduling,
+          traced: settings.telemetry.exporter !== 'none',
+        }),
+    },
   ];
 }

@@ -23,9 +23,33 @@ import { redriveOf, sessionStreamId, type CommandMetadata, type HubEvent, type R
 import { EventStore, asSystem, createPool, SecretStore, SnapshotStore } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionThread, projectionStatus } from '@hub/projections';
-import { AdmissionGate, CancelBus, DailyEventBytes, DailyTokens, HarnessStopBus, HubQueues, JOBS, TurnReconciler, startWorkers, type ProcessorMap, type StartedWorkers } from '@hub/queue';
+import {
+  AdmissionGate,
+  CancelBus,
+  DailyEventBytes,
+  DailyTokens,
+  HarnessStopBus,
+  HubQueues,
+  JOBS,
+  TurnReconciler,
+  startWorkers,
+  type ProcessorMap,
+  type StartedWorkers,
+} from '@hub/queue';
 import { CommandHandler, QueuedTurnWatch, SessionViews, type CommandLog, type ScheduledTurn } from '@hub/sessions';
-import { ATTR, observeGauge, oncePerScrape, currentSpanIds, contextFromTraceparent, currentCorrelationId, currentTraceparent, runWithCorrelation, runWithTenant, withContext, withSpan } from '@hub/telemetry';
+import {
+  ATTR,
+  observeGauge,
+  oncePerScrape,
+  currentSpanIds,
+  contextFromTraceparent,
+  currentCorrelationId,
+  currentTraceparent,
+  runWithCorrelation,
+  runWithTenant,
+  withContext,
+  withSpan,
+} from '@hub/telemetry';
 import { DequeueProbe } from './dequeue-probe';
 import { webhookService } from './webhooks';
 import type { WebhookService } from '@hub/webhooks';
@@ -81,7 +105,12 @@ export class HubWorker {
     // Every append counts towards its tenant's event bytes per day; a lost count never fails one.
     this.eventBytes = new DailyEventBytes(settings.redisUrl, settings.queuePrefix, { onError: (e) => this.log.warn(`event bytes not counted: ${e.message}`) });
     this.store = new EventStore(this.pool, { onAppended: (tenantId, bytes) => this.eventBytes.count(tenantId, bytes) });
-    this.queues = new HubQueues({ redisUrl: settings.redisUrl, prefix: settings.queuePrefix, fair: settings.fairScheduling, traced: settings.telemetry.exporter !== 'none' });
+    this.queues = new HubQueues({
+      redisUrl: settings.redisUrl,
+      prefix: settings.queuePrefix,
+      fair: settings.fairScheduling,
+      traced: settings.telemetry.exporter !== 'none',
+    });
     this.cancels = new CancelBus(settings.redisUrl, settings.queuePrefix);
     this.harnessStops = new HarnessStopBus(settings.redisUrl, settings.queuePrefix);
     this.tokens = new DailyTokens(settings.redisUrl, settings.queuePrefix);
@@ -91,21 +120,31 @@ export class HubWorker {
       databaseUrl: settings.databaseUrl,
       log: (message, error) => (error ? this.log.warn(`${message}: ${error}`) : this.log.log(message)),
     });
-    this.webhooks = webhookService(this.pool, settings, (message, error) => this.log.warn(error ? `${message}: ${(error as Error).message ?? String(error)}` : message));
-    this.a2aPush = a2aPushService(this.pool, settings, (message, error) => this.log.warn(error ? `${message}: ${(error as Error).message ?? String(error)}` : message));
+    this.webhooks = webhookService(this.pool, settings, (message, error) =>
+      this.log.warn(error ? `${message}: ${(error as Error).message ?? String(error)}` : message),
+    );
+    this.a2aPush = a2aPushService(this.pool, settings, (message, error) =>
+      this.log.warn(error ? `${message}: ${(error as Error).message ?? String(error)}` : message),
+    );
     const readStream = (tenantId: string, streamId: string, opts?: { fromVersion?: number }) => this.store.readStream<HubEvent>(tenantId, streamId, opts);
     this.views = new SessionViews({ readStream }, new SnapshotStore(this.pool), settings.snapshotEvery);
     const log: TurnLog & CommandLog = {
       readStream,
       append: (tenantId, streamId, events, opts) => this.store.append<HubEvent>(tenantId, streamId, events as never, opts),
       saveView: (tenantId, streamId, version, view) => this.saveView(tenantId, streamId, version, view),
-      keepView: (tenantId, streamId, at) => this.views.keep(tenantId, streamId, { version: at.version, view: at.view, sinceSnapshot: at.sinceSaved, whole: true }),
+      keepView: (tenantId, streamId, at) =>
+        this.views.keep(tenantId, streamId, { version: at.version, view: at.view, sinceSnapshot: at.sinceSaved, whole: true }),
       snapshotEvery: settings.snapshotEvery,
     };
     this.queued = new QueuedTurnWatch(log, {
       writer: 'worker',
       // The job id comes from the tenant, session, turn and key only; the rest is the payload's shape.
-      jobState: (t) => this.queues.jobState('runTurn', { tenantId: t.tenantId, sessionId: t.sessionId, turnId: t.turnId, reason: 'start', trace: { correlationId: t.metadata.correlationId } }, t.key),
+      jobState: (t) =>
+        this.queues.jobState(
+          'runTurn',
+          { tenantId: t.tenantId, sessionId: t.sessionId, turnId: t.turnId, reason: 'start', trace: { correlationId: t.metadata.correlationId } },
+          t.key,
+        ),
       warn: (message) => this.log.warn(message),
     });
     const scheduler = this.scheduler();
@@ -141,7 +180,8 @@ export class HubWorker {
       // Counted before the turn's end is recorded, so the tenant's next turn sees it (one Redis
       // round trip per model call; gathering them would let a turn start on an over-spent day).
       // Counting never fails a turn: a lost count under-counts the day, it does not stop work.
-      onUsage: (tenantId, usage) => this.tokens.add(tenantId, usage.totalTokens).catch((e: unknown) => this.log.warn(`token count of ${tenantId} not kept: ${(e as Error).message}`)),
+      onUsage: (tenantId, usage) =>
+        this.tokens.add(tenantId, usage.totalTokens).catch((e: unknown) => this.log.warn(`token count of ${tenantId} not kept: ${(e as Error).message}`)),
       maxSteps: settings.maxSteps,
       approvalTtlMs: settings.approvalTtlMs,
       flush,
@@ -213,11 +253,18 @@ export class HubWorker {
         ),
       expireApproval: (p) => {
         const meta: CommandMetadata = {
-          commandId: `expire:${p.sessionId}:${p.approvalId}`, tenantId: p.tenantId, now: new Date().toISOString(),
-          actor: { type: 'system', id: 'approval-deadline' }, protocol: 'internal', ...p.trace,
+          commandId: `expire:${p.sessionId}:${p.approvalId}`,
+          tenantId: p.tenantId,
+          now: new Date().toISOString(),
+          actor: { type: 'system', id: 'approval-deadline' },
+          protocol: 'internal',
+          ...p.trace,
         };
         return traced(p.trace, 'expireApproval', { [ATTR.TENANT_ID]: p.tenantId }, () =>
-          this.commands.handle({ type: 'ResolveApproval', sessionId: p.sessionId, approvalId: p.approvalId, decision: 'denied', reason: 'the approval deadline passed' }, meta),
+          this.commands.handle(
+            { type: 'ResolveApproval', sessionId: p.sessionId, approvalId: p.approvalId, decision: 'denied', reason: 'the approval deadline passed' },
+            meta,
+          ),
         );
       },
     };
@@ -231,12 +278,21 @@ export class HubWorker {
       void this.harnesses.stop(tenantId, sessionId);
       this.views.forget(tenantId, sessionStreamId(sessionId));
     });
-    this.workers = startWorkers({ redisUrl: this.settings.redisUrl, prefix: this.settings.queuePrefix, fair: this.settings.fairScheduling, traced: this.settings.telemetry.exporter !== 'none' }, this.processors(), {
-      concurrency: this.settings.concurrency,
-      burstSlots: this.settings.burstSlots,
-      lockDurationMs: this.settings.lockMs,
-      isRetryable,
-    });
+    this.workers = startWorkers(
+      {
+        redisUrl: this.settings.redisUrl,
+        prefix: this.settings.queuePrefix,
+        fair: this.settings.fairScheduling,
+        traced: this.settings.telemetry.exporter !== 'none',
+      },
+      this.processors(),
+      {
+        concurrency: this.settings.concurrency,
+        burstSlots: this.settings.burstSlots,
+        lockDurationMs: this.settings.lockMs,
+        isRetryable,
+      },
+    );
     await Promise.all(this.workers.workers.map((w) => w.waitUntilReady()));
     this.startGate(this.workers);
     await this.probe.start();
@@ -259,7 +315,9 @@ export class HubWorker {
     });
     this.gate.start();
     const gate = this.gate;
-    observeGauge('hub.worker.turn_intake', 'Turns the admission gate lets this worker take at once', async () => [{ value: gate.current, attributes: { worker: this.id } }]);
+    observeGauge('hub.worker.turn_intake', 'Turns the admission gate lets this worker take at once', async () => [
+      { value: gate.current, attributes: { worker: this.id } },
+    ]);
   }
 
   /** Gauges read at each scrape of the health port's /metrics: queue depth and projection lag. */
@@ -276,7 +334,9 @@ export class HubWorker {
       async () => (await status()).map((s) => ({ value: s.lagMs / 1000, attributes: { projection: s.name } })),
       's',
     );
-    observeGauge('hub.projection.lag_events', 'Events a read model has not applied yet', async () => (await status()).map((s) => ({ value: s.lagEvents, attributes: { projection: s.name } })));
+    observeGauge('hub.projection.lag_events', 'Events a read model has not applied yet', async () =>
+      (await status()).map((s) => ({ value: s.lagEvents, attributes: { projection: s.name } })),
+    );
   }
 
   private startReconciler(): void {
@@ -365,7 +425,12 @@ async function check(f: () => Promise<unknown>): Promise<{ ok: boolean; error?: 
  * under BullMQ's consumer span when BullMQ's telemetry is on (it carried the context itself),
  * else under the traceparent the payload carries.
  */
-function traced<T>(t: { correlationId: string; traceparent?: string; tracestate?: string }, job: string, attrs: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+function traced<T>(
+  t: { correlationId: string; traceparent?: string; tracestate?: string },
+  job: string,
+  attrs: Record<string, string>,
+  fn: () => Promise<T>,
+): Promise<T> {
   const inSpan = () => withSpan(`job ${job}`, { ...attrs, [ATTR.JOB]: job }, fn);
   const tenant = attrs[ATTR.TENANT_ID];
   const run = () => runWithCorrelation(t.correlationId, () => (tenant === undefined ? inSpan() : runWithTenant(tenant, inSpan)));

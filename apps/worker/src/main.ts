@@ -17,7 +17,9 @@ runUntilSignal('worker', async () => {
   const { NestFactory } = await import('@nestjs/core');
   const { WorkerModule } = await import('./worker.module');
   const { HubWorker } = await import('./hub-worker');
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger: new NestPinoLogger(createLogger('worker', settings.logLevel)) });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), {
+    logger: new NestPinoLogger(createLogger('worker', settings.logLevel)),
+  });
   await app.init();
   const worker = app.get(HubWorker);
   const health = settings.healthPort
@@ -29,7 +31,9 @@ runUntilSignal('worker', async () => {
         });
       }).listen(settings.healthPort)
     : null;
-  process.stderr.write(`${JSON.stringify({ msg: 'worker started', worker: worker.id, concurrency: settings.concurrency, healthPort: settings.healthPort || null })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ msg: 'worker started', worker: worker.id, concurrency: settings.concurrency, healthPort: settings.healthPort || null })}\n`,
+  );
   return async () => {
     health?.close();
     await app.close();

@@ -41,7 +41,13 @@ export function loadWorkerSettings(env?: NodeJS.ProcessEnv): WorkerSettings {
     lockMs: c.HUB_WORKER_LOCK_MS,
     reconcileIntervalMs: c.HUB_RECONCILE_INTERVAL_MS,
     healthPort: c.HUB_WORKER_HEALTH_PORT,
-    model: { provider: c.HUB_MODEL_PROVIDER, model: c.HUB_MODEL, baseUrl: c.HUB_MODEL_BASE_URL, apiKey: c.HUB_MODEL_API_KEY, offlineDelayMs: c.HUB_OFFLINE_DELAY_MS },
+    model: {
+      provider: c.HUB_MODEL_PROVIDER,
+      model: c.HUB_MODEL,
+      baseUrl: c.HUB_MODEL_BASE_URL,
+      apiKey: c.HUB_MODEL_API_KEY,
+      offlineDelayMs: c.HUB_OFFLINE_DELAY_MS,
+    },
     maxSteps: c.HUB_MAX_STEPS,
     approvalTtlMs: c.HUB_APPROVAL_TTL_MS,
     // The size cap only bounds one event's size; the window is what users tune.

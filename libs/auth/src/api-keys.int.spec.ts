@@ -43,7 +43,7 @@ describe('ApiKeyService on Postgres', () => {
       await listener.query(`UPDATE api_keys SET name = 'renamed' WHERE id = $1`, [thirdId]);
       await listener.query(`UPDATE api_keys SET hash = repeat('0', 64) WHERE id = $1`, [thirdId]);
       await keys.verify(third.apiKey); // a use alone is still not a change
-      for (const deadline = Date.now() + 5_000; heard.length < 5 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      for (const deadline = Date.now() + 5_000; heard.length < 5 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, 200));
       expect(heard).toEqual([id, otherId, thirdId, thirdId, thirdId]);
     } finally {
@@ -80,7 +80,7 @@ describe('ApiKeyService on Postgres', () => {
     expect((await keys.verify(b.apiKey))?.tenantId).toBe(b.tenantId);
   });
 
-  it('lists a tenant\'s keys with their prefixes and never their secrets', async () => {
+  it("lists a tenant's keys with their prefixes and never their secrets", async () => {
     const t = await keys.createTenant('lister');
     const second = await keys.createKey(t.tenantId, 'ci');
     await keys.revoke(second.keyPrefix);

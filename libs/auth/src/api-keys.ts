@@ -102,7 +102,11 @@ export class ApiKeyService {
     return { tenantId, apiKey, keyPrefix };
   }
 
-  async createKey(tenantId: string, name: string, options: NewKeyOptions = {}): Promise<{ apiKey: string; keyPrefix: string; role: Role; expiresAt: Date | null }> {
+  async createKey(
+    tenantId: string,
+    name: string,
+    options: NewKeyOptions = {},
+  ): Promise<{ apiKey: string; keyPrefix: string; role: Role; expiresAt: Date | null }> {
     return this.asTenant(tenantId, async (db) => {
       await this.existingTenant(db, tenantId);
       const role = options.role ?? 'operator';
@@ -137,7 +141,13 @@ export class ApiKeyService {
     const b = Buffer.from(row.hash, 'hex');
     if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
     this.recordUse(row.id, now);
-    const principal: Principal = { tenantId: row.tenantId, keyId: row.id, keyPrefix: row.prefix, keyName: row.name, role: isRole(row.role) ? row.role : 'viewer' };
+    const principal: Principal = {
+      tenantId: row.tenantId,
+      keyId: row.id,
+      keyPrefix: row.prefix,
+      keyName: row.name,
+      role: isRole(row.role) ? row.role : 'viewer',
+    };
     return { principal, expiresAt: row.expiresAt };
   }
 

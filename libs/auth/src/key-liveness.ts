@@ -24,7 +24,10 @@ export class KeyLiveness {
     const live = new Set<string>();
     const unique = [...new Set(keyIds)];
     for (let i = 0; i < unique.length; i += LIVE_KEY_BATCH) {
-      const rows = await this.db.apiKey.findMany({ where: { id: { in: unique.slice(i, i + LIVE_KEY_BATCH) }, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }, select: { id: true } });
+      const rows = await this.db.apiKey.findMany({
+        where: { id: { in: unique.slice(i, i + LIVE_KEY_BATCH) }, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+        select: { id: true },
+      });
       for (const row of rows) live.add(row.id);
     }
     return live;

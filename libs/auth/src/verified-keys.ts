@@ -60,7 +60,8 @@ export class VerifiedKeys {
     const generation = this.generation;
     const found = await this.keys.verifyWithExpiry(presented, new Date(this.now()));
     if (!found) return null;
-    if (listening && generation === this.generation) this.keep(hash, { principal: found.principal, expiresAt: found.expiresAt?.getTime() ?? Infinity, at: this.now() });
+    if (listening && generation === this.generation)
+      this.keep(hash, { principal: found.principal, expiresAt: found.expiresAt?.getTime() ?? Infinity, at: this.now() });
     return found.principal;
   }
 

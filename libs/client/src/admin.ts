@@ -21,7 +21,11 @@ export interface TenantLimits {
 export class Admin {
   constructor(private readonly http: HubHttp) {}
 
-  createKey(body: { name: string; role: Role; expiresAt?: string }): Promise<{ apiKey: string; prefix: string; name: string; role: Role; expiresAt: string | null }> {
+  createKey(body: {
+    name: string;
+    role: Role;
+    expiresAt?: string;
+  }): Promise<{ apiKey: string; prefix: string; name: string; role: Role; expiresAt: string | null }> {
     return this.http.json('POST', '/v1/admin/keys', { body });
   }
 

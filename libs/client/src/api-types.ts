@@ -37,4 +37,8 @@ export type Ok<P extends ApiPath, M extends Method> = paths[P][M] extends { resp
     : JsonObject;
 
 /** The query parameters a path takes with `method`, as the document says (none: an empty object). */
-export type QueryOf<P extends ApiPath, M extends Method> = paths[P][M] extends { parameters: { query?: infer Q } } ? ([Q] extends [undefined] ? Record<string, never> : NonNullable<Q>) : Record<string, never>;
+export type QueryOf<P extends ApiPath, M extends Method> = paths[P][M] extends { parameters: { query?: infer Q } }
+  ? [Q] extends [undefined]
+    ? Record<string, never>
+    : NonNullable<Q>
+  : Record<string, never>;

@@ -20,6 +20,8 @@ export class Approvals {
 
   /** Approve or deny; the first answer wins (a later one: HubError `APPROVAL_ALREADY_RESOLVED`). */
   answer(sessionId: string, approvalId: string, decision: 'approved' | 'denied', reason?: string): Promise<ApprovalAnswer> {
-    return this.http.json('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approvalId)}`, { body: { decision, ...(reason ? { reason } : {}) } });
+    return this.http.json('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approvalId)}`, {
+      body: { decision, ...(reason ? { reason } : {}) },
+    });
   }
 }

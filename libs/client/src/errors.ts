@@ -58,5 +58,9 @@ export function errorOfAnswer(status: number, headers: { get(name: string): stri
   const code = typeof parsed.code === 'string' ? parsed.code : `HTTP_${status}`;
   const text = [parsed.detail, parsed.message, parsed.title].find((t): t is string => typeof t === 'string') ?? (body.slice(0, 500) || `HTTP ${status}`);
   const wait = retryAfterMs(headers.get('retry-after'), now);
-  return new HubError(code, text, { status, ...(wait === undefined ? {} : { retryAfterMs: wait }), ...(typeof parsed.code === 'string' ? { problem: parsed as Problem } : {}) });
+  return new HubError(code, text, {
+    status,
+    ...(wait === undefined ? {} : { retryAfterMs: wait }),
+    ...(typeof parsed.code === 'string' ? { problem: parsed as Problem } : {}),
+  });
 }

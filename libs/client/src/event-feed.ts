@@ -49,7 +49,10 @@ export class EventFeed<T = unknown> {
   /** Resolves with the first event `pred` accepts from now on. */
   next(pred: (e: FeedEvent<T>) => boolean = () => true, timeoutMs?: number): Promise<FeedEvent<T>> {
     return new Promise((resolve, reject) => {
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => (off(), reject(new HubError('timeout', `no matching event on ${this.path} within ${timeoutMs} ms`))), timeoutMs);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => (off(), reject(new HubError('timeout', `no matching event on ${this.path} within ${timeoutMs} ms`))), timeoutMs);
       const off = this.subscribe((e) => {
         if (!pred(e)) return;
         off();
@@ -68,7 +71,11 @@ export class EventFeed<T = unknown> {
     while (!this.ctrl.signal.aborted) {
       let got = false;
       try {
-        const res = await this.http.send('GET', this.path, { query: { after: this.lastId }, headers: { accept: 'text/event-stream' }, signal: this.ctrl.signal });
+        const res = await this.http.send('GET', this.path, {
+          query: { after: this.lastId },
+          headers: { accept: 'text/event-stream' },
+          signal: this.ctrl.signal,
+        });
         if (!res.body) throw new HubError('no_body', 'the feed answered without a body');
         this.closeError = null;
         const parser = createParser({

@@ -6,7 +6,11 @@ const answer = (id: string, turnId: string, extra = {}) => ({ id, role: 'assista
 
 describe('foldFrame', () => {
   const state: HarnessState = { status: 'running', messages: [answer('a1', 't1', { content: 'Hel', status: 'streaming' })] } as HarnessState;
-  const delta = (cursor: number, value: string): TransportFrame => ({ type: 'delta', cursor, operations: [{ type: 'append-text', path: ['messages', '0', 'content'], value }] });
+  const delta = (cursor: number, value: string): TransportFrame => ({
+    type: 'delta',
+    cursor,
+    operations: [{ type: 'append-text', path: ['messages', '0', 'content'], value }],
+  });
 
   it('applies deltas in order and moves the cursor', () => {
     const a = foldFrame({ state, cursor: 7 }, delta(8, 'lo'));

@@ -20,7 +20,8 @@ beforeEach(async () => {
 });
 afterEach(() => new Promise((r) => server.close(r)));
 
-const http = (attempts = 3) => new HubHttp({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', retry: { attempts, baseDelayMs: 10 } });
+const http = (attempts = 3) =>
+  new HubHttp({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', retry: { attempts, baseDelayMs: 10 } });
 const problem = (res: ServerResponse, status: number, code: string, headers: Record<string, string> = {}) => {
   res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
   res.end(JSON.stringify({ type: 'about:blank', title: 't', status, code, detail: `${code} detail` }));
@@ -36,7 +37,9 @@ it('a POST refused with 429 and Retry-After is sent again after that long, once'
 
 it("an answer the hub meant is thrown at once as a HubError with the hub's code", async () => {
   answer = (_n, _req, res) => problem(res, 409, 'APPROVAL_ALREADY_RESOLVED');
-  const e = (await http().json('POST', '/v1/x').catch((x: unknown) => x)) as HubError;
+  const e = (await http()
+    .json('POST', '/v1/x')
+    .catch((x: unknown) => x)) as HubError;
   expect(e).toBeInstanceOf(HubError);
   expect(e).toMatchObject({ code: 'APPROVAL_ALREADY_RESOLVED', status: 409, message: 'APPROVAL_ALREADY_RESOLVED detail' });
   expect(seen).toHaveLength(1);

@@ -22,7 +22,7 @@ describe('retryDelay: what is tried again, and after how long', () => {
     expect(retryDelay({ unreachable: true }, true, 2, { ...policy, attempts: 10 }, 0)).toBe(100);
   });
 
-  it("an answer the hub meant (400, 401, 404, 409, 500) is never tried again, nor a 429 that says no when", () => {
+  it('an answer the hub meant (400, 401, 404, 409, 500) is never tried again, nor a 429 that says no when', () => {
     for (const status of [400, 401, 403, 404, 409, 500]) expect(retryDelay({ status }, true, 1, policy, 0.5)).toBeNull();
     expect(retryDelay({ status: 429 }, true, 1, policy, 0.5)).toBeNull();
   });
@@ -38,7 +38,12 @@ describe('errors as values', () => {
   const headers = (h: Record<string, string>) => ({ get: (n: string) => h[n.toLowerCase()] ?? null });
 
   it("a problem+json answer becomes a HubError with the hub's code, status and Retry-After", () => {
-    const e = errorOfAnswer(429, headers({ 'retry-after': '3' }), JSON.stringify({ type: 'about:blank', title: 'Too Many Requests', status: 429, code: 'RATE_LIMITED', detail: 'limit used up' }), 0);
+    const e = errorOfAnswer(
+      429,
+      headers({ 'retry-after': '3' }),
+      JSON.stringify({ type: 'about:blank', title: 'Too Many Requests', status: 429, code: 'RATE_LIMITED', detail: 'limit used up' }),
+      0,
+    );
     expect(e).toMatchObject({ code: 'RATE_LIMITED', message: 'limit used up', status: 429, retryAfterMs: 3_000 });
   });
 

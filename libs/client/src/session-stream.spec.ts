@@ -134,7 +134,11 @@ it('a cursor the hub refuses (cursor_out_of_range) starts the stream again from 
 });
 
 describe('submit', () => {
-  const turnShows = (cursor: number, id: string) => ({ type: 'delta', cursor, operations: [{ type: 'set', path: ['messages', '1'], value: { id: 'u', role: 'user', content: 'p', status: 'complete', turnId: id } }] });
+  const turnShows = (cursor: number, id: string) => ({
+    type: 'delta',
+    cursor,
+    operations: [{ type: 'set', path: ['messages', '1'], value: { id: 'u', role: 'user', content: 'p', status: 'complete', turnId: id } }],
+  });
 
   it('sends the same id again after a drop, and resolves when the turn shows', async () => {
     onConnection = (c, n) => {

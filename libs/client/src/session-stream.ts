@@ -95,7 +95,12 @@ export class SessionStream {
    * rejects with a HubError.
    */
   submit(prompt: string, o: { idempotencyKey?: string; busyPolicy?: BusyPolicy } = {}): Promise<string> {
-    const command = { type: 'submit' as const, prompt, id: o.idempotencyKey ?? globalThis.crypto.randomUUID(), ...(o.busyPolicy ? { busyPolicy: o.busyPolicy } : {}) };
+    const command = {
+      type: 'submit' as const,
+      prompt,
+      id: o.idempotencyKey ?? globalThis.crypto.randomUUID(),
+      ...(o.busyPolicy ? { busyPolicy: o.busyPolicy } : {}),
+    };
     return new Promise<string>((resolve, reject) => {
       this.pending.push({ command, resolve, reject });
       this.send([command]);
@@ -120,9 +125,17 @@ export class SessionStream {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (this.state && pred(this.state)) return done(() => resolve(this.state as HarnessState));
-        if (this.link === 'closed') return done(() => reject(this.closeError ?? new HubError('closed', `the stream closed before ${o.what ?? 'the condition held'}`)));
+        if (this.link === 'closed')
+          return done(() => reject(this.closeError ?? new HubError('closed', `the stream closed before ${o.what ?? 'the condition held'}`)));
       };
-      const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => done(() => reject(new HubError('timeout', `timed out after ${o.timeoutMs} ms waiting for ${o.what ?? 'a condition'}; cursor ${this.cursor}`))), o.timeoutMs);
+      const timer =
+        o.timeoutMs === undefined
+          ? undefined
+          : setTimeout(
+              () =>
+                done(() => reject(new HubError('timeout', `timed out after ${o.timeoutMs} ms waiting for ${o.what ?? 'a condition'}; cursor ${this.cursor}`))),
+              o.timeoutMs,
+            );
       const off = this.subscribe(check);
       const done = (f: () => void) => {
         off();
@@ -179,7 +192,8 @@ export class SessionStream {
       const ended = await this.connectOnce(Ctor);
       if (this.stopped || ended.final) return this.finish(ended.final ?? null);
       this.failures = ended.gotFrame ? 0 : this.failures + 1;
-      if (this.failures >= (this.opts.maxFailures ?? 10)) return this.finish(ended.error ?? new HubError('unreachable', `no connection to the hub after ${this.failures} tries`));
+      if (this.failures >= (this.opts.maxFailures ?? 10))
+        return this.finish(ended.error ?? new HubError('unreachable', `no connection to the hub after ${this.failures} tries`));
       const backoff = Math.min(this.opts.maxDelayMs ?? 5_000, (this.opts.baseDelayMs ?? 250) * 2 ** Math.max(0, this.failures - 1));
       const delayMs = ended.waitMs ?? (ended.gotFrame ? 0 : backoff);
       this.setLink('reconnecting');
@@ -188,7 +202,9 @@ export class SessionStream {
     }
   }
 
-  private connectOnce(Ctor: SocketConstructor): Promise<{ final?: HubError; error?: HubError; gotFrame: boolean; waitMs?: number; refusal?: UpgradeRefusal; closeCode?: number }> {
+  private connectOnce(
+    Ctor: SocketConstructor,
+  ): Promise<{ final?: HubError; error?: HubError; gotFrame: boolean; waitMs?: number; refusal?: UpgradeRefusal; closeCode?: number }> {
     const url = this.http.url('/v1/transport', { session: this.sessionId, after: this.cursor ?? undefined });
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     this.connections++;
@@ -236,14 +252,23 @@ export class SessionStream {
       socket.addEventListener('error', () => undefined); // a close follows
       socket.addEventListener('close', (e) => {
         if (this.socket === socket) this.socket = null;
-        const errorOf = (f: TransportFrame | undefined) => (f?.type === 'error' ? new HubError(f.code ?? 'error', f.message, f.retryAfterMs === undefined ? {} : { retryAfterMs: f.retryAfterMs }) : undefined);
+        const errorOf = (f: TransportFrame | undefined) =>
+          f?.type === 'error' ? new HubError(f.code ?? 'error', f.message, f.retryAfterMs === undefined ? {} : { retryAfterMs: f.retryAfterMs }) : undefined;
         if (refusal) {
-          const err = new HubError(codeOfRefusal(refusal), `the hub refused the connection: HTTP ${refusal.status}`, { status: refusal.status, retryAfterMs: retryAfterMs(refusal.retryAfterHeader, Date.now()) });
+          const err = new HubError(codeOfRefusal(refusal), `the hub refused the connection: HTTP ${refusal.status}`, {
+            status: refusal.status,
+            retryAfterMs: retryAfterMs(refusal.retryAfterHeader, Date.now()),
+          });
           if ([400, 401, 403, 404].includes(refusal.status)) return resolve({ final: err, gotFrame, refusal });
           return resolve({ error: err, gotFrame, waitMs: err.retryAfterMs, refusal, closeCode: e.code });
         }
         const transient = e.code === 1008 && lastError?.type === 'error' && TRANSIENT_CODES.has(lastError.code ?? '');
-        if (FINAL_CLOSES.has(e.code) && !transient) return resolve({ final: errorOf(lastError) ?? new HubError('closed', `the hub closed the stream: ${e.code} ${e.reason}`.trim()), gotFrame, closeCode: e.code });
+        if (FINAL_CLOSES.has(e.code) && !transient)
+          return resolve({
+            final: errorOf(lastError) ?? new HubError('closed', `the hub closed the stream: ${e.code} ${e.reason}`.trim()),
+            gotFrame,
+            closeCode: e.code,
+          });
         resolve({ error: errorOf(lastError), gotFrame, closeCode: e.code });
       });
     });

@@ -35,7 +35,11 @@ export class Sessions {
   }
 
   /** Submits a prompt and waits for its turn to end: its id, how it ended, the state then. */
-  async run(sessionId: string, prompt: string, o: SubmitOptions & { timeoutMs?: number } = {}): Promise<{ turnId: string; outcome: 'ok' | 'failed'; state: SessionState['state'] }> {
+  async run(
+    sessionId: string,
+    prompt: string,
+    o: SubmitOptions & { timeoutMs?: number } = {},
+  ): Promise<{ turnId: string; outcome: 'ok' | 'failed'; state: SessionState['state'] }> {
     const s = this.open(sessionId);
     try {
       const turnId = await s.submit(prompt, o);

@@ -50,7 +50,9 @@ export async function socketConstructor(given?: SocketConstructor): Promise<Sock
  */
 export function openSocket(Ctor: SocketConstructor, url: URL, apiKey: string, onRefused: (r: UpgradeRefusal) => void): SocketLike {
   const wsPackage = isNode() && Ctor !== (globalThis as { WebSocket?: unknown }).WebSocket;
-  const socket = wsPackage ? new Ctor(url.toString(), [], { headers: { authorization: `Bearer ${apiKey}` } }) : new Ctor(url.toString(), ['hub.bearer', `hub.key.${apiKey}`]);
+  const socket = wsPackage
+    ? new Ctor(url.toString(), [], { headers: { authorization: `Bearer ${apiKey}` } })
+    : new Ctor(url.toString(), ['hub.bearer', `hub.key.${apiKey}`]);
   const events = socket as unknown as { once?: (e: string, fn: (...a: unknown[]) => void) => void; terminate?: () => void };
   if (wsPackage && typeof events.once === 'function') {
     events.once('unexpected-response', (_req, res) => {

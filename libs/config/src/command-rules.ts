@@ -64,7 +64,8 @@ export function parseCommandRules(raw: string | undefined): { rules: CommandRule
       const name = eq < 0 ? item : item.slice(0, eq);
       if (!NAME.test(name)) problems.push(`"${name}" is not a variable name`);
       else if (eq >= 0) rule.fixedEnv[name] = item.slice(eq + 1);
-      else if (neverFromTenant(name)) problems.push(`${name} may not be set by a tenant (it changes how programs load code); fix its value with ${name}=VALUE instead`);
+      else if (neverFromTenant(name))
+        problems.push(`${name} may not be set by a tenant (it changes how programs load code); fix its value with ${name}=VALUE instead`);
       else rule.tenantEnv.push(name);
     }
     rules.push(rule);

@@ -129,8 +129,12 @@ describe('docker-compose.yml', () => {
     }
     expect(service('postgres').healthcheck?.test.toString()).toContain('pg_isready');
     // The apps' own health checks hit the ports their settings open.
-    expect(service('ingress').healthcheck?.test.toString()).toContain(`127.0.0.1:${parseConfig(IngressConfig, environmentOf('ingress'), { alsoKnown: [] }).PORT}/health`);
-    expect(service('worker').healthcheck?.test.toString()).toContain(`127.0.0.1:${parseConfig(WorkerConfig, environmentOf('worker'), { alsoKnown: [] }).HUB_WORKER_HEALTH_PORT}/health`);
+    expect(service('ingress').healthcheck?.test.toString()).toContain(
+      `127.0.0.1:${parseConfig(IngressConfig, environmentOf('ingress'), { alsoKnown: [] }).PORT}/health`,
+    );
+    expect(service('worker').healthcheck?.test.toString()).toContain(
+      `127.0.0.1:${parseConfig(WorkerConfig, environmentOf('worker'), { alsoKnown: [] }).HUB_WORKER_HEALTH_PORT}/health`,
+    );
     expect(service('redis').healthcheck?.test.toString()).toContain('ping');
   });
 

@@ -46,7 +46,9 @@ function environmentOf(c: Container): Record<string, string> {
 }
 
 const SCHEMAS: Record<string, ConfigSchema> = { ingress: IngressConfig, worker: WorkerConfig, migrate: CliConfig };
-const workloads = docs.filter((d) => d.kind === 'Deployment' || d.kind === 'Job').flatMap((d) => containersOf(d).map((c) => [`${d.kind} ${d.metadata.name}`, c] as const));
+const workloads = docs
+  .filter((d) => d.kind === 'Deployment' || d.kind === 'Job')
+  .flatMap((d) => containersOf(d).map((c) => [`${d.kind} ${d.metadata.name}`, c] as const));
 
 describe('deploy/kubernetes', () => {
   it('has the three roles, each run through bin/hub', () => {

@@ -30,9 +30,7 @@ function intSchema({ min, max }: IntOptions) {
 
 /** An integer in [min, max], parsed from a decimal string, with a default. */
 export function envInt(options: IntOptions & { default: number }) {
-  return intSchema(options)
-    .default(options.default)
-    .describe(`an integer between ${options.min} and ${options.max}`);
+  return intSchema(options).default(options.default).describe(`an integer between ${options.min} and ${options.max}`);
 }
 
 const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false };
@@ -79,9 +77,7 @@ export function envUrl(protocols: readonly string[], options: { default: string 
 
 /** An optional URL; empty means unset. */
 export function envOptionalUrl(protocols: readonly string[]) {
-  return z
-    .preprocess(blankToUndefined, urlSchema(protocols).optional())
-    .describe(`${urlExpectation(protocols)} (or unset)`);
+  return z.preprocess(blankToUndefined, urlSchema(protocols).optional()).describe(`${urlExpectation(protocols)} (or unset)`);
 }
 
 /** A free-form string matching `pattern` (described as `expected`), with a default. */

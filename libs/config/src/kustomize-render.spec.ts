@@ -33,7 +33,10 @@ function renderWithImage(newName: string, newTag: string): Resource[] {
   try {
     cpSync(DIR, copy, { recursive: true });
     const file = join(copy, 'kustomization.yaml');
-    const text = readFileSync(file, 'utf8').replace(/images:\n(?: {2}.*\n)+/, `images:\n  - name: harness-hub\n    newName: ${newName}\n    newTag: ${newTag}\n`);
+    const text = readFileSync(file, 'utf8').replace(
+      /images:\n(?: {2}.*\n)+/,
+      `images:\n  - name: harness-hub\n    newName: ${newName}\n    newTag: ${newTag}\n`,
+    );
     writeFileSync(file, text);
     return render(copy);
   } finally {
@@ -49,20 +52,28 @@ describe('deploy/kubernetes rendered by kustomize', () => {
   const rendered = render(DIR);
 
   it('renders the three workloads, the migrate Job included', () => {
-    expect(workloads(rendered).map((r) => `${r.kind}/${r.metadata.name}`).sort()).toEqual(['Deployment/hub-ingress', 'Deployment/hub-worker', 'Job/hub-migrate']);
+    expect(
+      workloads(rendered)
+        .map((r) => `${r.kind}/${r.metadata.name}`)
+        .sort(),
+    ).toEqual(['Deployment/hub-ingress', 'Deployment/hub-worker', 'Job/hub-migrate']);
   });
 
-  it('gives every container, the migrate Job\'s too, the image `kustomize edit set image` sets', () => {
+  it("gives every container, the migrate Job's too, the image `kustomize edit set image` sets", () => {
     const images = containers(renderWithImage('registry.example.com/harness-hub', '1.2.3')).map((c) => c.image);
     expect(images).toEqual(['registry.example.com/harness-hub:1.2.3', 'registry.example.com/harness-hub:1.2.3', 'registry.example.com/harness-hub:1.2.3']);
   });
 
   it("selects exactly the settings and the Job for the rollout's first step, as the README writes it", () => {
     for (const doc of ['README.md', 'migrate-job.yaml']) expect(readFileSync(join(DIR, doc), 'utf8')).toContain(`kubectl apply -k . ${FIRST_STEP}`);
-    expect(selectedByFirstStep(rendered).map((r) => `${r.kind}/${r.metadata.name}`).sort()).toEqual(['ConfigMap/hub-config', 'Job/hub-migrate', 'Secret/hub-owner-secrets', 'Secret/hub-secrets']);
+    expect(
+      selectedByFirstStep(rendered)
+        .map((r) => `${r.kind}/${r.metadata.name}`)
+        .sort(),
+    ).toEqual(['ConfigMap/hub-config', 'Job/hub-migrate', 'Secret/hub-owner-secrets', 'Secret/hub-secrets']);
   });
 
-  it('deletes the last release\'s Job before applying the next (a Job\'s pod template is immutable)', () => {
+  it("deletes the last release's Job before applying the next (a Job's pod template is immutable)", () => {
     const readme = readFileSync(join(DIR, 'README.md'), 'utf8');
     const del = readme.indexOf('kubectl delete job hub-migrate --ignore-not-found');
     expect(del).toBeGreaterThan(0);

@@ -15,9 +15,7 @@ function errorOf(run: () => unknown): ConfigError {
 
 describe('parseConfig', () => {
   it('lists every bad variable by name with what was expected and what was given', () => {
-    const error = errorOf(() =>
-      parseConfig(WorkerConfig, { PORT: 'ignored', HUB_MODEL_PROVIDER: 'gpt', HUB_WORKER_CONCURRENCY: 'abc', LOG_LEVEL: 'loud' }),
-    );
+    const error = errorOf(() => parseConfig(WorkerConfig, { PORT: 'ignored', HUB_MODEL_PROVIDER: 'gpt', HUB_WORKER_CONCURRENCY: 'abc', LOG_LEVEL: 'loud' }));
     expect(error.message).toContain('Invalid configuration:\n');
     expect(error.message).toContain('  HUB_MODEL_PROVIDER: expected one of offline|openai|anthropic, got "gpt"');
     expect(error.message).toContain('  HUB_WORKER_CONCURRENCY: expected an integer between 1 and 10000, got "abc"');

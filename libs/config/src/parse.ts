@@ -28,11 +28,7 @@ const HUB_PREFIX = 'HUB_';
  * variable (what was expected, what was given; secrets redacted) and every unknown `HUB_*`
  * variable (with a did-you-mean), so a typo in a setting is never silently ignored.
  */
-export function parseConfig<S extends ConfigSchema>(
-  schema: S,
-  env: Env = process.env,
-  options: ParseConfigOptions = {},
-): z.output<S> {
+export function parseConfig<S extends ConfigSchema>(schema: S, env: Env = process.env, options: ParseConfigOptions = {}): z.output<S> {
   const result = schema.safeParse(env);
   const problems = result.success ? [] : invalidValues(schema, env, result.error);
   problems.push(...unknownSettings(schema, env, options.alsoKnown ?? KNOWN_SETTINGS));

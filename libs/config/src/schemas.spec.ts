@@ -88,12 +88,21 @@ describe('coercion', () => {
 
   it('reads the Redis Sentinels and the name of their primary', () => {
     const c = parseConfig(IngressConfig, { HUB_REDIS_SENTINELS: 'sentinel-a:26379, 10.0.0.2:26380,[::1]:5000', HUB_REDIS_SENTINEL_NAME: 'hub' });
-    expect(redisSentinel(c)).toEqual({ name: 'hub', sentinels: [{ host: 'sentinel-a', port: 26379 }, { host: '10.0.0.2', port: 26380 }, { host: '::1', port: 5000 }] });
+    expect(redisSentinel(c)).toEqual({
+      name: 'hub',
+      sentinels: [
+        { host: 'sentinel-a', port: 26379 },
+        { host: '10.0.0.2', port: 26380 },
+        { host: '::1', port: 5000 },
+      ],
+    });
     expect(redisSentinel(parseConfig(IngressConfig, {}))).toBeUndefined();
   });
 
   it.each(['sentinel-a', 'a:0', 'a:26379,', 'a:70000'])('rejects HUB_REDIS_SENTINELS=%j', (raw) => {
-    expect(() => parseConfig(WorkerConfig, { HUB_REDIS_SENTINELS: raw })).toThrow('HUB_REDIS_SENTINELS: expected comma-separated host:port of the Redis Sentinels');
+    expect(() => parseConfig(WorkerConfig, { HUB_REDIS_SENTINELS: raw })).toThrow(
+      'HUB_REDIS_SENTINELS: expected comma-separated host:port of the Redis Sentinels',
+    );
   });
 
   it.each(['1.5', '', '65536', '8080abc'])('rejects PORT=%j', (raw) => {

@@ -1,14 +1,6 @@
 import { checkCommandRules, parseCommandRules, type CommandRule } from './command-rules';
 import { z } from 'zod';
-import {
-  envBool,
-  envEnum,
-  envInt,
-  envOptionalString,
-  envOptionalUrl,
-  envString,
-  envUrl,
-} from './fields';
+import { envBool, envEnum, envInt, envOptionalString, envOptionalUrl, envString, envUrl } from './fields';
 
 /** Levels `createLogger` accepts (pino's, plus silent). */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -36,7 +28,8 @@ function sharedShape(serviceName: string) {
      * Kept as a setting only to refuse `true` with that reason instead of starting half-working.
      */
     HUB_REDIS_CLUSTER: envBool({ default: false }).refine((on) => !on, {
-      message: 'Redis Cluster is not supported (the hub uses single-node Redis clients); for failover run Redis Sentinel and set HUB_REDIS_SENTINELS (docs/high-availability.md)',
+      message:
+        'Redis Cluster is not supported (the hub uses single-node Redis clients); for failover run Redis Sentinel and set HUB_REDIS_SENTINELS (docs/high-availability.md)',
       params: { exact: true },
     }),
     /**
@@ -45,7 +38,8 @@ function sharedShape(serviceName: string) {
      * HUB_REDIS_SENTINEL_NAME (REDIS_URL's host is then unused; its password and db still apply).
      */
     HUB_REDIS_SENTINELS: envOptionalString('comma-separated host:port of the Redis Sentinels (or unset: REDIS_URL is the server)').superRefine((value, ctx) => {
-      if (value !== undefined && redisSentinelAddresses(value).some((a) => !a)) ctx.addIssue({ code: 'custom', message: 'expected comma-separated host:port of the Redis Sentinels' });
+      if (value !== undefined && redisSentinelAddresses(value).some((a) => !a))
+        ctx.addIssue({ code: 'custom', message: 'expected comma-separated host:port of the Redis Sentinels' });
     }),
     /** The primary's name the Sentinels monitor (their `sentinel monitor <name> ...`). */
     HUB_REDIS_SENTINEL_NAME: envString({ default: 'mymaster', pattern: /^[A-Za-z0-9_.-]{1,64}$/, expected: '1-64 characters of A-Z a-z 0-9 _ . -' }),
@@ -60,7 +54,9 @@ function sharedShape(serviceName: string) {
      * line prefix (`node /opt/mcp/server.js`). Unset: no stdio MCP servers at all (a tenant's
      * config would otherwise run any program on our hosts). Streamable HTTP servers need no entry.
      */
-    HUB_MCP_STDIO_COMMANDS: envOptionalString('`;`-separated command prefixes, each optionally ending in env:NAME,NAME=VALUE (or unset: stdio MCP servers off)').superRefine(checkCommandRules),
+    HUB_MCP_STDIO_COMMANDS: envOptionalString(
+      '`;`-separated command prefixes, each optionally ending in env:NAME,NAME=VALUE (or unset: stdio MCP servers off)',
+    ).superRefine(checkCommandRules),
     /**
      * URLs a tenant's streamable-HTTP MCP server may live under, `;`-separated URL prefixes
      * (`https://mcp.example.com/`). Unset: no HTTP MCP servers (the hub would otherwise fetch any
@@ -71,7 +67,9 @@ function sharedShape(serviceName: string) {
      * Commands an OpenEnv environment may run as its wrapped harness (`kind` acp or command),
      * `;`-separated command-line prefixes like HUB_MCP_STDIO_COMMANDS. Unset: only the built-in agent.
      */
-    HUB_HARNESS_COMMANDS: envOptionalString('`;`-separated command prefixes, each optionally ending in env:NAME,NAME=VALUE (or unset: wrapped harnesses off)').superRefine(checkCommandRules),
+    HUB_HARNESS_COMMANDS: envOptionalString(
+      '`;`-separated command prefixes, each optionally ending in env:NAME,NAME=VALUE (or unset: wrapped harnesses off)',
+    ).superRefine(checkCommandRules),
     /**
      * A session snapshot is written once this many events follow the last one (reads stay
      * snapshot + tail); by whichever process appended them: ingress deciding commands, a worker
@@ -144,18 +142,24 @@ export const IngressConfig = z.object({
    */
   /** How long a rotated webhook secret keeps signing beside the new one, unless the rotation says otherwise. */
   HUB_WEBHOOK_ROTATION_OVERLAP_MS: envInt({ min: 0, max: INT32_MAX, default: 86_400_000 }),
-  HUB_OPERATOR_KEY: envOptionalString('a secret of at least 32 characters (or unset: no tenant admin over HTTP)').refine((v) => v === undefined || v.length >= 32, {
-    message: 'expected a secret of at least 32 characters',
-  }),
+  HUB_OPERATOR_KEY: envOptionalString('a secret of at least 32 characters (or unset: no tenant admin over HTTP)').refine(
+    (v) => v === undefined || v.length >= 32,
+    {
+      message: 'expected a secret of at least 32 characters',
+    },
+  ),
   /**
    * The deployment-wide OpenID Connect provider (issue 24, docs/sign-in-oidc.md), for a
    * single-tenant install: people of HUB_OIDC_TENANT sign in with it unless the tenant's admin set
    * a provider of its own. Unset issuer: none. The others mean what `hub idp set`'s flags mean.
    */
   HUB_OIDC_ISSUER: envOptionalUrl(['https', 'http']),
-  HUB_OIDC_TENANT: envOptionalString('the tenant id (a UUID) people of the deployment provider sign in to').refine((v) => v === undefined || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v), {
-    message: 'expected a tenant id (a UUID, as `hub tenant list` prints)',
-  }),
+  HUB_OIDC_TENANT: envOptionalString('the tenant id (a UUID) people of the deployment provider sign in to').refine(
+    (v) => v === undefined || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v),
+    {
+      message: 'expected a tenant id (a UUID, as `hub tenant list` prints)',
+    },
+  ),
   HUB_OIDC_CLIENT_ID: envOptionalString('the client id the provider gave this hub'),
   HUB_OIDC_CLIENT_SECRET: envOptionalString('the client secret (or unset: a public client, PKCE only)'),
   HUB_OIDC_AUDIENCE: envOptionalString("the `aud` of the provider's access tokens for this hub (or unset: the client id)"),
@@ -310,7 +314,9 @@ export function redisSentinelAddresses(value: string): ({ host: string; port: nu
 }
 
 /** HUB_REDIS_SENTINELS and HUB_REDIS_SENTINEL_NAME; undefined when Redis is one server (REDIS_URL). */
-export function redisSentinel(config: Pick<IngressConfig, 'HUB_REDIS_SENTINELS' | 'HUB_REDIS_SENTINEL_NAME'>): { sentinels: { host: string; port: number }[]; name: string } | undefined {
+export function redisSentinel(
+  config: Pick<IngressConfig, 'HUB_REDIS_SENTINELS' | 'HUB_REDIS_SENTINEL_NAME'>,
+): { sentinels: { host: string; port: number }[]; name: string } | undefined {
   if (!config.HUB_REDIS_SENTINELS) return undefined;
   return { sentinels: redisSentinelAddresses(config.HUB_REDIS_SENTINELS).filter((a) => a !== null), name: config.HUB_REDIS_SENTINEL_NAME };
 }

@@ -25,7 +25,13 @@ describe('serviceSettings', () => {
       databaseUrl: 'postgresql://db.internal:5432/hub',
       redisUrl: 'redis://cache.internal:6379',
       queuePrefix: 'prod',
-      redisSentinel: { name: 'mymaster', sentinels: [{ host: 'sentinel-a', port: 26379 }, { host: 'sentinel-b', port: 26379 }] },
+      redisSentinel: {
+        name: 'mymaster',
+        sentinels: [
+          { host: 'sentinel-a', port: 26379 },
+          { host: 'sentinel-b', port: 26379 },
+        ],
+      },
       snapshotEvery: 500,
       dbPoolSize: 10,
       fairScheduling: true,

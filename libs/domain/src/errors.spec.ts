@@ -1,8 +1,8 @@
 import { DomainError, retryAfterMsIn, retryAfterMsOf, retryAfterSecondsOf } from './errors';
 
 // Every protocol's refusal of a used-up limit names the same wait: one reading of it.
-describe('a refusal\'s wait', () => {
-  it('is the error\'s retryAfterMs, whole milliseconds and at least 1, and whole seconds for Retry-After', () => {
+describe("a refusal's wait", () => {
+  it("is the error's retryAfterMs, whole milliseconds and at least 1, and whole seconds for Retry-After", () => {
     const limited = (ms: unknown) => new DomainError('RATE_LIMITED', 'used up', { retryAfterMs: ms });
     expect([retryAfterMsOf(limited(1500)), retryAfterSecondsOf(limited(1500))]).toEqual([1500, 2]);
     expect([retryAfterMsOf(limited(0.2)), retryAfterSecondsOf(limited(0.2))]).toEqual([1, 1]);

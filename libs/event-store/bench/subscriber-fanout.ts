@@ -69,7 +69,12 @@ async function main(): Promise<void> {
   url.pathname = `/${name}`;
   try {
     await migrate(url.toString(), { migrationsDir: resolve(__dirname, '../../../prisma/migrations') });
-    for (const [subs, tenants] of [[1, 1], [100, 10], [1000, 100], [5000, 100]]) {
+    for (const [subs, tenants] of [
+      [1, 1],
+      [100, 10],
+      [1000, 100],
+      [5000, 100],
+    ]) {
       await run(subs, tenants, 200, url.toString());
     }
   } finally {

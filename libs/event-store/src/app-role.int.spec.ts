@@ -29,7 +29,10 @@ describe('ensureAppLogin', () => {
     const url = urlAs(user, `it's "odd" \\ ;`);
     await Promise.all([ensureAppLogin(db.ownerUrl, url), ensureAppLogin(db.ownerUrl, url), ensureAppLogin(db.ownerUrl, url)]);
     await ensureAppLogin(db.ownerUrl, url);
-    const { rows } = await db.ownerPool.query(`SELECT rolcanlogin, rolsuper, pg_has_role(oid, 'hub_app', 'MEMBER') AS member FROM pg_roles WHERE rolname = $1`, [user]);
+    const { rows } = await db.ownerPool.query(
+      `SELECT rolcanlogin, rolsuper, pg_has_role(oid, 'hub_app', 'MEMBER') AS member FROM pg_roles WHERE rolname = $1`,
+      [user],
+    );
     expect(rows).toEqual([{ rolcanlogin: true, rolsuper: false, member: true }]);
     const c = new Client({ connectionString: url });
     await c.connect();

@@ -31,18 +31,26 @@ export async function ensureAppLogin(ownerUrl: string, appUrl: string): Promise<
   const app = new URL(appUrl);
   const user = decodeURIComponent(app.username);
   const password = decodeURIComponent(app.password);
-  if (!user) throw new Error('the apps\' database URL names no user');
+  if (!user) throw new Error("the apps' database URL names no user");
   const client = new Client({ connectionString: ownerUrl });
   await client.connect();
   try {
     const who = escapeIdentifier(user);
     const state = async () =>
-      (await client.query<{ bypasses: boolean; member: boolean }>(`SELECT rolsuper OR rolbypassrls AS bypasses, pg_has_role(oid, $2, 'MEMBER') AS member FROM pg_roles WHERE rolname = $1`, [user, APP_ROLE])).rows[0];
+      (
+        await client.query<{ bypasses: boolean; member: boolean }>(
+          `SELECT rolsuper OR rolbypassrls AS bypasses, pg_has_role(oid, $2, 'MEMBER') AS member FROM pg_roles WHERE rolname = $1`,
+          [user, APP_ROLE],
+        )
+      ).rows[0];
     // Roles belong to the server: test files migrating their databases in parallel race to
     // create the same login, and the loser's duplicate is no error.
     if (!(await state())) await tolerateRace(() => client.query(`CREATE ROLE ${who} LOGIN${password ? ` PASSWORD ${escapeLiteral(password)}` : ''}`));
     const role = await state();
-    if (role?.bypasses) throw new Error(`the apps' database role ${user} is a superuser or has BYPASSRLS: row-level security would not apply to them; give the apps a role of their own`);
+    if (role?.bypasses)
+      throw new Error(
+        `the apps' database role ${user} is a superuser or has BYPASSRLS: row-level security would not apply to them; give the apps a role of their own`,
+      );
     if (!role?.member) await tolerateRace(() => client.query(`GRANT ${APP_ROLE} TO ${who}`));
   } finally {
     await client.end();

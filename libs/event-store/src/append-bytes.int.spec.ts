@@ -21,13 +21,24 @@ describe('EventStore: bytes appended', () => {
 
   /** What Postgres holds for the tenant: the stored text of data and metadata, in bytes (read behind the store's back, as the owner). */
   async function storedBytes(tenantId: string): Promise<number> {
-    const { rows } = await db.ownerPool.query<{ n: string }>(`SELECT coalesce(sum(octet_length(data::text) + octet_length(metadata::text)), 0) AS n FROM events WHERE tenant_id = $1`, [tenantId]);
+    const { rows } = await db.ownerPool.query<{ n: string }>(
+      `SELECT coalesce(sum(octet_length(data::text) + octet_length(metadata::text)), 0) AS n FROM events WHERE tenant_id = $1`,
+      [tenantId],
+    );
     return Number(rows[0].n);
   }
 
   it('reports each committed append with the bytes Postgres stores for it, multi-byte text included', async () => {
     const tenant = randomUUID();
-    await store.append(tenant, 's-1', [{ type: 'T', data: { text: 'ünïcødé ✓ 日本' }, metadata: meta }, { type: 'T', data: { n: 2 }, metadata: meta }], { expectedVersion: 'no_stream' });
+    await store.append(
+      tenant,
+      's-1',
+      [
+        { type: 'T', data: { text: 'ünïcødé ✓ 日本' }, metadata: meta },
+        { type: 'T', data: { n: 2 }, metadata: meta },
+      ],
+      { expectedVersion: 'no_stream' },
+    );
     await store.append(tenant, 's-2', [{ type: 'T', data: { n: 3 }, metadata: meta }], { expectedVersion: 'any' });
     expect(reported.map((r) => r.tenantId)).toEqual([tenant, tenant]);
     expect(reported.reduce((n, r) => n + r.bytes, 0)).toBe(await storedBytes(tenant));

@@ -45,10 +45,13 @@ describe('append: stream order equals global order', () => {
         // lock, the window an unordered append could be overtaken in.
         const key = `k-${i}`;
         if (how !== 'versioned') return store.append(tenantId, stream, [ev(i), ev(i)], { expectedVersion: how, idempotencyKey: key });
-        return appendWithRetry(async () => {
-          const { version } = await store.readStream(tenantId, stream, { fromVersion: 1_000_000 });
-          return store.append(tenantId, stream, [ev(i)], { expectedVersion: version, idempotencyKey: key });
-        }, { attempts: 500, baseDelayMs: 1 });
+        return appendWithRetry(
+          async () => {
+            const { version } = await store.readStream(tenantId, stream, { fromVersion: 1_000_000 });
+            return store.append(tenantId, stream, [ev(i)], { expectedVersion: version, idempotencyKey: key });
+          },
+          { attempts: 500, baseDelayMs: 1 },
+        );
       }),
     );
   }

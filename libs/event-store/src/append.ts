@@ -44,16 +44,14 @@ const STREAM_LOCK_CLASS = 4849;
  * 3. the stream row is locked (created if new) and the expected version checked;
  * 4. events, the new version and the NOTIFY go out in one statement.
  */
-export async function appendInTransaction<E extends StoredEvent>(
-  client: PoolClient,
-  req: AppendRequest,
-): Promise<AppendResult<E>> {
+export async function appendInTransaction<E extends StoredEvent>(client: PoolClient, req: AppendRequest): Promise<AppendResult<E>> {
   const { tenantId, streamId, events, options } = req;
   await client.query('BEGIN');
-  await client.query(`SELECT pg_advisory_xact_lock(${STREAM_LOCK_CLASS}, hashtext($1::text || '/' || $2::text)), set_config('${TENANT_SETTING}', $1::text, true)`, [tenantId, streamId]);
-  const { rows } = await client.query<{ first: string }>('SELECT hub_allocate_positions($1)::text AS first', [
-    events.length,
-  ]);
+  await client.query(
+    `SELECT pg_advisory_xact_lock(${STREAM_LOCK_CLASS}, hashtext($1::text || '/' || $2::text)), set_config('${TENANT_SETTING}', $1::text, true)`,
+    [tenantId, streamId],
+  );
+  const { rows } = await client.query<{ first: string }>('SELECT hub_allocate_positions($1)::text AS first', [events.length]);
   const first = toPosition(rows[0].first);
   if (options.idempotencyKey !== undefined) {
     const claimed = await claimIdempotencyKey(client, req, { firstGlobalPosition: first, count: events.length });
@@ -84,15 +82,8 @@ async function claimIdempotencyKey(client: PoolClient, req: AppendRequest, resul
 }
 
 /** The first append's events under an idempotency key (what a repeated append answers with). */
-export async function readIdempotentEvents<E extends StoredEvent>(
-  client: ScopedDb,
-  tenantId: string,
-  key: string,
-): Promise<AppendResult<E>> {
-  const { rows } = await client.query<{ result: IdempotentResult }>(
-    'SELECT result FROM idempotency_keys WHERE tenant_id = $1 AND key = $2',
-    [tenantId, key],
-  );
+export async function readIdempotentEvents<E extends StoredEvent>(client: ScopedDb, tenantId: string, key: string): Promise<AppendResult<E>> {
+  const { rows } = await client.query<{ result: IdempotentResult }>('SELECT result FROM idempotency_keys WHERE tenant_id = $1 AND key = $2', [tenantId, key]);
   const { firstGlobalPosition, count } = rows[0].result;
   const events = await client.query<EventRow>(
     `SELECT ${EVENT_COLUMNS} FROM events
@@ -118,17 +109,13 @@ async function lockStream(client: PoolClient, tenantId: string, streamId: string
 
 /** Throws `STREAM_VERSION_CONFLICT` unless the stream is where the writer expects it. */
 export function checkExpectedVersion(expected: ExpectedVersion, actual: number, streamId: string): void {
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && actual === 0) ||
-    (expected === 'exists' && actual > 0) ||
-    expected === actual;
+  const ok = expected === 'any' || (expected === 'no_stream' && actual === 0) || (expected === 'exists' && actual > 0) || expected === actual;
   if (!ok) {
-    throw new DomainError(
-      'STREAM_VERSION_CONFLICT',
-      `stream ${streamId} is at version ${actual}, expected ${String(expected)}`,
-      { expected, actual, streamId },
-    );
+    throw new DomainError('STREAM_VERSION_CONFLICT', `stream ${streamId} is at version ${actual}, expected ${String(expected)}`, {
+      expected,
+      actual,
+      streamId,
+    });
   }
 }
 
@@ -173,7 +160,12 @@ async function insertEvents<E extends StoredEvent>(
 }
 
 /** The events of an append as recorded: positions from `firstGlobal` and after `version`, the time the database gave them. */
-export function recordedEvents<E extends StoredEvent>(req: Pick<AppendRequest, 'tenantId' | 'streamId' | 'events'>, firstGlobal: number, version: number, createdAt: Date): Recorded<E>[] {
+export function recordedEvents<E extends StoredEvent>(
+  req: Pick<AppendRequest, 'tenantId' | 'streamId' | 'events'>,
+  firstGlobal: number,
+  version: number,
+  createdAt: Date,
+): Recorded<E>[] {
   return req.events.map((e, i) =>
     toRecorded<E>({
       global_position: String(firstGlobal + i),

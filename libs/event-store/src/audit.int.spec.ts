@@ -24,7 +24,11 @@ afterAll(() => db?.drop());
 async function stream(name: string, n: number): Promise<void> {
   // Several appends, so chains cross append boundaries.
   for (let i = 0; i < n; i += 3) {
-    const batch = Array.from({ length: Math.min(3, n - i) }, (_, j) => ({ type: 'Thing', data: { n: i + j, text: `event ${i + j}`, nested: { b: 1, a: [1, 2] } }, metadata }));
+    const batch = Array.from({ length: Math.min(3, n - i) }, (_, j) => ({
+      type: 'Thing',
+      data: { n: i + j, text: `event ${i + j}`, nested: { b: 1, a: [1, 2] } },
+      metadata,
+    }));
     await store.append(tenantId, name, batch, { expectedVersion: 'any' });
   }
 }
@@ -40,17 +44,37 @@ it('verify passes on an untouched log: every event hashed, every head matching',
 it('the chain the database computes in the append is the one TypeScript verifies, whatever the text holds', async () => {
   // hub_append hashes in SQL (to_json), verify in TypeScript (JSON.stringify): they must agree on
   // escapes, control characters, quotes, line and paragraph separators, astral characters.
-  const awkward = ['"quoted" \\ back\\slash /slash', 'tab\tnew\nline\rcr\bbs\fff', '\u0001\u001f\u007f\u0080', '\u2028\u2029', 'café 日本 🚀 𝄞', '{"json":"in a string"}', ''];
-  const events = awkward.map((text, i) => ({ type: 'Thing\u2028"x"', data: { text, [`key ${text}`]: i, list: [text] }, metadata: { ...metadata, correlationId: text || 'empty' } }));
+  const awkward = [
+    '"quoted" \\ back\\slash /slash',
+    'tab\tnew\nline\rcr\bbs\fff',
+    '\u0001\u001f\u007f\u0080',
+    '\u2028\u2029',
+    'café 日本 🚀 𝄞',
+    '{"json":"in a string"}',
+    '',
+  ];
+  const events = awkward.map((text, i) => ({
+    type: 'Thing\u2028"x"',
+    data: { text, [`key ${text}`]: i, list: [text] },
+    metadata: { ...metadata, correlationId: text || 'empty' },
+  }));
   await store.append(tenantId, 'awkward "stream" 🚀', events, { expectedVersion: 'no_stream', idempotencyKey: randomUUID() });
   await store.append(tenantId, 'awkward "stream" 🚀', events.slice(0, 2), { expectedVersion: events.length });
-  expect(await verifyChains(db.pool, { tenantId, streamId: 'awkward "stream" 🚀' })).toEqual({ streams: 1, events: events.length + 2, unchained: 0, broken: [] });
+  expect(await verifyChains(db.pool, { tenantId, streamId: 'awkward "stream" 🚀' })).toEqual({
+    streams: 1,
+    events: events.length + 2,
+    unchained: 0,
+    broken: [],
+  });
 });
 
 it('ids written in upper case chain as the lower case Postgres stores, on both append paths', async () => {
   const upper = randomUUID().toUpperCase();
   await store.append(upper, 'upper', [{ eventId: randomUUID().toUpperCase(), type: 'Thing', data: { n: 1 }, metadata }], { expectedVersion: 'any' });
-  await store.append(upper, 'upper', [{ eventId: randomUUID().toUpperCase(), type: 'Thing', data: { n: 2 }, metadata }], { expectedVersion: 'any', withinTransaction: async () => undefined });
+  await store.append(upper, 'upper', [{ eventId: randomUUID().toUpperCase(), type: 'Thing', data: { n: 2 }, metadata }], {
+    expectedVersion: 'any',
+    withinTransaction: async () => undefined,
+  });
   expect(await verifyChains(db.pool, { tenantId: upper.toLowerCase() })).toEqual({ streams: 1, events: 2, unchained: 0, broken: [] });
   expect((await store.readStream(upper, 'upper')).events.map((e) => e.tenantId)).toEqual([upper.toLowerCase(), upper.toLowerCase()]);
 });
@@ -67,14 +91,19 @@ it('a log being appended to while it is verified verifies (heads and events are 
 
 it('an edited event breaks its own hash', async () => {
   await stream('edited', 8);
-  await db.ownerPool.query(`UPDATE events SET data = '{"n":4,"text":"rewritten"}' WHERE tenant_id = $1 AND stream_id = 'edited' AND stream_position = 5`, [tenantId]);
+  await db.ownerPool.query(`UPDATE events SET data = '{"n":4,"text":"rewritten"}' WHERE tenant_id = $1 AND stream_id = 'edited' AND stream_position = 5`, [
+    tenantId,
+  ]);
   const { broken } = await verifyChains(db.pool, { tenantId, streamId: 'edited' });
   expect(broken).toEqual([expect.objectContaining({ streamId: 'edited', streamPosition: 5, reason: 'hash mismatch' })]);
 });
 
 it('an edited metadata (the actor) breaks it too', async () => {
   await stream('actor', 4);
-  await db.ownerPool.query(`UPDATE events SET metadata = '{"correlationId":"audit-test","actor":{"type":"system","id":"nobody"}}' WHERE tenant_id = $1 AND stream_id = 'actor' AND stream_position = 2`, [tenantId]);
+  await db.ownerPool.query(
+    `UPDATE events SET metadata = '{"correlationId":"audit-test","actor":{"type":"system","id":"nobody"}}' WHERE tenant_id = $1 AND stream_id = 'actor' AND stream_position = 2`,
+    [tenantId],
+  );
   const { broken } = await verifyChains(db.pool, { tenantId, streamId: 'actor' });
   expect(broken).toEqual([expect.objectContaining({ streamPosition: 2, reason: 'hash mismatch' })]);
 });
@@ -82,14 +111,21 @@ it('an edited metadata (the actor) breaks it too', async () => {
 it('a deleted event is named by the gap it leaves; a deleted last event by the head', async () => {
   await stream('deleted', 8);
   await db.ownerPool.query(`DELETE FROM events WHERE tenant_id = $1 AND stream_id = 'deleted' AND stream_position = 3`, [tenantId]);
-  expect((await verifyChains(db.pool, { tenantId, streamId: 'deleted' })).broken).toEqual([expect.objectContaining({ streamPosition: 4, reason: 'position gap' })]);
+  expect((await verifyChains(db.pool, { tenantId, streamId: 'deleted' })).broken).toEqual([
+    expect.objectContaining({ streamPosition: 4, reason: 'position gap' }),
+  ]);
   await stream('tail', 5);
   await db.ownerPool.query(`DELETE FROM events WHERE tenant_id = $1 AND stream_id = 'tail' AND stream_position = 5`, [tenantId]);
-  expect((await verifyChains(db.pool, { tenantId, streamId: 'tail' })).broken).toEqual([expect.objectContaining({ streamPosition: 5, reason: 'head mismatch' })]);
+  expect((await verifyChains(db.pool, { tenantId, streamId: 'tail' })).broken).toEqual([
+    expect.objectContaining({ streamPosition: 5, reason: 'head mismatch' }),
+  ]);
   // Deleting and renumbering to close the gap: the next event's prev_hash names the deleted one.
   await stream('renumbered', 6);
   await db.ownerPool.query(`DELETE FROM events WHERE tenant_id = $1 AND stream_id = 'renumbered' AND stream_position = 2`, [tenantId]);
-  await db.ownerPool.query(`UPDATE events SET stream_position = stream_position - 1 WHERE tenant_id = $1 AND stream_id = 'renumbered' AND stream_position > 2`, [tenantId]);
+  await db.ownerPool.query(
+    `UPDATE events SET stream_position = stream_position - 1 WHERE tenant_id = $1 AND stream_id = 'renumbered' AND stream_position > 2`,
+    [tenantId],
+  );
   expect((await verifyChains(db.pool, { tenantId, streamId: 'renumbered' })).broken).toEqual([expect.objectContaining({ streamPosition: 2 })]);
 });
 

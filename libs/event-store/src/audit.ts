@@ -192,13 +192,22 @@ async function verifyIn(db: ScopedDb, filter: VerifyFilter, progress?: (done: nu
     if (head.version === 0) continue;
     const [tenantId, ...rest] = key.split('/');
     report.streams++;
-    report.broken.push({ tenantId: tenantId ?? '', streamId: rest.join('/'), streamPosition: 1, reason: 'head mismatch', detail: `the stream is at version ${head.version} but holds no events: they were deleted` });
+    report.broken.push({
+      tenantId: tenantId ?? '',
+      streamId: rest.join('/'),
+      streamPosition: 1,
+      reason: 'head mismatch',
+      detail: `the stream is at version ${head.version} but holds no events: they were deleted`,
+    });
   }
   return report;
 }
 
 /** Each stream's version and head hash: the anchor to keep outside the database (`hub audit heads`). */
-export async function chainHeads(pool: Pool, tenantId?: string): Promise<Array<{ tenantId: string; streamId: string; version: number; lastHash: string | null }>> {
+export async function chainHeads(
+  pool: Pool,
+  tenantId?: string,
+): Promise<Array<{ tenantId: string; streamId: string; version: number; lastHash: string | null }>> {
   const heads = await streamHeads(auditDb(pool, tenantId), { tenantId });
   return [...heads].map(([key, h]) => {
     const [t, ...rest] = key.split('/');

@@ -22,7 +22,10 @@ export async function eraseStreams(client: PoolClient, tenantId: string, streamI
   const erased: ErasedStream[] = [];
   for (const streamId of streamIds) {
     checkIds(tenantId, streamId);
-    const head = await client.query<{ version: number; last_hash: string | null }>('SELECT version, last_hash FROM streams WHERE tenant_id = $1 AND stream_id = $2 FOR UPDATE', [tenantId, streamId]);
+    const head = await client.query<{ version: number; last_hash: string | null }>(
+      'SELECT version, last_hash FROM streams WHERE tenant_id = $1 AND stream_id = $2 FOR UPDATE',
+      [tenantId, streamId],
+    );
     const deleted = await client.query('DELETE FROM events WHERE tenant_id = $1 AND stream_id = $2', [tenantId, streamId]);
     await client.query('DELETE FROM streams WHERE tenant_id = $1 AND stream_id = $2', [tenantId, streamId]);
     await client.query('DELETE FROM session_snapshots WHERE tenant_id = $1 AND stream_id = $2', [tenantId, streamId]);

@@ -81,9 +81,7 @@ describe('EventStore', () => {
 
   it('lets exactly one of 50 concurrent appenders win each version', async () => {
     const stream = 's-race';
-    const results = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, i) => store.append(tenant, stream, [ev(i)], { expectedVersion: 0 })),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => store.append(tenant, stream, [ev(i)], { expectedVersion: 0 })));
     const won = results.filter((r) => r.status === 'fulfilled');
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(won).toHaveLength(1);
@@ -120,11 +118,27 @@ describe('EventStore', () => {
   it('appendWithRetry gives up after the given number of attempts', async () => {
     let calls = 0;
     const conflict = new DomainError('STREAM_VERSION_CONFLICT', 'x', {});
-    await expect(appendWithRetry(async () => { calls++; throw conflict; }, { attempts: 3, baseDelayMs: 1 })).rejects.toBe(conflict);
+    await expect(
+      appendWithRetry(
+        async () => {
+          calls++;
+          throw conflict;
+        },
+        { attempts: 3, baseDelayMs: 1 },
+      ),
+    ).rejects.toBe(conflict);
     expect(calls).toBe(3);
     const other = new Error('boom');
     calls = 0;
-    await expect(appendWithRetry(async () => { calls++; throw other; }, { attempts: 3 })).rejects.toBe(other);
+    await expect(
+      appendWithRetry(
+        async () => {
+          calls++;
+          throw other;
+        },
+        { attempts: 3 },
+      ),
+    ).rejects.toBe(other);
     expect(calls).toBe(1);
   });
 
@@ -179,7 +193,18 @@ describe('EventStore', () => {
     ['NaN', [ev(1, { x: NaN })], 'INVALID_EVENT', /data\.x is NaN/],
     ['a Date', [ev(1, { d: new Date(0) })], 'INVALID_EVENT', /data\.d is not a plain object/],
     ['U+0000', [ev(1, { s: 'a\u0000b' })], 'INVALID_EVENT', /U\+0000/],
-    ['a cycle', [(() => { const o: Record<string, unknown> = {}; o.self = o; return { type: 'Thing', data: o, metadata: meta }; })()], 'INVALID_EVENT', /circular/],
+    [
+      'a cycle',
+      [
+        (() => {
+          const o: Record<string, unknown> = {};
+          o.self = o;
+          return { type: 'Thing', data: o, metadata: meta };
+        })(),
+      ],
+      'INVALID_EVENT',
+      /circular/,
+    ],
     ['a bad eventId', [{ ...ev(1), eventId: 'not-a-uuid' }], 'INVALID_EVENT', /eventId must be a UUID/],
   ])('refuses %s with a typed error and writes nothing', async (_what, events, code, message) => {
     const before = await count();
@@ -240,9 +265,7 @@ describe('EventStore', () => {
 
   it('hands out global positions in transaction-id order (what makes a position cursor safe)', async () => {
     const t = randomUUID();
-    await Promise.all(
-      Array.from({ length: 60 }, (_, i) => store.append(t, `order-${i % 7}`, [ev(i), ev(i)], { expectedVersion: 'any' })),
-    );
+    await Promise.all(Array.from({ length: 60 }, (_, i) => store.append(t, `order-${i % 7}`, [ev(i), ev(i)], { expectedVersion: 'any' })));
     const { rows } = await db.ownerPool.query(
       `SELECT count(*)::int AS n, count(*) FILTER (WHERE transaction_id < prev)::int AS inversions
          FROM (SELECT transaction_id, lag(transaction_id) OVER (ORDER BY global_position) AS prev FROM events WHERE tenant_id = $1) x`,
@@ -264,7 +287,7 @@ describe('EventStore', () => {
     }
   });
 
-  it('countUnlessExists: the tenant\'s streams of a prefix for a new id, null for one that exists, another tenant\'s not counted', async () => {
+  it("countUnlessExists: the tenant's streams of a prefix for a new id, null for one that exists, another tenant's not counted", async () => {
     const t = randomUUID();
     for (const id of ['session-a', 'session-b', 'other-c']) await store.append(t, id, [ev(1)], { expectedVersion: 'no_stream' });
     await store.append(randomUUID(), 'session-z', [ev(1)], { expectedVersion: 'no_stream' });

@@ -11,16 +11,7 @@ import { checkIds } from './ids';
 import { EVENT_COLUMNS, SETTLED, toRecorded, type EventRow } from './rows';
 import { asTenant } from './scope';
 import { readCommittedHead, readHead } from './subscriber-queries';
-import type {
-  AppendOptions,
-  AppendResult,
-  EventStoreOptions,
-  NewEvent,
-  ReadAllOptions,
-  ReadStreamOptions,
-  ReadStreamResult,
-  StoredEvent,
-} from './types';
+import type { AppendOptions, AppendResult, EventStoreOptions, NewEvent, ReadAllOptions, ReadStreamOptions, ReadStreamResult, StoredEvent } from './types';
 
 // Uncorrelated scalar subqueries run only when their CASE branch is taken: the count only for a new id.
 const COUNT_UNLESS_EXISTS = {
@@ -84,19 +75,27 @@ export class EventStore {
     tenantId = tenantId.toLowerCase();
     const serialised = serialiseEvents(events, this.maxEventBytes, randomUUID);
     if (serialised.length === 0) return this.appendNothing<E>(tenantId, streamId, options);
-    return withSpan('append', { [ATTR.TENANT_ID]: tenantId, 'hub.stream_id': streamId, 'hub.event_count': serialised.length, [ATTR.EVENT_TYPE]: serialised[0]?.type }, async (span) => {
-      const t0 = performance.now();
-      const result = await withoutChildSpans(() => this.appendSerialised<E>(tenantId, streamId, serialised, options));
-      const last = result.events[result.events.length - 1];
-      span.setAttributes({ [ATTR.STREAM_VERSION]: result.nextExpectedVersion, [ATTR.GLOBAL_POSITION]: last?.globalPosition, 'hub.duplicate': result.duplicate });
-      const m = hubMetrics();
-      m.appendDuration.record((performance.now() - t0) / 1000);
-      if (!result.duplicate) {
-        m.eventsAppended.add(result.events.length);
-        this.reportBytes(tenantId, serialised);
-      }
-      return result;
-    });
+    return withSpan(
+      'append',
+      { [ATTR.TENANT_ID]: tenantId, 'hub.stream_id': streamId, 'hub.event_count': serialised.length, [ATTR.EVENT_TYPE]: serialised[0]?.type },
+      async (span) => {
+        const t0 = performance.now();
+        const result = await withoutChildSpans(() => this.appendSerialised<E>(tenantId, streamId, serialised, options));
+        const last = result.events[result.events.length - 1];
+        span.setAttributes({
+          [ATTR.STREAM_VERSION]: result.nextExpectedVersion,
+          [ATTR.GLOBAL_POSITION]: last?.globalPosition,
+          'hub.duplicate': result.duplicate,
+        });
+        const m = hubMetrics();
+        m.appendDuration.record((performance.now() - t0) / 1000);
+        if (!result.duplicate) {
+          m.eventsAppended.add(result.events.length);
+          this.reportBytes(tenantId, serialised);
+        }
+        return result;
+      },
+    );
   }
 
   private async appendSerialised<E extends StoredEvent>(
@@ -135,7 +134,10 @@ export class EventStore {
   private reportBytes(tenantId: string, serialised: SerialisedEvent[]): void {
     if (!this.onAppended) return;
     try {
-      this.onAppended(tenantId, serialised.reduce((n, e) => n + e.bytes, 0));
+      this.onAppended(
+        tenantId,
+        serialised.reduce((n, e) => n + e.bytes, 0),
+      );
     } catch {
       // The events are committed; a counter's failure is the counter's to report.
     }
@@ -150,16 +152,17 @@ export class EventStore {
   }
 
   /** A stream's export lines, page by page, to `write` (see {@link exportStream}). */
-  exportStream(tenantId: string, streamId: string, write: (line: string) => Promise<boolean | void>, o: { pageSize?: number; upTo?: number } = {}): Promise<number> {
+  exportStream(
+    tenantId: string,
+    streamId: string,
+    write: (line: string) => Promise<boolean | void>,
+    o: { pageSize?: number; upTo?: number } = {},
+  ): Promise<number> {
     return exportStream(this.pool, tenantId, streamId, write, o);
   }
 
   /** An empty append writes nothing but still answers the version check. */
-  private async appendNothing<E extends StoredEvent>(
-    tenantId: string,
-    streamId: string,
-    options: AppendOptions,
-  ): Promise<AppendResult<E>> {
+  private async appendNothing<E extends StoredEvent>(tenantId: string, streamId: string, options: AppendOptions): Promise<AppendResult<E>> {
     const version = await this.streamVersion(tenantId, streamId);
     checkExpectedVersion(options.expectedVersion, version, streamId);
     return { nextExpectedVersion: version, events: [], duplicate: false };
@@ -168,10 +171,10 @@ export class EventStore {
   /** The stream's version: the stream position of its last event, 0 when it has none. */
   async streamVersion(tenantId: string, streamId: string): Promise<number> {
     checkIds(tenantId, streamId);
-    const { rows } = await asTenant(this.pool, tenantId).query<{ version: number }>(
-      'SELECT version FROM streams WHERE tenant_id = $1 AND stream_id = $2',
-      [tenantId, streamId],
-    );
+    const { rows } = await asTenant(this.pool, tenantId).query<{ version: number }>('SELECT version FROM streams WHERE tenant_id = $1 AND stream_id = $2', [
+      tenantId,
+      streamId,
+    ]);
     return rows[0]?.version ?? 0;
   }
 
@@ -191,11 +194,7 @@ export class EventStore {
    * Committed events of one stream after `fromVersion`, in stream order, and the stream's
    * version, read in one snapshot.
    */
-  async readStream<E extends StoredEvent = StoredEvent>(
-    tenantId: string,
-    streamId: string,
-    options: ReadStreamOptions = {},
-  ): Promise<ReadStreamResult<E>> {
+  async readStream<E extends StoredEvent = StoredEvent>(tenantId: string, streamId: string, options: ReadStreamOptions = {}): Promise<ReadStreamResult<E>> {
     checkIds(tenantId, streamId);
     const { rows } = await asTenant(this.pool, tenantId).query<Partial<EventRow> & { version: number }>(READ_STREAM, [
       tenantId,

@@ -73,9 +73,7 @@ describe('EventSubscriber', () => {
     try {
       await sleep(100);
       await Promise.all(
-        Array.from({ length: 12 }, (_, i) =>
-          store.append(i % 3 === 0 ? other : tenant, `fast-${i % 2}`, [ev(`f${i}`)], { expectedVersion: 'any' }),
-        ),
+        Array.from({ length: 12 }, (_, i) => store.append(i % 3 === 0 ? other : tenant, `fast-${i % 2}`, [ev(`f${i}`)], { expectedVersion: 'any' })),
       );
       await sleep(1500);
       expect(await positionsInTable(tenant, 'slow')).toEqual([]);
@@ -188,9 +186,15 @@ describe('EventSubscriber', () => {
     await write(2);
     await write(3);
     for (const [i, t] of tenants.entries()) {
-      const expected = { all: await positionsInTable(t), ...Object.fromEntries(await Promise.all(streams.map(async (s) => [s, await positionsInTable(t, s)]))) };
+      const expected = {
+        all: await positionsInTable(t),
+        ...Object.fromEntries(await Promise.all(streams.map(async (s) => [s, await positionsInTable(t, s)]))),
+      };
       const mine = early.slice(i * 5, i * 5 + 5);
-      await until(`tenant ${i}'s subscriptions to catch up`, () => mine[0].seen.length === expected.all.length && late[i].seen.length === expected.b.length && fromHead[i].seen.length === 2);
+      await until(
+        `tenant ${i}'s subscriptions to catch up`,
+        () => mine[0].seen.length === expected.all.length && late[i].seen.length === expected.b.length && fromHead[i].seen.length === 2,
+      );
       await sleep(300);
       expect(mine[0].positions()).toEqual(expected.all);
       streams.forEach((s, n) => {

@@ -40,9 +40,7 @@ describe('serialiseEvents', () => {
     const data = { s: 'é'.repeat(20) }; // 40 bytes of text, 49 with the JSON around it
     const size = Buffer.byteLength(JSON.stringify(data)) + Buffer.byteLength(JSON.stringify(meta));
     expect(codeOf(() => serialiseEvents(one(data), size, newId))).toBe('accepted');
-    expect(codeOf(() => serialiseEvents(one(data), size - 1, newId))).toBe(
-      `EVENT_TOO_LARGE: event T is ${size} bytes, more than the ${size - 1} allowed`,
-    );
+    expect(codeOf(() => serialiseEvents(one(data), size - 1, newId))).toBe(`EVENT_TOO_LARGE: event T is ${size} bytes, more than the ${size - 1} allowed`);
   });
 
   it('requires a type', () => {

@@ -30,7 +30,7 @@ export function serialiseEvents(events: NewEvent[], maxBytes: number, newId: () 
     if (type.length === 0 || type.length > 200) {
       throw new DomainError('INVALID_EVENT', `event #${index} has no valid type`, { index });
     }
-    if (e.eventId !== undefined && !(isUuid(e.eventId))) {
+    if (e.eventId !== undefined && !isUuid(e.eventId)) {
       throw new DomainError('INVALID_EVENT', `event ${type}: eventId must be a UUID`, { type, eventId: e.eventId });
     }
     checkJson(e.data, type, 'data');
@@ -88,8 +88,7 @@ function findInObject(value: object, path: string, ancestors: Set<object>): stri
       // array it would turn into null, so it is refused there.
       if (child === undefined && !isArray) continue;
       if (unstorable(key)) return `${path} has a key with U+0000 or a lone surrogate`;
-      const problem =
-        child === undefined ? `${path}[${key}] is undefined` : findProblem(child, isArray ? `${path}[${key}]` : `${path}.${key}`, ancestors);
+      const problem = child === undefined ? `${path}[${key}] is undefined` : findProblem(child, isArray ? `${path}[${key}]` : `${path}.${key}`, ancestors);
       if (problem) return problem;
     }
     if (isArray && value.length !== Object.keys(value).length) return `${path} is a sparse array`;

@@ -23,13 +23,17 @@ describe('group commit', () => {
 
   /** Transactions that wrote the given streams' events (one per statement that carried them). */
   async function transactionsOf(streams: string[]): Promise<number> {
-    const { rows } = await db.ownerPool.query<{ n: number }>('SELECT count(DISTINCT transaction_id::text)::int AS n FROM events WHERE stream_id = ANY($1)', [streams]);
+    const { rows } = await db.ownerPool.query<{ n: number }>('SELECT count(DISTINCT transaction_id::text)::int AS n FROM events WHERE stream_id = ANY($1)', [
+      streams,
+    ]);
     return rows[0].n;
   }
 
   it('commits appends of many streams and two tenants that are ready at once together, each as its tenant, in stream order', async () => {
     const streams = Array.from({ length: 40 }, (_, i) => `gc-many-${i}`);
-    const results = await Promise.all(streams.map((s, i) => store.append(i % 2 ? tenantA : tenantB, s, [ev(i), ev(i + 100)], { expectedVersion: 'no_stream' })));
+    const results = await Promise.all(
+      streams.map((s, i) => store.append(i % 2 ? tenantA : tenantB, s, [ev(i), ev(i + 100)], { expectedVersion: 'no_stream' })),
+    );
     expect(results.every((r) => r.nextExpectedVersion === 2 && !r.duplicate)).toBe(true);
     // One statement went at once; the other 39 waited for it and went as one batch.
     expect(await transactionsOf(streams)).toBe(2);
@@ -58,7 +62,10 @@ describe('group commit', () => {
     expect(ok1.status).toBe('fulfilled');
     expect(ok2.status).toBe('fulfilled');
     expect(await transactionsOf(['gc-c1', 'gc-c2'])).toBe(1);
-    for (const [r, actual] of [[bad, 1], [badNew, 0]] as const) {
+    for (const [r, actual] of [
+      [bad, 1],
+      [badNew, 0],
+    ] as const) {
       expect(r.status).toBe('rejected');
       const e = (r as PromiseRejectedResult).reason as DomainError;
       expect(e).toBeInstanceOf(DomainError);
@@ -117,7 +124,9 @@ describe('group commit', () => {
     await listener.query('LISTEN hub_events');
     try {
       const lead = store.append(tenantA, 'gc-lead-4', [ev(0)], { expectedVersion: 'any' });
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.append(tenantA, `gc-notify-${i}`, [ev(i)], { expectedVersion: 'no_stream' })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.append(tenantA, `gc-notify-${i}`, [ev(i)], { expectedVersion: 'no_stream' })),
+      );
       await lead;
       await new Promise((r) => setTimeout(r, 100));
       const last = Math.max(...results.map((r) => r.events[0].globalPosition));

@@ -64,7 +64,10 @@ export class StreamChecker {
       return false;
     };
     if (this.prevPosition !== 0 && e.streamPosition !== this.prevPosition + 1) {
-      return at('position gap', `expected position ${this.prevPosition + 1} after ${this.prevPosition}, found ${e.streamPosition}: an event was deleted or moved`);
+      return at(
+        'position gap',
+        `expected position ${this.prevPosition + 1} after ${this.prevPosition}, found ${e.streamPosition}: an event was deleted or moved`,
+      );
     }
     this.prevPosition = e.streamPosition;
     if (e.hash === null) {
@@ -87,7 +90,11 @@ export class StreamChecker {
 }
 
 /** After the last event: the stream row's version and head hash must be that event's. */
-export function checkHead(checker: StreamChecker, last: { streamPosition: number; hash: string | null } | null, head: { version: number; lastHash: string | null }): BrokenLink | null {
+export function checkHead(
+  checker: StreamChecker,
+  last: { streamPosition: number; hash: string | null } | null,
+  head: { version: number; lastHash: string | null },
+): BrokenLink | null {
   if (checker.broken) return checker.broken;
   const position = last?.streamPosition ?? 0;
   if (position !== head.version || (head.lastHash !== null && (last?.hash ?? null) !== head.lastHash)) {

@@ -27,7 +27,20 @@ export { SECRET_REF_PREFIX, SecretStore, UnknownSecretError } from './secret-sto
 export { chainHeads, exportLine, exportStream, readChainPage, verifyChains, verifyExportLines, type ChainRow, type VerifyReport } from './audit';
 export { eventHash, type BrokenLink } from './hash-chain';
 export { eraseStreams, type ErasedStream } from './erasure';
-export { SCOPE_SETTING, TENANT_SETTING, asSystem, asTenant, beginAs, scopeStatement, scoped, systemScope, tenantScope, type DbScope, type ScopedDb, type SystemWork } from './scope';
+export {
+  SCOPE_SETTING,
+  TENANT_SETTING,
+  asSystem,
+  asTenant,
+  beginAs,
+  scopeStatement,
+  scoped,
+  systemScope,
+  tenantScope,
+  type DbScope,
+  type ScopedDb,
+  type SystemWork,
+} from './scope';
 export { APP_ROLE, devAppUrl, ensureAppLogin, rowSecurityProblem } from './app-role';
 export { assertConnectionsFit, connectionProblem, type ConnectionRoom, type ConnectionUse } from './connection-budget';
 export { PRISMA_POOL_SIZE } from './prisma-client';

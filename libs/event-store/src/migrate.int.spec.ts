@@ -7,9 +7,7 @@ import { migrate, MigrationError } from './migrate';
 import { createScratchDatabase, MIGRATIONS_DIR, type ScratchDatabase } from './testing/scratch-database';
 
 async function tables(db: ScratchDatabase): Promise<string[]> {
-  const { rows } = await db.pool.query<{ t: string }>(
-    `SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`,
-  );
+  const { rows } = await db.pool.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`);
   return rows.map((r) => r.t);
 }
 
@@ -36,9 +34,7 @@ describe('migrate', () => {
     const first = await migrate(db.url, { migrationsDir: MIGRATIONS_DIR, log: (l) => lines.push(l) });
     expect(first.applied.length).toBeGreaterThan(0);
     expect(lines[0]).toMatch(/^applied \d{14}_init$/);
-    const { rows } = await db.pool.query(
-      `SELECT migration_name, checksum, finished_at, applied_steps_count, rolled_back_at, logs FROM _prisma_migrations`,
-    );
+    const { rows } = await db.pool.query(`SELECT migration_name, checksum, finished_at, applied_steps_count, rolled_back_at, logs FROM _prisma_migrations`);
     const sql = await readFile(join(MIGRATIONS_DIR, first.applied[0], 'migration.sql'));
     expect(rows[0]).toMatchObject({
       migration_name: first.applied[0],
@@ -111,7 +107,14 @@ describe('migrate bookkeeping', () => {
       );
       await client.end();
       expect(rows.map((r: { column_name: string }) => r.column_name)).toEqual([
-        'id', 'checksum', 'finished_at', 'migration_name', 'logs', 'rolled_back_at', 'started_at', 'applied_steps_count',
+        'id',
+        'checksum',
+        'finished_at',
+        'migration_name',
+        'logs',
+        'rolled_back_at',
+        'started_at',
+        'applied_steps_count',
       ]);
       expect((await migrate(db.ownerUrl, { migrationsDir: MIGRATIONS_DIR })).applied).toEqual([]);
     } finally {

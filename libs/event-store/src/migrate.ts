@@ -107,7 +107,10 @@ async function readMigrations(dir: string): Promise<LocalMigration[]> {
   } catch (e) {
     throw new MigrationError(`cannot read migrations folder ${dir}: ${messageOf(e)}`, undefined, { cause: e });
   }
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const out: LocalMigration[] = [];
   for (const name of names) {
     const bytes = await readFile(join(dir, name, 'migration.sql')).catch((e: unknown) => {
@@ -136,10 +139,7 @@ function checkApplied(local: LocalMigration[], applied: Map<string, AppliedRow>,
       continue;
     }
     if (row.finished_at === null) {
-      throw new MigrationError(
-        `migration ${m.name} started earlier but never finished; resolve it (prisma migrate resolve) before migrating`,
-        m.name,
-      );
+      throw new MigrationError(`migration ${m.name} started earlier but never finished; resolve it (prisma migrate resolve) before migrating`, m.name);
     }
     if (row.checksum !== m.checksum) {
       throw new MigrationError(
@@ -161,10 +161,7 @@ async function applyOne(client: Client, m: LocalMigration): Promise<void> {
     );
     // No parameters: pg then uses the simple query protocol, which runs a multi-statement script.
     await client.query(m.sql);
-    await client.query(
-      `UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`,
-      [id],
-    );
+    await client.query(`UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`, [id]);
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);

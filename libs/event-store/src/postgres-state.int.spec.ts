@@ -28,8 +28,13 @@ it('a lost connection reports Postgres down, and the reconnect reports it up', a
   // Spies that call through: the real state logs; the test reads who was told what, in order.
   const down = jest.spyOn(DependencyState.prototype, 'down');
   const up = jest.spyOn(DependencyState.prototype, 'up');
-  const postgresCalls = (m: jest.SpyInstance) => m.mock.contexts.flatMap((c, i) => ((c as DependencyState).name === 'postgres' ? [m.mock.invocationCallOrder[i]] : []));
-  const conn = new ListenConnection(db.url, () => undefined, () => undefined);
+  const postgresCalls = (m: jest.SpyInstance) =>
+    m.mock.contexts.flatMap((c, i) => ((c as DependencyState).name === 'postgres' ? [m.mock.invocationCallOrder[i]] : []));
+  const conn = new ListenConnection(
+    db.url,
+    () => undefined,
+    () => undefined,
+  );
   const admin = createPool(db.url, { max: 1 });
   try {
     await conn.connect();

@@ -9,7 +9,28 @@ import { createScratchDatabase, type ScratchDatabase } from './testing/scratch-d
 // instead of another tenant's rows. Rows are written as the owner, behind the code's back, and
 // read through the apps' role with deliberately unfiltered queries.
 
-const TENANT_TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals', 'read_usage', 'schedules', 'schedule_ticks', 'webhook_endpoints', 'webhook_messages', 'webhook_attempts', 'webhook_tenant_settings', 'a2a_push_messages', 'identity_providers', 'person_sessions'];
+const TENANT_TABLES = [
+  'tenants',
+  'api_keys',
+  'tenant_secrets',
+  'streams',
+  'events',
+  'idempotency_keys',
+  'session_snapshots',
+  'read_sessions',
+  'read_turns',
+  'read_approvals',
+  'read_usage',
+  'schedules',
+  'schedule_ticks',
+  'webhook_endpoints',
+  'webhook_messages',
+  'webhook_attempts',
+  'webhook_tenant_settings',
+  'a2a_push_messages',
+  'identity_providers',
+  'person_sessions',
+];
 const A = randomUUID();
 const B = randomUUID();
 let db: ScratchDatabase;
@@ -21,30 +42,57 @@ async function seed(owner: Pool, tenant: string, n: number): Promise<void> {
   await q('INSERT INTO api_keys (id, tenant_id, prefix, hash, name) VALUES ($2, $1, $3, $4, $5)', [randomUUID(), `hub_rls${n}xxxxxxx`, 'ab'.repeat(32), 'k']);
   await q('INSERT INTO tenant_secrets (id, tenant_id, value) VALUES ($2, $1, $3)', [randomUUID(), `secret of ${n}`]);
   await q(`INSERT INTO streams (tenant_id, stream_id, version) VALUES ($1, 'session-s', 1)`);
-  await q(`INSERT INTO events (global_position, tenant_id, stream_id, stream_position, event_id, type, data, metadata)
-           VALUES ($2, $1, 'session-s', 1, $3, 'SessionOpened', '{}', '{}')`, [n, randomUUID()]);
+  await q(
+    `INSERT INTO events (global_position, tenant_id, stream_id, stream_position, event_id, type, data, metadata)
+           VALUES ($2, $1, 'session-s', 1, $3, 'SessionOpened', '{}', '{}')`,
+    [n, randomUUID()],
+  );
   await q(`INSERT INTO idempotency_keys (tenant_id, key, stream_id, result) VALUES ($1, 'k', 'session-s', '{}')`);
   await q(`INSERT INTO session_snapshots (tenant_id, stream_id, version, fold_version, state) VALUES ($1, 'session-s', 1, 1, '{}')`);
-  await q(`INSERT INTO read_sessions (tenant_id, session_id, status, turn_count, pending_approvals, prompt_tokens, completion_tokens, total_tokens, opened_at, last_activity_at, last_position)
-           VALUES ($1, 's', 'idle', 1, 1, 0, 0, 0, now(), now(), $2)`, [n]);
-  await q(`INSERT INTO read_turns (tenant_id, session_id, turn_id, status, requested_at, model_calls, tool_calls, prompt_tokens, completion_tokens, total_tokens, requested_position, updated_position)
-           VALUES ($1, 's', 't', 'completed', now(), 0, 0, 0, 0, 0, $2, $2)`, [n]);
-  await q(`INSERT INTO read_approvals (tenant_id, session_id, approval_id, turn_id, tool_call_id, tool_name, risk_tier, request_reason, requested_at, status, requested_position, updated_position)
-           VALUES ($1, 's', 'a', 't', 'c', 'write_file', 'high', 'why', now(), 'pending', $2, $2)`, [n]);
-  await q(`INSERT INTO read_usage (tenant_id, session_id, turn_id, day, model_calls, prompt_tokens, completion_tokens, tool_calls, approvals, approval_wait_ms, waiting, updated_position)
-           VALUES ($1, 's', 't', current_date, 1, 0, 0, '{}', 0, 0, '{}', $2)`, [n]);
+  await q(
+    `INSERT INTO read_sessions (tenant_id, session_id, status, turn_count, pending_approvals, prompt_tokens, completion_tokens, total_tokens, opened_at, last_activity_at, last_position)
+           VALUES ($1, 's', 'idle', 1, 1, 0, 0, 0, now(), now(), $2)`,
+    [n],
+  );
+  await q(
+    `INSERT INTO read_turns (tenant_id, session_id, turn_id, status, requested_at, model_calls, tool_calls, prompt_tokens, completion_tokens, total_tokens, requested_position, updated_position)
+           VALUES ($1, 's', 't', 'completed', now(), 0, 0, 0, 0, 0, $2, $2)`,
+    [n],
+  );
+  await q(
+    `INSERT INTO read_approvals (tenant_id, session_id, approval_id, turn_id, tool_call_id, tool_name, risk_tier, request_reason, requested_at, status, requested_position, updated_position)
+           VALUES ($1, 's', 'a', 't', 'c', 'write_file', 'high', 'why', now(), 'pending', $2, $2)`,
+    [n],
+  );
+  await q(
+    `INSERT INTO read_usage (tenant_id, session_id, turn_id, day, model_calls, prompt_tokens, completion_tokens, tool_calls, approvals, approval_wait_ms, waiting, updated_position)
+           VALUES ($1, 's', 't', current_date, 1, 0, 0, '{}', 0, 0, '{}', $2)`,
+    [n],
+  );
   await q(`INSERT INTO schedules (tenant_id, id, name, spec, created_by, last_tick_at) VALUES ($1, 'sch', 'daily', '{}', '{}', now())`);
   await q(`INSERT INTO schedule_ticks (tenant_id, schedule_id, scheduled_at, outcome, source) VALUES ($1, 'sch', now(), 'started', 'schedule')`);
   const endpoint = randomUUID();
   await q(`INSERT INTO webhook_endpoints (id, tenant_id, url, events, secrets) VALUES ($2, $1, 'https://example.com/hook', '{*}', '[]')`, [endpoint]);
-  await q(`INSERT INTO webhook_messages (id, tenant_id, endpoint_id, event_type, event_position, payload, status) VALUES ($2, $1, $3, 'turn.completed', $4, '{}', 'pending')`, [`msg_${n}`, endpoint, n]);
-  await q(`INSERT INTO webhook_attempts (id, tenant_id, endpoint_id, message_id, attempt, started_at, latency_ms, outcome) VALUES ($2, $1, $3, $4, 1, now(), 5, 'failed')`, [randomUUID(), endpoint, `msg_${n}`]);
+  await q(
+    `INSERT INTO webhook_messages (id, tenant_id, endpoint_id, event_type, event_position, payload, status) VALUES ($2, $1, $3, 'turn.completed', $4, '{}', 'pending')`,
+    [`msg_${n}`, endpoint, n],
+  );
+  await q(
+    `INSERT INTO webhook_attempts (id, tenant_id, endpoint_id, message_id, attempt, started_at, latency_ms, outcome) VALUES ($2, $1, $3, $4, 1, now(), 5, 'failed')`,
+    [randomUUID(), endpoint, `msg_${n}`],
+  );
   await q(`INSERT INTO webhook_tenant_settings (tenant_id, approval_links, link_key) VALUES ($1, true, 'key')`);
-  await q(`INSERT INTO a2a_push_messages (id, tenant_id, task_id, config_id, event_position, frame, url, headers, body, status) VALUES ($2, $1, 's/t', 'c', $3, 0, 'https://example.com/a2a', '{}', '{}', 'pending')`, [`msg_push_${n}`, n]);
+  await q(
+    `INSERT INTO a2a_push_messages (id, tenant_id, task_id, config_id, event_position, frame, url, headers, body, status) VALUES ($2, $1, 's/t', 'c', $3, 0, 'https://example.com/a2a', '{}', '{}', 'pending')`,
+    [`msg_push_${n}`, n],
+  );
   await q(`INSERT INTO identity_providers (tenant_id, name, issuer, client_id, client_secret, scopes, groups_claim, group_roles, allowed_domains)
            VALUES ($1, 'idp', 'https://idp.example.com', 'hub', 'secret', '{openid}', 'groups', '{}', '{}')`);
-  await q(`INSERT INTO person_sessions (id, tenant_id, secret_hash, csrf_token, iss, sub, role, expires_at)
-           VALUES ($2, $1, 'hash', 'csrf', 'https://idp.example.com', $3, 'viewer', now() + interval '1 hour')`, [randomUUID(), `person-${n}`]);
+  await q(
+    `INSERT INTO person_sessions (id, tenant_id, secret_hash, csrf_token, iss, sub, role, expires_at)
+           VALUES ($2, $1, 'hash', 'csrf', 'https://idp.example.com', $3, 'viewer', now() + interval '1 hour')`,
+    [randomUUID(), `person-${n}`],
+  );
 }
 
 const tenantOf = (table: string, row: Record<string, unknown>) => (table === 'tenants' ? row.id : row.tenant_id);

@@ -2,8 +2,7 @@ import type { EventMetadata, Recorded } from '@hub/domain';
 import type { StoredEvent } from './types';
 
 /** The columns every read selects, in the shape `toRecorded` maps. */
-export const EVENT_COLUMNS =
-  'global_position, tenant_id, stream_id, stream_position, event_id, type, data, metadata, created_at';
+export const EVENT_COLUMNS = 'global_position, tenant_id, stream_id, stream_position, event_id, type, data, metadata, created_at';
 
 /**
  * A row is "settled" when the transaction that wrote it is older than every transaction still

@@ -58,10 +58,10 @@ export class SecretStore {
       return m ? [{ name, id: m[1] }] : [];
     });
     if (refs.length === 0) return { ...env };
-    const { rows } = await asTenant(this.pool, tenantId).query<{ id: string; value: string }>('SELECT id, value FROM tenant_secrets WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [
-      tenantId,
-      refs.map((r) => r.id),
-    ]);
+    const { rows } = await asTenant(this.pool, tenantId).query<{ id: string; value: string }>(
+      'SELECT id, value FROM tenant_secrets WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
+      [tenantId, refs.map((r) => r.id)],
+    );
     const values = new Map(rows.map((r) => [r.id, r.value]));
     const out = { ...env };
     for (const r of refs) {

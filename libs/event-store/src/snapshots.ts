@@ -5,7 +5,10 @@ import { asTenant } from './scope';
 /** A snapshot read (whole, or its decision part): every command decision and turn job reads one. Named statements. */
 const READ_SNAPSHOT = {
   // `::text`: the JSON as written, parsed by the fold's own decoder (not pg's).
-  all: { name: 'hub_read_snapshot', text: 'SELECT version, state::text AS state FROM session_snapshots WHERE tenant_id = $1 AND stream_id = $2 AND fold_version = $3' },
+  all: {
+    name: 'hub_read_snapshot',
+    text: 'SELECT version, state::text AS state FROM session_snapshots WHERE tenant_id = $1 AND stream_id = $2 AND fold_version = $3',
+  },
   decision: {
     name: 'hub_read_snapshot_decision',
     text: `SELECT version, json_build_object('session', state->'session', 'open', state->'open', 'history', '[]'::json, 'fileEvents', '[]'::json, 'startCount', state->'startCount')::text AS state

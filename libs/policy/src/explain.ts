@@ -107,7 +107,8 @@ function mismatch(rule: PolicyRule, call: PolicyCall): string | null {
 }
 
 function argMismatch(m: ArgMatcher, input: unknown): string | null {
-  const value = input !== null && typeof input === 'object' && Object.prototype.hasOwnProperty.call(input, m.arg) ? (input as Record<string, unknown>)[m.arg] : undefined;
+  const value =
+    input !== null && typeof input === 'object' && Object.prototype.hasOwnProperty.call(input, m.arg) ? (input as Record<string, unknown>)[m.arg] : undefined;
   switch (m.kind) {
     case 'path': {
       if (typeof value !== 'string') return `argument ${m.arg} is not a string`;

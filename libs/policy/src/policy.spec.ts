@@ -1,16 +1,37 @@
-import { applySessionOverride, evaluate, explain, parsePolicy, tally, unenforcedTerms, whyNotEligible, workspacePath, type PolicyCall, type TenantPolicy } from './index';
+import {
+  applySessionOverride,
+  evaluate,
+  explain,
+  parsePolicy,
+  tally,
+  unenforcedTerms,
+  whyNotEligible,
+  workspacePath,
+  type PolicyCall,
+  type TenantPolicy,
+} from './index';
 
 /** The issue's example policy: the table below walks it. */
 const EXAMPLE = {
   rules: [
     { id: 'tmp-writes', match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', glob: 'tmp/**' }] }, outcome: 'allow' },
-    { id: 'no-outside-deletes', match: { tool: 'delete_file', args: [{ kind: 'path', arg: 'path', outsideWorkspace: true }] }, outcome: 'deny', description: 'nothing outside the workspace' },
+    {
+      id: 'no-outside-deletes',
+      match: { tool: 'delete_file', args: [{ kind: 'path', arg: 'path', outsideWorkspace: true }] },
+      outcome: 'deny',
+      description: 'nothing outside the workspace',
+    },
     { id: 'no-rm-rf', match: { tool: 'shell', args: [{ kind: 'regex', arg: 'command', pattern: 'rm\\s+-(?=[a-z]*r)(?=[a-z]*f)' }] }, outcome: 'deny' },
     {
       id: 'payments-two',
       match: { executor: 'mcp:payments' },
       outcome: 'ask',
-      approval: { required: 2, approvers: { roles: ['admin'], keys: ['hub_fin00001'] }, requesterMayApprove: false, deadline: { afterSeconds: 600, onExpiry: { escalate: { approvers: { groups: ['finance-leads'] } } } } },
+      approval: {
+        required: 2,
+        approvers: { roles: ['admin'], keys: ['hub_fin00001'] },
+        requesterMayApprove: false,
+        deadline: { afterSeconds: 600, onExpiry: { escalate: { approvers: { groups: ['finance-leads'] } } } },
+      },
     },
     { id: 'big-amounts', match: { args: [{ kind: 'number', arg: 'amount', min: 1000 }] }, outcome: 'ask' },
     { id: 'writes-ask', match: { tool: ['write_file', 'delete_file'] }, outcome: 'ask' },
@@ -65,7 +86,9 @@ describe('evaluate: first match wins', () => {
       ['no-outside-deletes', true],
     ]);
     expect(trace[0].why).toBe('tool delete_file is not "write_file"');
-    expect(verdict.reason).toBe('delete_file: denied by rule no-outside-deletes (nothing outside the workspace): tool is "delete_file", path is outside the workspace');
+    expect(verdict.reason).toBe(
+      'delete_file: denied by rule no-outside-deletes (nothing outside the workspace): tool is "delete_file", path is outside the workspace',
+    );
     expect(verdict.rule).toEqual({ index: 1, id: 'no-outside-deletes' });
   });
 
@@ -99,7 +122,9 @@ describe('parsePolicy refuses with the path to the bad field', () => {
   };
 
   it('a glob that does not compile', () => {
-    expect(issuesOf({ rules: [{ match: { tool: 'write_{file' }, outcome: 'allow' }] })).toEqual([['rules.0.match.tool', expect.stringMatching(/^not a glob: Missing closing: "}"/)]]);
+    expect(issuesOf({ rules: [{ match: { tool: 'write_{file' }, outcome: 'allow' }] })).toEqual([
+      ['rules.0.match.tool', expect.stringMatching(/^not a glob: Missing closing: "}"/)],
+    ]);
     expect(issuesOf({ rules: [{ match: { args: [{ kind: 'path', arg: 'p', glob: ['ok/**', 'bad['] }] }, outcome: 'allow' }] })).toEqual([
       ['rules.0.match.args.0.glob.1', expect.stringMatching(/^not a glob/)],
     ]);
@@ -118,9 +143,15 @@ describe('parsePolicy refuses with the path to the bad field', () => {
   });
 
   it('a rule after a catch-all', () => {
-    expect(issuesOf({ rules: [{ match: { tool: 'a' }, outcome: 'allow' }, { match: {}, outcome: 'ask' }, { match: { tool: 'b' }, outcome: 'deny' }] })).toEqual([
-      ['rules.2', 'unreachable: rules.1 matches every call, so no rule after it is ever used'],
-    ]);
+    expect(
+      issuesOf({
+        rules: [
+          { match: { tool: 'a' }, outcome: 'allow' },
+          { match: {}, outcome: 'ask' },
+          { match: { tool: 'b' }, outcome: 'deny' },
+        ],
+      }),
+    ).toEqual([['rules.2', 'unreachable: rules.1 matches every call, so no rule after it is ever used']]);
     expect(issuesOf({ rules: [{ match: { tool: '**' }, outcome: 'ask' }, { outcome: 'deny' }] })).toHaveLength(1);
   });
 
@@ -148,7 +179,7 @@ describe('parsePolicy refuses with the path to the bad field', () => {
     ]);
   });
 
-  it("the hub refuses, by path, the terms it does not enforce yet (the language has them)", () => {
+  it('the hub refuses, by path, the terms it does not enforce yet (the language has them)', () => {
     expect(unenforcedTerms(policy()).map((i) => i.at)).toEqual([
       'rules.3.approval.required',
       'rules.3.approval.approvers',
@@ -180,23 +211,52 @@ describe('session overrides', () => {
 });
 
 describe('quorum', () => {
-  const terms = { required: 2, approvers: { roles: ['admin' as const], keys: ['hub_fin00001'] }, requesterMayApprove: false, requester: 'api_key:hub_req00001' };
+  const terms = {
+    required: 2,
+    approvers: { roles: ['admin' as const], keys: ['hub_fin00001'] },
+    requesterMayApprove: false,
+    requester: 'api_key:hub_req00001',
+  };
 
   it('stays pending after one approval; a second identity approves it; the same one twice counts once', () => {
-    expect(tally(terms, [{ identity: 'api_key:a', decision: 'approved' }])).toEqual({ status: 'pending', approvedBy: ['api_key:a'], deniedBy: null, remaining: 1 });
-    expect(tally(terms, [{ identity: 'api_key:a', decision: 'approved' }, { identity: 'api_key:a', decision: 'approved' }]).status).toBe('pending');
-    expect(tally(terms, [{ identity: 'api_key:a', decision: 'approved' }, { identity: 'api_key:b', decision: 'approved' }]).status).toBe('approved');
+    expect(tally(terms, [{ identity: 'api_key:a', decision: 'approved' }])).toEqual({
+      status: 'pending',
+      approvedBy: ['api_key:a'],
+      deniedBy: null,
+      remaining: 1,
+    });
+    expect(
+      tally(terms, [
+        { identity: 'api_key:a', decision: 'approved' },
+        { identity: 'api_key:a', decision: 'approved' },
+      ]).status,
+    ).toBe('pending');
+    expect(
+      tally(terms, [
+        { identity: 'api_key:a', decision: 'approved' },
+        { identity: 'api_key:b', decision: 'approved' },
+      ]).status,
+    ).toBe('approved');
   });
 
   it('one denial ends it', () => {
-    expect(tally(terms, [{ identity: 'api_key:a', decision: 'approved' }, { identity: 'api_key:b', decision: 'denied' }])).toMatchObject({ status: 'denied', deniedBy: 'api_key:b' });
+    expect(
+      tally(terms, [
+        { identity: 'api_key:a', decision: 'approved' },
+        { identity: 'api_key:b', decision: 'denied' },
+      ]),
+    ).toMatchObject({ status: 'denied', deniedBy: 'api_key:b' });
   });
 
   it('only the named approvers, and never the requester when the rule says so', () => {
     expect(whyNotEligible(terms, { identity: 'api_key:hub_x', keyPrefix: 'hub_x', role: 'admin' })).toBeNull();
     expect(whyNotEligible(terms, { identity: 'api_key:hub_fin00001', keyPrefix: 'hub_fin00001', role: 'approver' })).toBeNull();
-    expect(whyNotEligible(terms, { identity: 'api_key:hub_y', keyPrefix: 'hub_y', role: 'approver' })).toBe('only role admin, key hub_fin00001 may answer this approval');
-    expect(whyNotEligible(terms, { identity: 'api_key:hub_req00001', keyPrefix: 'hub_req00001', role: 'admin' })).toBe('the requester may not approve their own call under this rule');
+    expect(whyNotEligible(terms, { identity: 'api_key:hub_y', keyPrefix: 'hub_y', role: 'approver' })).toBe(
+      'only role admin, key hub_fin00001 may answer this approval',
+    );
+    expect(whyNotEligible(terms, { identity: 'api_key:hub_req00001', keyPrefix: 'hub_req00001', role: 'admin' })).toBe(
+      'the requester may not approve their own call under this rule',
+    );
     expect(whyNotEligible({ ...terms, requesterMayApprove: true }, { identity: 'api_key:hub_req00001', keyPrefix: 'hub_req00001', role: 'admin' })).toBeNull();
   });
 });

@@ -62,10 +62,6 @@ export function tally(terms: QuorumTerms, votes: readonly Vote[]): Tally {
 }
 
 export function describeApprovers(a: Approvers): string {
-  const parts = [
-    ...(a.roles ?? []).map((r) => `role ${r}`),
-    ...(a.keys ?? []).map((k) => `key ${k}`),
-    ...(a.groups ?? []).map((g) => `group ${g}`),
-  ];
+  const parts = [...(a.roles ?? []).map((r) => `role ${r}`), ...(a.keys ?? []).map((k) => `key ${k}`), ...(a.groups ?? []).map((g) => `group ${g}`)];
   return parts.join(', ');
 }

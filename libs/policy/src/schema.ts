@@ -34,7 +34,10 @@ export const RegexMatcher = z.strictObject({
   arg: ArgName,
   pattern: Pattern,
   /** Only `i`, `m`, `s` and `u`: `g` and `y` would make a test depend on the one before. */
-  flags: z.string().regex(/^[imsu]*$/, 'only the flags i, m, s and u').optional(),
+  flags: z
+    .string()
+    .regex(/^[imsu]*$/, 'only the flags i, m, s and u')
+    .optional(),
 });
 /** The named argument is a number within the bounds (inclusive; at least one bound). */
 export const NumberMatcher = z
@@ -79,7 +82,11 @@ export type OnExpiry = z.infer<typeof OnExpiry>;
 
 export const Deadline = z.strictObject({
   /** Seconds after the request. */
-  afterSeconds: z.number().int().min(1).max(30 * 24 * 3600),
+  afterSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 3600),
   onExpiry: OnExpiry.default('deny'),
 });
 export type Deadline = z.infer<typeof Deadline>;
@@ -100,7 +107,10 @@ export type Outcome = z.infer<typeof Outcome>;
 
 export const PolicyRule = z.strictObject({
   /** A stable name shown as the matched rule (`rules[3]` when absent). */
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, `_`, `.`, `-`; at most 64').optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, `_`, `.`, `-`; at most 64')
+    .optional(),
   /** Why the rule exists: shown to approvers and on refused calls. */
   description: z.string().max(500).optional(),
   match: RuleMatch.default({}),

@@ -11,7 +11,12 @@ import { parsePolicy, unenforcedTerms, type PolicyIssue } from './validate';
 export interface PolicyLog {
   lastOfType(tenantId: string, streamId: string, type: string): Promise<{ data: unknown; createdAt: string; metadata: EventMetadata } | null>;
   streamVersion(tenantId: string, streamId: string): Promise<number>;
-  append(tenantId: string, streamId: string, events: { type: string; data: unknown; metadata: EventMetadata }[], opts: { expectedVersion: number }): Promise<unknown>;
+  append(
+    tenantId: string,
+    streamId: string,
+    events: { type: string; data: unknown; metadata: EventMetadata }[],
+    opts: { expectedVersion: number },
+  ): Promise<unknown>;
 }
 
 /** The tenant's policy in force: version 0 is the built-in one (no admin set a policy yet). */
@@ -28,7 +33,10 @@ export const POLICY_EVENT = 'ApprovalPolicySet';
 export class InvalidPolicyError extends DomainError<'INVALID_COMMAND'> {
   constructor(readonly issues: PolicyIssue[]) {
     const first = issues[0];
-    super('INVALID_COMMAND', `invalid policy at ${jsonPath(first.path)}: ${first.message}`, { path: jsonPath(first.path), issues: issues.map((i) => ({ ...i, at: jsonPath(i.path) })) });
+    super('INVALID_COMMAND', `invalid policy at ${jsonPath(first.path)}: ${first.message}`, {
+      path: jsonPath(first.path),
+      issues: issues.map((i) => ({ ...i, at: jsonPath(i.path) })),
+    });
   }
 }
 
@@ -46,7 +54,8 @@ export class TenantPolicies {
     const data = last.data as { version: number; policy: unknown };
     const parsed = parsePolicy(data.policy);
     // Recorded only after this same check: a failure here is a log written by a newer hub.
-    if (!parsed.ok) throw new Error(`tenant ${tenantId}'s approval policy v${data.version} does not parse here: ${parsed.issues[0]?.at} ${parsed.issues[0]?.message}`);
+    if (!parsed.ok)
+      throw new Error(`tenant ${tenantId}'s approval policy v${data.version} does not parse here: ${parsed.issues[0]?.at} ${parsed.issues[0]?.message}`);
     return { version: data.version, policy: parsed.policy, setAt: last.createdAt, setBy: last.metadata.actor ?? null };
   }
 
@@ -63,11 +72,16 @@ export class TenantPolicies {
     for (let attempt = 0; ; attempt++) {
       const [streamVersion, now] = await Promise.all([this.log.streamVersion(tenantId, ADMIN_STREAM_ID), this.current(tenantId)]);
       if (expectedVersion !== undefined && expectedVersion !== now.version) {
-        throw new DomainError('STREAM_VERSION_CONFLICT', `the policy is at version ${now.version}, not ${expectedVersion}`, { expected: expectedVersion, actual: now.version });
+        throw new DomainError('STREAM_VERSION_CONFLICT', `the policy is at version ${now.version}, not ${expectedVersion}`, {
+          expected: expectedVersion,
+          actual: now.version,
+        });
       }
       const version = now.version + 1;
       try {
-        await this.log.append(tenantId, ADMIN_STREAM_ID, [{ type: POLICY_EVENT, data: { version, policy: parsed.policy }, metadata }], { expectedVersion: streamVersion });
+        await this.log.append(tenantId, ADMIN_STREAM_ID, [{ type: POLICY_EVENT, data: { version, policy: parsed.policy }, metadata }], {
+          expectedVersion: streamVersion,
+        });
         return await this.current(tenantId);
       } catch (e) {
         if (!(isDomainError(e) && e.code === 'STREAM_VERSION_CONFLICT') || attempt >= 4) throw e;

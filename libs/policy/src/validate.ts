@@ -109,5 +109,8 @@ function issue(path: (string | number)[], message: string): PolicyIssue {
 }
 
 function fromZod(i: z.core.$ZodIssue): PolicyIssue {
-  return issue(i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), i.message);
+  return issue(
+    i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    i.message,
+  );
 }

@@ -7,7 +7,6 @@ import { advanceCheckpointSql, eraseSessionSql, isMoved, loadGroups, upsertSql, 
 /** The tombstone of an erased session (on the tenant's admin stream): its rows go from every session-keyed read model. */
 const ERASED = 'SessionErased';
 
-
 /** Whether a read model's rows are keyed by session (so an erasure removes them). */
 export function keyedBySession(def: ProjectionDef): boolean {
   return def.table.group[0]?.column === 'tenant_id' && def.table.group[1]?.column === 'session_id';
@@ -165,7 +164,13 @@ export interface ApplyOptions<R extends Row = Row> {
  * is a single simple query (statements joined by `;`, which Postgres runs as one implicit
  * transaction), so a batch costs three round trips: read events, load groups, write.
  */
-export async function applyBatch<R extends Row>(pool: Pool, def: ProjectionDef<R>, expected: number, events: readonly ProjectedEvent[], opts: ApplyOptions<R> = {}): Promise<boolean> {
+export async function applyBatch<R extends Row>(
+  pool: Pool,
+  def: ProjectionDef<R>,
+  expected: number,
+  events: readonly ProjectedEvent[],
+  opts: ApplyOptions<R> = {},
+): Promise<boolean> {
   const ok = await write(pool, def, expected, events, opts).catch((e: unknown) => {
     opts.cache?.invalidate();
     throw e;
@@ -174,11 +179,23 @@ export async function applyBatch<R extends Row>(pool: Pool, def: ProjectionDef<R
   return ok;
 }
 
-async function write<R extends Row>(pool: Pool, def: ProjectionDef<R>, expected: number, events: readonly ProjectedEvent[], opts: ApplyOptions<R>): Promise<boolean> {
+async function write<R extends Row>(
+  pool: Pool,
+  def: ProjectionDef<R>,
+  expected: number,
+  events: readonly ProjectedEvent[],
+  opts: ApplyOptions<R>,
+): Promise<boolean> {
   const groups = groupsOf(def as ProjectionDef, events);
   const loaded = await loadWithCache(pool, def, groups, opts.cache);
   const folded = foldBatch(def, events, loaded, opts.onSkip);
-  const sql = [AS_PROJECTIONS, NO_FLUSH_WAIT, advanceCheckpointSql(def.name, expected, folded.advance), ...folded.erased.map(([t, s]) => eraseSessionSql(def.table, t, s)), upsertSql(def.table, folded.changed)]
+  const sql = [
+    AS_PROJECTIONS,
+    NO_FLUSH_WAIT,
+    advanceCheckpointSql(def.name, expected, folded.advance),
+    ...folded.erased.map(([t, s]) => eraseSessionSql(def.table, t, s)),
+    upsertSql(def.table, folded.changed),
+  ]
     .filter(Boolean)
     .join(';\n');
   // An erased session's groups may be cached under keys this batch did not touch: start the cache over.

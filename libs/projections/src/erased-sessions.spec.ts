@@ -29,7 +29,7 @@ describe('an erased session in the read models', () => {
     ['sessions', sessionsProjection],
     ['turns', turnsProjection],
     ['approvals', approvalsProjection],
-  ] as const)('%s: the tombstone deletes the session\'s rows, later events start it afresh, other sessions stay', (_, def) => {
+  ] as const)("%s: the tombstone deletes the session's rows, later events start it afresh, other sessions stay", (_, def) => {
     const folded = foldBatch(def as never, batch, []);
     expect(folded.erased).toEqual([[T, 'gone']]);
     const rows = [...folded.after.values()].flat() as { session_id: string; opened_via?: string }[];

@@ -22,7 +22,12 @@ export { rebuildProjection } from './rebuild';
 export { sessionsProjection, turnsProjection, approvalsProjection, usageProjection };
 
 /** The hub's read models, as every worker runs them. */
-export const HUB_PROJECTIONS: readonly ProjectionDef[] = [sessionsProjection, turnsProjection, approvalsProjection, usageProjection] as unknown as ProjectionDef[];
+export const HUB_PROJECTIONS: readonly ProjectionDef[] = [
+  sessionsProjection,
+  turnsProjection,
+  approvalsProjection,
+  usageProjection,
+] as unknown as ProjectionDef[];
 
 /** The projection named `name`, or undefined. */
 export function projectionNamed(name: string): ProjectionDef | undefined {

@@ -12,7 +12,8 @@ if (!port) throw new Error('projection-thread-main runs only as a worker thread'
 const pool = createPool(databaseUrl, { max: PROJECTION_POOL_SIZE });
 const runner = new ProjectionRunner(pool, HUB_PROJECTIONS, {
   connectionString: databaseUrl,
-  log: (message, error) => port.postMessage({ type: 'log', message, error: error === undefined ? undefined : error instanceof Error ? error.message : String(error) }),
+  log: (message, error) =>
+    port.postMessage({ type: 'log', message, error: error === undefined ? undefined : error instanceof Error ? error.message : String(error) }),
 });
 runner.start().then(
   () => port.postMessage({ type: 'started' }),

@@ -116,7 +116,10 @@ export class ReadModels {
         ORDER BY global_position LIMIT $5`,
       [tenantId, ADMIN_STREAM_ID, after, upTo, limit],
     );
-    const erased: SessionChange[] = tombstones.map((t) => ({ event: 'erased', data: { sessionId: t.session_id, erasedAt: t.created_at.toISOString(), position: Number(t.p) } }));
+    const erased: SessionChange[] = tombstones.map((t) => ({
+      event: 'erased',
+      data: { sessionId: t.session_id, erasedAt: t.created_at.toISOString(), position: Number(t.p) },
+    }));
     // A full page of tombstones: rows beyond its last wait for the next page.
     const end = erased.length === limit ? erased[erased.length - 1].data.position : Infinity;
     return [...moved.filter((c) => c.data.position <= end), ...erased].sort((a, b) => a.data.position - b.data.position);
@@ -145,12 +148,19 @@ export class ReadModels {
    * snapshot. What a `concurrentTurns` limit counts.
    */
   async runningSessions(tenantId: string): Promise<string[]> {
-    const { rows } = await asTenant(this.pool, tenantId).query<{ session_id: string }>(RUNNING_SESSIONS_SQL, [tenantId, sessionsProjection.name, sessionStreamId('')]);
+    const { rows } = await asTenant(this.pool, tenantId).query<{ session_id: string }>(RUNNING_SESSIONS_SQL, [
+      tenantId,
+      sessionsProjection.name,
+      sessionStreamId(''),
+    ]);
     return rows.map((r) => r.session_id);
   }
 
   async session(tenantId: string, sessionId: string): Promise<SessionView | null> {
-    const { rows } = await asTenant(this.pool, tenantId).query<DbRow>('SELECT * FROM read_sessions WHERE tenant_id = $1 AND session_id = $2', [tenantId, sessionId]);
+    const { rows } = await asTenant(this.pool, tenantId).query<DbRow>('SELECT * FROM read_sessions WHERE tenant_id = $1 AND session_id = $2', [
+      tenantId,
+      sessionId,
+    ]);
     return rows[0] ? sessionView(rows[0]) : null;
   }
 
@@ -167,7 +177,10 @@ export class ReadModels {
   }
 
   /** The tenant's approvals of one status, across sessions and protocols, newest request first. */
-  async approvals(tenantId: string, q: { status: 'pending' | 'resolved'; limit: number; cursor?: string; sessionId?: string; openedBy?: string }): Promise<Page<ApprovalView>> {
+  async approvals(
+    tenantId: string,
+    q: { status: 'pending' | 'resolved'; limit: number; cursor?: string; sessionId?: string; openedBy?: string },
+  ): Promise<Page<ApprovalView>> {
     const after = decodeCursor('approvals', q.cursor);
     const { rows } = await asTenant(this.pool, tenantId).query<DbRow>(
       `SELECT * FROM read_approvals WHERE tenant_id = $1 AND status = $2 AND ($3::bigint IS NULL OR requested_position < $3)

@@ -60,7 +60,13 @@ function progress(o: RebuildOptions, target: number, t0: number): (position: num
 }
 
 /** Replays in this process until the log is applied up to `target` (a running runner takes it from there). */
-async function replay(pool: Pool, def: ProjectionDef, target: number, batchSize: number, report: (p: number, n: number, final?: boolean) => void): Promise<number> {
+async function replay(
+  pool: Pool,
+  def: ProjectionDef,
+  target: number,
+  batchSize: number,
+  report: (p: number, n: number, final?: boolean) => void,
+): Promise<number> {
   let position = await ensureCheckpoint(pool, def.name);
   let events = 0;
   const reader = new BatchReader(pool, batchSize, readsOf(def));

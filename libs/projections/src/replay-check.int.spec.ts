@@ -84,17 +84,36 @@ it("names a field of the session's stored snapshot that its log does not fold to
   await snapshots.write(T, sessionStreamId('s1'), { version: events.length, foldVersion: SESSION_VIEW_VERSION, state: JSON.stringify(view) });
   expect(await replay('s1')).toEqual([]);
   const edited = { ...view, session: { ...view.session, status: 'closed' } };
-  await owner.query(`UPDATE session_snapshots SET state = $3::json WHERE tenant_id = $1 AND stream_id = $2`, [T, sessionStreamId('s1'), JSON.stringify(edited)]);
+  await owner.query(`UPDATE session_snapshots SET state = $3::json WHERE tenant_id = $1 AND stream_id = $2`, [
+    T,
+    sessionStreamId('s1'),
+    JSON.stringify(edited),
+  ]);
   const diffs = await replay('s1');
-  expect(diffs).toEqual([{ tenantId: T, sessionId: 's1', model: 'session_snapshot', key: `version ${events.length}`, field: 'session.status', stored: 'closed', replayed: view.session.status }]);
+  expect(diffs).toEqual([
+    {
+      tenantId: T,
+      sessionId: 's1',
+      model: 'session_snapshot',
+      key: `version ${events.length}`,
+      field: 'session.status',
+      stored: 'closed',
+      replayed: view.session.status,
+    },
+  ]);
 });
 
 it('reports a read model that has not reached the session, unless told to leave it out', async () => {
   await runner?.stop();
   runner = undefined;
-  await store.append(T, sessionStreamId('bare'), [{ type: 'TextDelta', data: { turnId: 't1', messageId: 't1:m', callId: 't1:c0', offset: 2, text: 'y' }, metadata: { correlationId: 'c' } }], {
-    expectedVersion: 'any',
-  });
+  await store.append(
+    T,
+    sessionStreamId('bare'),
+    [{ type: 'TextDelta', data: { turnId: 't1', messageId: 't1:m', callId: 't1:c0', offset: 2, text: 'y' }, metadata: { correlationId: 'c' } }],
+    {
+      expectedVersion: 'any',
+    },
+  );
   const behind = await replay('bare', { waitMs: 100 });
   expect(behind.map((d) => [d.model, d.key, d.field])).toEqual(NAMES.map((n) => [n, '(checkpoint)', 'position']));
   const left: string[] = [];

@@ -34,7 +34,13 @@ export interface ReplayOptions {
  * compares field by field with what is stored. No difference means the stored state is exactly
  * what the log says; any difference is reported with the model, the row and the field.
  */
-export async function replaySession(pool: Pool, projections: readonly ProjectionDef[], tenantId: string, sessionId: string, o: ReplayOptions = {}): Promise<ReplayDifference[]> {
+export async function replaySession(
+  pool: Pool,
+  projections: readonly ProjectionDef[],
+  tenantId: string,
+  sessionId: string,
+  o: ReplayOptions = {},
+): Promise<ReplayDifference[]> {
   // A session still being written (a turn that runs on) can move between the read of its
   // events and the read of its rows: rows one event ahead of the replay are that race, not a
   // difference. Compared again from a fresh read while the stream keeps moving, a few times.
@@ -50,13 +56,20 @@ export async function replaySession(pool: Pool, projections: readonly Projection
 /** Comparisons of a session that kept moving while it was compared, before its differences count. */
 const MAX_REPLAY_ATTEMPTS = 5;
 
-async function replayOnce(pool: Pool, projections: readonly ProjectionDef[], tenantId: string, sessionId: string, o: ReplayOptions): Promise<ReplayDifference[]> {
+async function replayOnce(
+  pool: Pool,
+  projections: readonly ProjectionDef[],
+  tenantId: string,
+  sessionId: string,
+  o: ReplayOptions,
+): Promise<ReplayDifference[]> {
   const streamId = sessionStreamId(sessionId);
   const { events } = await new EventStore(pool).readStream<HubEvent>(tenantId, streamId);
   if (events.length === 0) return [];
   const recorded = events as Recorded<HubEvent>[];
   const diffs: ReplayDifference[] = [];
-  const note = (model: string, key: string, field: string, stored: unknown, replayed: unknown) => diffs.push({ tenantId, sessionId, model, key, field, stored, replayed });
+  const note = (model: string, key: string, field: string, stored: unknown, replayed: unknown) =>
+    diffs.push({ tenantId, sessionId, model, key, field, stored, replayed });
 
   // The session view's snapshot, against the fold of the events up to its version.
   const snapshot = await new SnapshotStore(pool).read(tenantId, streamId, SESSION_VIEW_VERSION);
@@ -112,7 +125,10 @@ async function replayOnce(pool: Pool, projections: readonly ProjectionDef[], ten
 async function storedRows(pool: Pool, def: ProjectionDef, tenantId: string, sessionId: string, groups: string[][]): Promise<Row[]> {
   const db = asTenant(pool, tenantId);
   if (!keyedBySession(def)) return loadGroups<Row>(db, def, groups);
-  const { rows } = await db.query<{ r: Row }>(`SELECT row_to_json(t) AS r FROM ${def.table.table} t WHERE tenant_id = $1 AND session_id = $2`, [tenantId, sessionId]);
+  const { rows } = await db.query<{ r: Row }>(`SELECT row_to_json(t) AS r FROM ${def.table.table} t WHERE tenant_id = $1 AND session_id = $2`, [
+    tenantId,
+    sessionId,
+  ]);
   return rows.map((x) => x.r);
 }
 

@@ -98,11 +98,15 @@ describe('projection runner', () => {
     await Promise.all(NAMES.map((n) => owner.query('UPDATE projection_checkpoints SET position = 0 WHERE name = $1', [n])));
     await owner.query('TRUNCATE read_sessions, read_turns, read_approvals, read_usage');
 
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', resolve(__dirname, 'testing/run-projections.ts'), db.url, '--batch', '40', '--hold-ms', '400'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, SWC_NODE_PROJECT: resolve(REPO_ROOT, 'tsconfig.base.json') },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-r', '@swc-node/register', resolve(__dirname, 'testing/run-projections.ts'), db.url, '--batch', '40', '--hold-ms', '400'],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, SWC_NODE_PROJECT: resolve(REPO_ROOT, 'tsconfig.base.json') },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let log = '';
     const exited = new Promise((r) => child.once('exit', r));
     // Kill it inside the transaction of a batch after a few have committed.

@@ -182,11 +182,7 @@ export class ProjectionRunner {
   private readonly poll: NodeJS.Timeout;
   private readonly log: (message: string, error?: unknown) => void;
 
-  constructor(
-    pool: Pool,
-    projections: readonly ProjectionDef[],
-    options: RunnerOptions,
-  ) {
+  constructor(pool: Pool, projections: readonly ProjectionDef[], options: RunnerOptions) {
     this.log = options.log ?? (() => undefined);
     const o = { ...options, batchSize: options.batchSize ?? 1000, log: this.log };
     this.loops = new Map(projections.map((p) => [p.name, new Loop(p, pool, o)]));
@@ -194,7 +190,11 @@ export class ProjectionRunner {
       connectionString: options.connectionString,
       names: projections.map((p) => p.name),
       pollMs: options.standbyPollMs ?? 1000,
-      onGain: (name) => void this.loops.get(name)?.activate().catch((e: unknown) => this.log(`projections: ${name} failed to start`, e)),
+      onGain: (name) =>
+        void this.loops
+          .get(name)
+          ?.activate()
+          .catch((e: unknown) => this.log(`projections: ${name} failed to start`, e)),
       onLoss: (name) => this.loops.get(name)?.deactivate(),
       log: this.log,
     });

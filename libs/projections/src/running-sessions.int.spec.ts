@@ -20,9 +20,15 @@ let store: EventStore;
 let reads: ReadModels;
 
 const meta = () => ({ correlationId: randomUUID(), protocol: 'transport', actor: { type: 'api_key', id: 'k1' } });
-const requested = (turnId: string) => ({ type: 'TurnRequested', data: { turnId, userMessageId: `${turnId}:u`, prompt: 'p', context: {}, busyPolicy: 'enqueue' } });
+const requested = (turnId: string) => ({
+  type: 'TurnRequested',
+  data: { turnId, userMessageId: `${turnId}:u`, prompt: 'p', context: {}, busyPolicy: 'enqueue' },
+});
 const started = (turnId: string) => ({ type: 'TurnStarted', data: { turnId } });
-const completed = (turnId: string) => ({ type: 'TurnCompleted', data: { turnId, text: 'done', stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } } });
+const completed = (turnId: string) => ({
+  type: 'TurnCompleted',
+  data: { turnId, text: 'done', stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } },
+});
 const cancelled = (turnId: string) => ({ type: 'TurnCancelled', data: { turnId, reason: 'user', by: { type: 'api_key', id: 'k1' } } });
 const approval = (turnId: string) => ({
   type: 'ApprovalRequested',

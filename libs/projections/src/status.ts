@@ -23,8 +23,15 @@ export interface ProjectionStatus {
 /** Status of the named projections (those without a checkpoint yet stand at 0); lag counts every tenant's events. */
 export async function projectionStatus(pool: Pool, names: readonly string[]): Promise<ProjectionStatus[]> {
   const { rows } = await asSystem(pool, 'projections').query<{
-    name: string; position: string; head: string; lag_events: string; lag_ms: string | null; skipped_unknown: string;
-    last_skipped_type: string | null; active: boolean; updated_at: Date | null;
+    name: string;
+    position: string;
+    head: string;
+    lag_events: string;
+    lag_ms: string | null;
+    skipped_unknown: string;
+    last_skipped_type: string | null;
+    active: boolean;
+    updated_at: Date | null;
   }>(
     `SELECT n.name, COALESCE(c.position, 0)::text AS position,
             (SELECT COALESCE(max(global_position), 0) FROM events)::text AS head,

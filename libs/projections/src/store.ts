@@ -150,7 +150,10 @@ export function eraseSessionSql(t: TableSpec, tenantId: string, sessionId: strin
 export function upsertSql(t: TableSpec, rows: Row[]): string {
   if (rows.length === 0) return '';
   const cols = t.columns.join(', ');
-  const updates = t.columns.filter((c) => !t.key.includes(c)).map((c) => `${c} = EXCLUDED.${c}`).join(', ');
+  const updates = t.columns
+    .filter((c) => !t.key.includes(c))
+    .map((c) => `${c} = EXCLUDED.${c}`)
+    .join(', ');
   // Inlined as a literal, not a parameter: the whole write goes as one simple query (one round trip).
   return `INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, ${escapeLiteral(JSON.stringify(rows))}::json)
      ON CONFLICT (${t.key.join(', ')}) DO UPDATE SET ${updates}`;

@@ -72,7 +72,15 @@ SELECT cp.as_of, to_char(s.day, 'YYYY-MM-DD') AS day, s.key_prefix, s.completed,
  ORDER BY s.day, s.key_prefix NULLS FIRST`;
 
 export function emptyTotals(): UsageTotals {
-  return { turns: { completed: 0, failed: 0, cancelled: 0, delivered: 0, open: 0 }, modelCalls: 0, promptTokens: 0, completionTokens: 0, toolCalls: {}, approvals: 0, approvalWaitMs: 0 };
+  return {
+    turns: { completed: 0, failed: 0, cancelled: 0, delivered: 0, open: 0 },
+    modelCalls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    toolCalls: {},
+    approvals: 0,
+    approvalWaitMs: 0,
+  };
 }
 
 /** Pure: `a` plus `b`. */

@@ -28,7 +28,11 @@ beforeAll(async () => {
   s.add({ type: 'TurnRequested', data: { turnId: 't1', userMessageId: 'u', prompt: 'x', context: {}, busyPolicy: 'enqueue' } });
   s.add({ type: 'ToolCallStarted', data: { turnId: 't1', messageId: 'm', toolCallId: 'x', name: 'fetch', input: {}, policy: 'allow', executor: 'mcp:web' } });
   s.add({ type: 'TurnFailed', data: { turnId: 't1', code: 'X', message: 'no', retryable: false } });
-  const events = s.events.map((e) => ({ type: e.type, data: e.data, metadata: { ...e.metadata, correlationId: randomUUID(), actor: { type: 'api_key', id: 'k2' } } }));
+  const events = s.events.map((e) => ({
+    type: e.type,
+    data: e.data,
+    metadata: { ...e.metadata, correlationId: randomUUID(), actor: { type: 'api_key', id: 'k2' } },
+  }));
   await store.append(T, 'session-other', events as never, { expectedVersion: 'any' });
   runner = new ProjectionRunner(pool, [usageProjection as never], { connectionString: db.url, standbyPollMs: 100, pollIntervalMs: 100 });
   await runner.start();
@@ -43,10 +47,12 @@ afterAll(async () => {
 
 /** Each key's totals, counted from the events table alone: turns by the key of their request. */
 async function countedFromLog(): Promise<Map<string, UsageTotals>> {
-  const { rows } = await owner.query<{ type: string; data: Record<string, unknown> & { usage?: { promptTokens: number; completionTokens: number } }; metadata: { actor?: { id: string } }; created_at: Date }>(
-    'SELECT type, data, metadata, created_at FROM events WHERE tenant_id = $1 ORDER BY global_position',
-    [T],
-  );
+  const { rows } = await owner.query<{
+    type: string;
+    data: Record<string, unknown> & { usage?: { promptTokens: number; completionTokens: number } };
+    metadata: { actor?: { id: string } };
+    created_at: Date;
+  }>('SELECT type, data, metadata, created_at FROM events WHERE tenant_id = $1 ORDER BY global_position', [T]);
   const keyOfTurn = new Map<string, string>();
   const requestedAt = new Map<string, number>();
   const out = new Map<string, UsageTotals>();
@@ -82,11 +88,17 @@ it('totals per key and in all equal a count over the events', async () => {
   const counted = await countedFromLog();
   expect([...counted.keys()].sort()).toEqual(['k1', 'k2']);
   // The store stamps events with its own clock: the day they were appended (one, unless the seed straddled midnight).
-  const { rows } = await owner.query<{ day: string }>(`SELECT DISTINCT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM events WHERE tenant_id = $1 AND type = 'TurnRequested'`, [T]);
+  const { rows } = await owner.query<{ day: string }>(
+    `SELECT DISTINCT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM events WHERE tenant_id = $1 AND type = 'TurnRequested'`,
+    [T],
+  );
   const day = rows[0].day;
   const all = await readUsage(pool, T, { from: '2026-01-01', to: '2030-12-31' });
   if (rows.length > 1) return;
-  expect(all.days.map((d) => [d.day, d.keyPrefix])).toEqual([[day, 'k1'], [day, 'k2']]);
+  expect(all.days.map((d) => [d.day, d.keyPrefix])).toEqual([
+    [day, 'k1'],
+    [day, 'k2'],
+  ]);
   expect(all.days.find((d) => d.keyPrefix === 'k1')).toEqual(expect.objectContaining(counted.get('k1')));
   const k2 = await readUsage(pool, T, { from: day, to: day, key: 'k2' });
   expect(k2.totals).toEqual(counted.get('k2'));

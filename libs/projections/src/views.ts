@@ -78,7 +78,11 @@ export interface ApprovalView {
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : String(v));
 const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : iso(v));
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-const usage = (r: DbRow): Usage => ({ promptTokens: Number(r.prompt_tokens), completionTokens: Number(r.completion_tokens), totalTokens: Number(r.total_tokens) });
+const usage = (r: DbRow): Usage => ({
+  promptTokens: Number(r.prompt_tokens),
+  completionTokens: Number(r.completion_tokens),
+  totalTokens: Number(r.total_tokens),
+});
 
 export function sessionView(r: DbRow): SessionView {
   return {
@@ -132,7 +136,13 @@ export function approvalView(r: DbRow): ApprovalView {
     deadlineAt: isoOrNull(r.deadline_at),
     status: resolved ? 'resolved' : 'pending',
     resolution: resolved
-      ? { decision: String(r.decision), by: (r.resolved_by as Actor | null) ?? null, via: str(r.resolved_via), at: iso(r.resolved_at), reason: str(r.resolution_reason) }
+      ? {
+          decision: String(r.decision),
+          by: (r.resolved_by as Actor | null) ?? null,
+          via: str(r.resolved_via),
+          at: iso(r.resolved_at),
+          reason: str(r.resolution_reason),
+        }
       : null,
     position: Number(r.updated_position),
   };

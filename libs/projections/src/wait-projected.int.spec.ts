@@ -75,7 +75,18 @@ it('a batch read before an erasure brings the rows back; waitProjected holds unt
 
   // More of s1 arrives; the runner reads it, and before its write commits, s1 is erased.
   await seedTenant(store, T, { sessions: 1, turns: 1, prefix: 'late' });
-  await store.append(T, 'session-s1', [{ type: 'TurnRequested', data: { turnId: 't9', userMessageId: 't9:u', prompt: 'late', context: {}, busyPolicy: 'enqueue' }, metadata: { correlationId: randomUUID() } }] as never, { expectedVersion: 'any' });
+  await store.append(
+    T,
+    'session-s1',
+    [
+      {
+        type: 'TurnRequested',
+        data: { turnId: 't9', userMessageId: 't9:u', prompt: 'late', context: {}, busyPolicy: 'enqueue' },
+        metadata: { correlationId: randomUUID() },
+      },
+    ] as never,
+    { expectedVersion: 'any' },
+  );
   const stale = await settledBatch();
   const erased = await eraseSession(pool, [def], {
     tenantId: T,

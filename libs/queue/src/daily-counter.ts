@@ -57,7 +57,9 @@ export class DailyCounter {
     this.timer = undefined;
     const batch = [...this.pending];
     this.pending.clear();
-    await Promise.all(batch.map(([tenantId, amount]) => this.add(tenantId, amount).catch((e: unknown) => this.onError(e instanceof Error ? e : new Error(String(e))))));
+    await Promise.all(
+      batch.map(([tenantId, amount]) => this.add(tenantId, amount).catch((e: unknown) => this.onError(e instanceof Error ? e : new Error(String(e))))),
+    );
   }
 
   /** The tenant's amount in its current window, and how long until the window ends. */

@@ -24,7 +24,16 @@ beforeAll(async () => {
   url = `redis://127.0.0.1:${port}`;
   admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   admin.on('error', () => undefined); // probing while it starts
-  for (let i = 0; i < 100 && !(await admin.connect().then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
+  for (
+    let i = 0;
+    i < 100 &&
+    !(await admin.connect().then(
+      () => true,
+      () => false,
+    ));
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 50));
 });
 
 afterAll(async () => {
@@ -46,7 +55,9 @@ it('names an eviction policy other than noeviction, and both together', async ()
     'Redis may lose queued turns: AOF is off (appendonly no); maxmemory-policy is allkeys-lru, not noeviction; the reconciler re-schedules them from the log',
   );
   await admin.config('SET', 'appendonly', 'yes');
-  expect(await redisDurabilityWarning(url)).toBe('Redis may lose queued turns: maxmemory-policy is allkeys-lru, not noeviction; the reconciler re-schedules them from the log');
+  expect(await redisDurabilityWarning(url)).toBe(
+    'Redis may lose queued turns: maxmemory-policy is allkeys-lru, not noeviction; the reconciler re-schedules them from the log',
+  );
 });
 
 it('says nothing with AOF on and noeviction', async () => {

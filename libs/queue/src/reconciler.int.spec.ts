@@ -42,14 +42,20 @@ const reconciler = () =>
   });
 
 const meta = (commandId: string): CommandMetadata => ({
-  commandId, tenantId, now: new Date().toISOString(), correlationId: 'c', actor: { type: 'api_key', id: 'u' }, protocol: 'transport',
+  commandId,
+  tenantId,
+  now: new Date().toISOString(),
+  correlationId: 'c',
+  actor: { type: 'api_key', id: 'u' },
+  protocol: 'transport',
 });
 
 async function startTurn(sessionId: string): Promise<string> {
   const handler = new CommandHandler(
     { readStream: (t, s) => store.readStream<HubEvent>(t, s) as never, append: (t, s, e, o) => store.append<HubEvent>(t, s, e as never, o) as never },
     {
-      scheduleTurn: async (t, s, turnId, key, reason) => void (await queues.enqueue('runTurn', { tenantId: t, sessionId: s, turnId, reason, trace: { correlationId: 'c' } }, { key })),
+      scheduleTurn: async (t, s, turnId, key, reason) =>
+        void (await queues.enqueue('runTurn', { tenantId: t, sessionId: s, turnId, reason, trace: { correlationId: 'c' } }, { key })),
       signalCancel: async () => undefined,
     },
   );
@@ -96,22 +102,29 @@ it('adds one job when many workers scan at once', async () => {
 
 it('leaves a turn waiting for a person, an ended turn, and a turn a worker holds under another job id', async () => {
   const waiting = await startTurn('approval');
-  await store.append(tenantId, sessionStreamId('approval'), [
-    { type: 'ApprovalRequested', data: { turnId: waiting, approvalId: 'a1', toolCallId: 'tc1' }, metadata: { correlationId: 'c' } },
-  ], { expectedVersion: 'any' });
+  await store.append(
+    tenantId,
+    sessionStreamId('approval'),
+    [{ type: 'ApprovalRequested', data: { turnId: waiting, approvalId: 'a1', toolCallId: 'tc1' }, metadata: { correlationId: 'c' } }],
+    { expectedVersion: 'any' },
+  );
   const ended = await startTurn('ended');
-  await store.append(tenantId, sessionStreamId('ended'), [
-    { type: 'TurnCompleted', data: { turnId: ended }, metadata: { correlationId: 'c' } },
-  ], { expectedVersion: 'any' });
+  await store.append(tenantId, sessionStreamId('ended'), [{ type: 'TurnCompleted', data: { turnId: ended }, metadata: { correlationId: 'c' } }], {
+    expectedVersion: 'any',
+  });
   const held = await startTurn('held');
   await q.cleanup();
   let release!: () => void;
   let took!: () => void;
   const taken = new Promise<void>((res) => (took = res));
-  const w = new Worker('turns', async () => {
-    took();
-    await new Promise<void>((r) => (release = r));
-  }, { connection: connectionOf(conn), prefix: q.prefix, lockDuration: 10_000 });
+  const w = new Worker(
+    'turns',
+    async () => {
+      took();
+      await new Promise<void>((r) => (release = r));
+    },
+    { connection: connectionOf(conn), prefix: q.prefix, lockDuration: 10_000 },
+  );
   await queues.enqueue('runTurn', { ...job('held', held), reason: 'start' }, { key: 'some-other-key' });
   await taken;
   await quiet();

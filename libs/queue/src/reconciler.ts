@@ -109,10 +109,11 @@ export class TurnReconciler {
   }
 
   private async scan(): Promise<LostTurn[]> {
-    const { rows } = await this.opts.log.query<{ tenant_id: string; stream_id: string; version: number; turn_id: string }>(
-      QUIET_RUNNING_TURNS,
-      [`${SESSION_PREFIX}%`, this.opts.quietMs, this.opts.batch ?? 500],
-    );
+    const { rows } = await this.opts.log.query<{ tenant_id: string; stream_id: string; version: number; turn_id: string }>(QUIET_RUNNING_TURNS, [
+      `${SESSION_PREFIX}%`,
+      this.opts.quietMs,
+      this.opts.batch ?? 500,
+    ]);
     if (rows.length === 0) return [];
     const held = new Set((await this.opts.queues.activePayloads('runTurn')).map((p) => turnKey(p.tenantId, p.sessionId, p.turnId)));
     const recovered: LostTurn[] = [];

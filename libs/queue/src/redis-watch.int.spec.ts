@@ -24,7 +24,13 @@ async function startRedis(): Promise<void> {
   const probe = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on('error', () => undefined); // probing for start-up
   for (let i = 0; i < 100; i++) {
-    if (await probe.connect().then(() => true, () => false)) break;
+    if (
+      await probe.connect().then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 50));
   }
   probe.disconnect();
@@ -48,11 +54,23 @@ afterAll(async () => {
 
 it('an outage is one line down and one line up, across every client, with nothing unhandled', async () => {
   const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({ write: (c: Buffer, _e, done) => (c.toString().split('\n').filter(Boolean).forEach((l) => lines.push(JSON.parse(l))), done()) });
+  const destination = new Writable({
+    write: (c: Buffer, _e, done) => (
+      c
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .forEach((l) => lines.push(JSON.parse(l))),
+      done()
+    ),
+  });
   const state = new DependencyState('redis', createLogger('dependency', 'info', { destination }));
   const printed = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   const url = `redis://127.0.0.1:${port}`;
-  const clients = [watchRedis(new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 100 }), state), watchRedis(new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 100 }), state)];
+  const clients = [
+    watchRedis(new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 100 }), state),
+    watchRedis(new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 100 }), state),
+  ];
   const queue = watchRedis(new Queue('watch', { connection: { url, maxRetriesPerRequest: null, retryStrategy: () => 100 } }), state);
   try {
     await Promise.all(clients.map((c) => c.ping()));

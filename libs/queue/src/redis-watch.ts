@@ -1,7 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { dependencyState, type DependencyState } from '@hub/telemetry';
 
-
 /**
  * Reports `user`'s Redis errors to the process's Redis state (one line per outage, not one per
  * retry) and its reconnects as the way back. An ioredis client or BullMQ object without an

@@ -74,7 +74,10 @@ it('a tenant arriving beside a busy one starts at once in a borrowed slot, even 
   expect(r.now.max).toBe(3); // slots + burst, never more
   expect(r.now.maxByTenant.get('A')).toBe(2); // A never took the borrowed slot
   // A's own jobs kept their order.
-  const a = r.log.filter((l) => l.tenant === 'A').sort((x, y) => x.start - y.start).map((l) => l.n);
+  const a = r.log
+    .filter((l) => l.tenant === 'A')
+    .sort((x, y) => x.start - y.start)
+    .map((l) => l.n);
   expect(a).toEqual([...a].sort((x, y) => x - y));
 });
 

@@ -42,7 +42,7 @@ it('a burst of submits at once: exactly the limit is admitted', async () => {
   expect(answers.filter((x) => x.admitted)).toHaveLength(3);
 });
 
-it("the place of a turn whose ingress died runs out by itself", async () => {
+it('the place of a turn whose ingress died runs out by itself', async () => {
   const dying = ingress(300);
   const t = randomUUID();
   expect(await dying.admit(t, 's1', 1, [])).toEqual({ admitted: true });

@@ -54,7 +54,12 @@ export class TurnReservations {
    * counting `running` (from the log) and the places reserved by turns not appended yet, and
    * reserves its place; or says how many it counted.
    */
-  async admit(tenantId: string, sessionId: string, limit: number, running: readonly string[]): Promise<{ admitted: true } | { admitted: false; running: number }> {
+  async admit(
+    tenantId: string,
+    sessionId: string,
+    limit: number,
+    running: readonly string[],
+  ): Promise<{ admitted: true } | { admitted: false; running: number }> {
     const n = Number(await this.redis.hubTurnAdmit(this.key(tenantId), String(limit), String(this.reserveMs), sessionId, ...running));
     return n < 0 ? { admitted: true } : { admitted: false, running: n };
   }

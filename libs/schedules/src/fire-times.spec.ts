@@ -10,7 +10,12 @@ const iso = (ds: Date[]) => ds.map((d) => d.toISOString());
 describe('a cron schedule in Europe/Berlin across daylight saving', () => {
   it('keeps 09:00 local: 08:00 UTC in winter, 07:00 UTC in summer (spring forward)', () => {
     const now = new Date('2026-03-27T12:00:00Z');
-    expect(iso(berlin('0 9 * * *').preview(now, 4))).toEqual(['2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z', '2026-03-30T07:00:00.000Z', '2026-03-31T07:00:00.000Z']);
+    expect(iso(berlin('0 9 * * *').preview(now, 4))).toEqual([
+      '2026-03-28T08:00:00.000Z',
+      '2026-03-29T07:00:00.000Z',
+      '2026-03-30T07:00:00.000Z',
+      '2026-03-31T07:00:00.000Z',
+    ]);
   });
 
   it('keeps 09:00 local when summer time ends (fall back)', () => {
@@ -46,7 +51,14 @@ describe('a cron schedule in Europe/Berlin across daylight saving', () => {
       seen.push(next.toISOString());
       now = next;
     }
-    expect(seen).toEqual(['2026-03-29T01:00:00.000Z', '2026-03-29T01:20:00.000Z', '2026-03-29T01:40:00.000Z', '2026-03-29T02:00:00.000Z', '2026-03-29T02:20:00.000Z', '2026-03-29T02:40:00.000Z']);
+    expect(seen).toEqual([
+      '2026-03-29T01:00:00.000Z',
+      '2026-03-29T01:20:00.000Z',
+      '2026-03-29T01:40:00.000Z',
+      '2026-03-29T02:00:00.000Z',
+      '2026-03-29T02:20:00.000Z',
+      '2026-03-29T02:40:00.000Z',
+    ]);
   });
 });
 
@@ -67,6 +79,8 @@ describe('bounds and intervals', () => {
 
   it('refuses a bad pattern or time zone with INVALID_COMMAND', () => {
     expect(() => berlin('every day')).toThrow(expect.objectContaining({ code: 'INVALID_COMMAND' }));
-    expect(() => new FireTimes({ cron: '0 * * * *', timeZone: 'Mars/Olympus', startAt: null, endAt: null })).toThrow(expect.objectContaining({ code: 'INVALID_COMMAND' }));
+    expect(() => new FireTimes({ cron: '0 * * * *', timeZone: 'Mars/Olympus', startAt: null, endAt: null })).toThrow(
+      expect.objectContaining({ code: 'INVALID_COMMAND' }),
+    );
   });
 });

@@ -57,13 +57,19 @@ export class Schedules {
    * Creates a schedule, or replaces the spec of `id` (or of the schedule with the same client
    * key: a repeated create updates rather than duplicates). `created` says which.
    */
-  async save(tenantId: string, input: unknown, by: Actor, opts: { id?: string; clientKey?: string | null } = {}): Promise<{ schedule: ScheduleView; created: boolean }> {
+  async save(
+    tenantId: string,
+    input: unknown,
+    by: Actor,
+    opts: { id?: string; clientKey?: string | null } = {},
+  ): Promise<{ schedule: ScheduleView; created: boolean }> {
     const spec = parseSpec(input);
     const times = new FireTimes(spec); // refuses a bad cron or time zone
     const clientKey = opts.clientKey ?? null;
     const now = this.clock();
     return this.inTenant(tenantId, async (db) => {
-      const existing = opts.id !== undefined ? await this.lock(db, tenantId, opts.id) : clientKey !== null ? await this.lockByKey(db, tenantId, clientKey) : null;
+      const existing =
+        opts.id !== undefined ? await this.lock(db, tenantId, opts.id) : clientKey !== null ? await this.lockByKey(db, tenantId, clientKey) : null;
       if (opts.id !== undefined && !existing) throw notFound(opts.id);
       const id = existing?.id ?? `sch-${randomBytes(8).toString('hex')}`;
       const paused = spec.paused;
@@ -83,13 +89,25 @@ export class Schedules {
           [tenantId, id, clientKey, spec.name, JSON.stringify(spec), paused, spec.note, JSON.stringify(by), now, next],
         );
       }
-      await this.record(tenantId, [{ type: 'ScheduleSaved', data: { scheduleId: id, clientKey: existing?.client_key ?? clientKey, created: !existing, spec: spec as unknown as Record<string, unknown> } }], by);
+      await this.record(
+        tenantId,
+        [
+          {
+            type: 'ScheduleSaved',
+            data: { scheduleId: id, clientKey: existing?.client_key ?? clientKey, created: !existing, spec: spec as unknown as Record<string, unknown> },
+          },
+        ],
+        by,
+      );
       return { schedule: await this.view(db, tenantId, id), created: !existing };
     });
   }
 
   async list(tenantId: string): Promise<ScheduleView[]> {
-    const { rows } = await asTenant(this.pool, tenantId).query<ScheduleRow & { last_run: unknown }>(`SELECT ${SCHEDULE_COLUMNS}, ${LAST_RUN} FROM schedules s WHERE tenant_id = $1 ORDER BY created_at, id`, [tenantId]);
+    const { rows } = await asTenant(this.pool, tenantId).query<ScheduleRow & { last_run: unknown }>(
+      `SELECT ${SCHEDULE_COLUMNS}, ${LAST_RUN} FROM schedules s WHERE tenant_id = $1 ORDER BY created_at, id`,
+      [tenantId],
+    );
     return rows.map(toView);
   }
 
@@ -103,9 +121,15 @@ export class Schedules {
       const row = await this.lock(db, tenantId, id);
       if (!row) throw notFound(id);
       const spec = { ...specOf(row), paused: true, note };
-      await db.query(`UPDATE schedules SET paused = true, note = $3, spec = $4, next_fire_at = NULL, buffered_at = NULL, updated_at = $5 WHERE tenant_id = $1 AND id = $2`, [tenantId, id, note, JSON.stringify(spec), this.clock()]);
+      await db.query(
+        `UPDATE schedules SET paused = true, note = $3, spec = $4, next_fire_at = NULL, buffered_at = NULL, updated_at = $5 WHERE tenant_id = $1 AND id = $2`,
+        [tenantId, id, note, JSON.stringify(spec), this.clock()],
+      );
       // A tick held under buffer_one does not outlive the pause.
-      await db.query(`UPDATE schedule_ticks SET outcome = 'skipped', reason = 'paused' WHERE tenant_id = $1 AND schedule_id = $2 AND outcome = 'buffered'`, [tenantId, id]);
+      await db.query(`UPDATE schedule_ticks SET outcome = 'skipped', reason = 'paused' WHERE tenant_id = $1 AND schedule_id = $2 AND outcome = 'buffered'`, [
+        tenantId,
+        id,
+      ]);
       await this.record(tenantId, [{ type: 'SchedulePaused', data: { scheduleId: id, note } }], by);
       return this.view(db, tenantId, id);
     });
@@ -118,9 +142,10 @@ export class Schedules {
       if (!row) throw notFound(id);
       const now = this.clock();
       const spec = { ...specOf(row), paused: false, note };
-      await db.query(`UPDATE schedules SET paused = false, note = $3, spec = $4, last_tick_at = $5, next_fire_at = $6, updated_at = $5 WHERE tenant_id = $1 AND id = $2`, [
-        tenantId, id, note, JSON.stringify(spec), now, new FireTimes(spec).next(now),
-      ]);
+      await db.query(
+        `UPDATE schedules SET paused = false, note = $3, spec = $4, last_tick_at = $5, next_fire_at = $6, updated_at = $5 WHERE tenant_id = $1 AND id = $2`,
+        [tenantId, id, note, JSON.stringify(spec), now, new FireTimes(spec).next(now)],
+      );
       await this.record(tenantId, [{ type: 'ScheduleResumed', data: { scheduleId: id, note } }], by);
       return this.view(db, tenantId, id);
     });
@@ -182,14 +207,26 @@ export class Schedules {
          SELECT $1, $2, t, 'pending', $4 FROM unnest($3::timestamptz[]) AS t ON CONFLICT DO NOTHING RETURNING scheduled_at`,
         [tenantId, id, times, kind],
       );
-      if (rows.length > 0) await db.query(`UPDATE schedules SET next_fire_at = LEAST(coalesce(next_fire_at, $3), $3) WHERE tenant_id = $1 AND id = $2`, [tenantId, id, this.clock()]);
-      await this.record(tenantId, [{ type: 'ScheduleRunsRequested', data: { scheduleId: id, kind, from: from.toISOString(), to: to.toISOString(), ticks: rows.length } }], by);
+      if (rows.length > 0)
+        await db.query(`UPDATE schedules SET next_fire_at = LEAST(coalesce(next_fire_at, $3), $3) WHERE tenant_id = $1 AND id = $2`, [
+          tenantId,
+          id,
+          this.clock(),
+        ]);
+      await this.record(
+        tenantId,
+        [{ type: 'ScheduleRunsRequested', data: { scheduleId: id, kind, from: from.toISOString(), to: to.toISOString(), ticks: rows.length } }],
+        by,
+      );
       return rows.map((r) => r.scheduled_at).sort((a, b) => a.getTime() - b.getTime());
     });
   }
 
   private async view(db: PoolClient, tenantId: string, id: string): Promise<ScheduleView> {
-    const { rows } = await db.query<ScheduleRow & { last_run: unknown }>(`SELECT ${SCHEDULE_COLUMNS}, ${LAST_RUN} FROM schedules s WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+    const { rows } = await db.query<ScheduleRow & { last_run: unknown }>(
+      `SELECT ${SCHEDULE_COLUMNS}, ${LAST_RUN} FROM schedules s WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, id],
+    );
     if (!rows[0]) throw notFound(id);
     return toView(rows[0]);
   }
@@ -202,7 +239,10 @@ export class Schedules {
   private async lockByKey(db: PoolClient, tenantId: string, clientKey: string): Promise<ScheduleRow | null> {
     // Two creates with one new key at once: the second waits on the first's insert, then finds it.
     await db.query(`SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))`, [tenantId, clientKey]);
-    const { rows } = await db.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE tenant_id = $1 AND client_key = $2 FOR UPDATE`, [tenantId, clientKey]);
+    const { rows } = await db.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE tenant_id = $1 AND client_key = $2 FOR UPDATE`, [
+      tenantId,
+      clientKey,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -244,7 +284,15 @@ function notFound(id: string): ScheduleNotFound {
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
 function tickView(t: TickRow): TickView {
-  return { scheduledAt: iso(t.scheduled_at) as string, outcome: t.outcome, reason: t.reason, source: t.source, sessionId: t.session_id, turnId: t.turn_id, startedAt: iso(t.started_at) };
+  return {
+    scheduledAt: iso(t.scheduled_at) as string,
+    outcome: t.outcome,
+    reason: t.reason,
+    source: t.source,
+    sessionId: t.session_id,
+    turnId: t.turn_id,
+    startedAt: iso(t.started_at),
+  };
 }
 
 function toView(r: ScheduleRow & { last_run?: unknown }): ScheduleView {

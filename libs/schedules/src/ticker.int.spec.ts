@@ -41,7 +41,14 @@ function realSubmitter(): TurnSubmitter & { calls: number } {
       s.calls++;
       const out = await handler.handle(
         { type: 'SubmitTurn', sessionId: req.sessionId, turnId: req.turnId, prompt: req.prompt, context: req.context, busyPolicy: 'enqueue' },
-        { commandId: req.commandId, tenantId: req.tenantId, now: req.startedAt.toISOString(), actor: scheduleActor(req.scheduleId, req.scheduleName), protocol: 'internal', correlationId: req.commandId },
+        {
+          commandId: req.commandId,
+          tenantId: req.tenantId,
+          now: req.startedAt.toISOString(),
+          actor: scheduleActor(req.scheduleId, req.scheduleName),
+          protocol: 'internal',
+          correlationId: req.commandId,
+        },
       );
       return out.ok ? { ok: true as const } : { ok: false as const, code: out.code, message: out.message };
     },
@@ -49,7 +56,14 @@ function realSubmitter(): TurnSubmitter & { calls: number } {
   return s;
 }
 
-const facts = { append: (t: string, s: string, e: { type: string; data: unknown; metadata: Record<string, unknown> }[], o: { expectedVersion: 'any'; idempotencyKey: string }) => store.append(t, s, e as never, o) };
+const facts = {
+  append: (
+    t: string,
+    s: string,
+    e: { type: string; data: unknown; metadata: Record<string, unknown> }[],
+    o: { expectedVersion: 'any'; idempotencyKey: string },
+  ) => store.append(t, s, e as never, o),
+};
 const schedules = (clock: () => Date) => new Schedules(pool, async () => undefined, clock);
 
 async function requests(tenantId: string, scheduleId: string): Promise<{ turn_id: string; n: number }[]> {
@@ -64,7 +78,11 @@ it('three tickers passing over the same instants at once start one turn per tick
   const tenant = randomUUID();
   let now = new Date('2026-03-29T00:00:00.500Z');
   const clock = () => now;
-  const { schedule } = await schedules(clock).save(tenant, { name: 'every 2 s', intervalMs: 2_000, overlap: 'allow_all', run: { prompt: 'hi', sessionPattern: 'p-{ms}' } }, by);
+  const { schedule } = await schedules(clock).save(
+    tenant,
+    { name: 'every 2 s', intervalMs: 2_000, overlap: 'allow_all', run: { prompt: 'hi', sessionPattern: 'p-{ms}' } },
+    by,
+  );
   const submitter = realSubmitter();
   const tickers = [0, 1, 2].map(() => new ScheduleTicker({ pool, submitter, facts, clock }));
   for (let step = 0; step < 10; step++) {
@@ -107,7 +125,11 @@ it('after downtime: ticks older than the catch-up window are recorded as missed 
   const tenant = randomUUID();
   let now = new Date('2026-10-25T00:00:00.000Z');
   const clock = () => now;
-  const { schedule } = await schedules(clock).save(tenant, { name: 'window', intervalMs: 1_000, overlap: 'allow_all', catchUpWindowMs: 5_000, run: { prompt: 'hi', sessionPattern: 'd-{ms}' } }, by);
+  const { schedule } = await schedules(clock).save(
+    tenant,
+    { name: 'window', intervalMs: 1_000, overlap: 'allow_all', catchUpWindowMs: 5_000, run: { prompt: 'hi', sessionPattern: 'd-{ms}' } },
+    by,
+  );
   // Ten minutes with no ticker at all.
   now = new Date(now.getTime() + 600_000);
   await new ScheduleTicker({ pool, submitter: realSubmitter(), facts, clock, keepMissed: 100 }).passOnce();
@@ -121,6 +143,8 @@ it('after downtime: ticks older than the catch-up window are recorded as missed 
     { outcome: 'started', n: 6, first: new Date('2026-10-25T00:09:55.000Z'), last: new Date('2026-10-25T00:10:00.000Z') },
   ]);
   const skipped = (await store.readStream(tenant, `schedule-${schedule.id}`)).events;
-  expect(skipped.map((e) => [e.type, (e.data as { reason: string; count: number }).reason, (e.data as { count: number }).count])).toEqual([['ScheduleTicksSkipped', 'catch_up_window', 594]]);
+  expect(skipped.map((e) => [e.type, (e.data as { reason: string; count: number }).reason, (e.data as { count: number }).count])).toEqual([
+    ['ScheduleTicksSkipped', 'catch_up_window', 594],
+  ]);
   expect(await requests(tenant, schedule.id)).toHaveLength(6);
 });

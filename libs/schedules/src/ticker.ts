@@ -36,7 +36,12 @@ export interface TurnSubmitter {
 
 /** Appends a schedule's tick facts (idempotently: a fact decided again is not written twice). */
 export interface TickFacts {
-  append(tenantId: string, streamId: string, events: { type: string; data: unknown; metadata: Record<string, unknown> }[], opts: { expectedVersion: 'any'; idempotencyKey: string }): Promise<unknown>;
+  append(
+    tenantId: string,
+    streamId: string,
+    events: { type: string; data: unknown; metadata: Record<string, unknown> }[],
+    opts: { expectedVersion: 'any'; idempotencyKey: string },
+  ): Promise<unknown>;
 }
 
 export interface TickerOptions {
@@ -113,7 +118,11 @@ export class ScheduleTicker {
   }
 
   /** One pass over the due schedules; the number decided. A schedule's failure is reported, the others go on. */
-  async passOnce(onError: (e: unknown) => void = (e) => { throw e; }): Promise<number> {
+  async passOnce(
+    onError: (e: unknown) => void = (e) => {
+      throw e;
+    },
+  ): Promise<number> {
     const { rows } = await asSystem(this.opts.pool, 'schedules').query<{ tenant_id: string; id: string }>(DUE, [this.clock(), this.opts.batch ?? 100]);
     let decided = 0;
     for (const r of rows) {
@@ -132,7 +141,10 @@ export class ScheduleTicker {
     let pass: Pass | null = null;
     try {
       await beginAs(client, tenantScope(tenantId));
-      const { rows } = await client.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE tenant_id = $1 AND id = $2 FOR UPDATE SKIP LOCKED`, [tenantId, scheduleId]);
+      const { rows } = await client.query<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE tenant_id = $1 AND id = $2 FOR UPDATE SKIP LOCKED`, [
+        tenantId,
+        scheduleId,
+      ]);
       const row = rows[0];
       if (!row) {
         await client.query('COMMIT');
@@ -147,7 +159,15 @@ export class ScheduleTicker {
       const next = row.paused ? null : times.next(pass.now);
       await client.query(
         `UPDATE schedules SET last_tick_at = GREATEST(last_tick_at, $3), next_fire_at = $4, last_session_id = $5, last_turn_id = $6, buffered_at = $7 WHERE tenant_id = $1 AND id = $2`,
-        [tenantId, scheduleId, row.paused ? row.last_tick_at : pass.decidedUpTo, pass.decidedUpTo < now ? now : next, row.last_session_id, row.last_turn_id, pass.buffered],
+        [
+          tenantId,
+          scheduleId,
+          row.paused ? row.last_tick_at : pass.decidedUpTo,
+          pass.decidedUpTo < now ? now : next,
+          row.last_session_id,
+          row.last_turn_id,
+          pass.buffered,
+        ],
       );
       await client.query('COMMIT');
     } catch (e) {
@@ -214,8 +234,16 @@ export class ScheduleTicker {
     const target = tickTarget(row.id, spec, at);
     const startedAt = this.clock();
     const result = await this.opts.submitter.submit({
-      tenantId: row.tenant_id, scheduleId: row.id, scheduleName: row.name, createdBy: row.created_by, ...target,
-      prompt: spec.run.prompt, context: spec.run.context, scheduledAt: at, startedAt, source,
+      tenantId: row.tenant_id,
+      scheduleId: row.id,
+      scheduleName: row.name,
+      createdBy: row.created_by,
+      ...target,
+      prompt: spec.run.prompt,
+      context: spec.run.context,
+      scheduledAt: at,
+      startedAt,
+      source,
     });
     if (result.ok) {
       await client.query(TICK_STARTED, [row.tenant_id, row.id, at, 'started', null, target.sessionId, target.turnId, startedAt]);
@@ -268,16 +296,27 @@ export class ScheduleTicker {
       await this.opts.facts.append(
         p.row.tenant_id,
         stream,
-        [{ type: 'ScheduleTicksSkipped', data: { scheduleId: p.row.id, reason, scheduledAt: s.times.map((t) => t.toISOString()), count: s.count, detail: s.detail }, metadata }],
+        [
+          {
+            type: 'ScheduleTicksSkipped',
+            data: { scheduleId: p.row.id, reason, scheduledAt: s.times.map((t) => t.toISOString()), count: s.count, detail: s.detail },
+            metadata,
+          },
+        ],
         { expectedVersion: 'any', idempotencyKey: `schedule-skip:${p.row.id}:${reason}:${first}:${last}:${s.count}` },
       );
     }
     if (p.newlyBuffered) {
       const at = p.newlyBuffered;
-      await this.opts.facts.append(p.row.tenant_id, stream, [{ type: 'ScheduleTickBuffered', data: { scheduleId: p.row.id, scheduledAt: at.toISOString() }, metadata }], {
-        expectedVersion: 'any',
-        idempotencyKey: `schedule-buffer:${p.row.id}:${at.getTime()}`,
-      });
+      await this.opts.facts.append(
+        p.row.tenant_id,
+        stream,
+        [{ type: 'ScheduleTickBuffered', data: { scheduleId: p.row.id, scheduledAt: at.toISOString() }, metadata }],
+        {
+          expectedVersion: 'any',
+          idempotencyKey: `schedule-buffer:${p.row.id}:${at.getTime()}`,
+        },
+      );
     }
   }
 }

@@ -34,7 +34,10 @@ describe('CommandHandler: a reused id', () => {
     await handler.handle(submit('t1', 'hello'), meta('c1'));
     await handler.handle(submit('t2', 'queued one'), meta('c2'));
     const before = log.all(tenantId, sessionStreamId('s-1')).length;
-    for (const [turnId, commandId] of [['t1', 'c1'], ['t2', 'c9']]) {
+    for (const [turnId, commandId] of [
+      ['t1', 'c1'],
+      ['t2', 'c9'],
+    ]) {
       const outcome = await handler.handle(submit(turnId, 'something else'), meta(commandId));
       expect(outcome).toEqual({ ok: false, code: 'INVALID_COMMAND', message: `turn id ${turnId} was already used with a different prompt; send a new id` });
     }
@@ -42,7 +45,12 @@ describe('CommandHandler: a reused id', () => {
     // ended: its request is no longer open, so the handler finds it in the stream
     const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
     const eventMeta = { correlationId: 'c', causationId: 'x', actor: { type: 'worker', id: 'w' }, protocol: 'transport' } as const;
-    await log.append(tenantId, sessionStreamId('s-1'), [{ type: 'TurnCompleted', data: { turnId: 't1', text: 'hi', stopReason: 'end_turn', usage }, metadata: eventMeta }], { expectedVersion: before });
+    await log.append(
+      tenantId,
+      sessionStreamId('s-1'),
+      [{ type: 'TurnCompleted', data: { turnId: 't1', text: 'hi', stopReason: 'end_turn', usage }, metadata: eventMeta }],
+      { expectedVersion: before },
+    );
     expect(await handler.handle(submit('t1', 'hello'), meta('c7'))).toEqual(expect.objectContaining({ ok: true, duplicate: true }));
     expect(await handler.handle(submit('t1', 'bye'), meta('c8'))).toEqual(expect.objectContaining({ ok: false, code: 'INVALID_COMMAND' }));
   });
@@ -87,7 +95,12 @@ describe('CommandHandler: a command let through because its session was not open
     await expect(handler.handle(submit('t2', 'second key'), meta('k2-c1'), whenOpened)).rejects.toThrow('another key opened it');
     expect(raced).toBe(true);
     expect(whenOpened).toHaveBeenCalledTimes(1);
-    expect(log.all(tenantId, sessionStreamId('s-1')).map((e) => e.type === 'TurnRequested' && e.data.prompt).filter(Boolean)).toEqual(['first key']);
+    expect(
+      log
+        .all(tenantId, sessionStreamId('s-1'))
+        .map((e) => e.type === 'TurnRequested' && e.data.prompt)
+        .filter(Boolean),
+    ).toEqual(['first key']);
   });
 
   it('is not asked again when it opens the session itself', async () => {

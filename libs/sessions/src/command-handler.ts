@@ -5,8 +5,7 @@ import { SessionViews } from './session-views';
 
 /** What a command came to; ingress turns it into each protocol's answer. */
 export type CommandOutcome =
-  | { ok: true; events: { type: string; globalPosition: number }[]; duplicate: boolean }
-  | { ok: false; code: DomainErrorCode; message: string };
+  { ok: true; events: { type: string; globalPosition: number }[]; duplicate: boolean } | { ok: false; code: DomainErrorCode; message: string };
 
 // Commands of one session race only with each other and with that session's turn runner;
 // a handful of re-reads settles any realistic burst.
@@ -56,10 +55,15 @@ export class CommandHandler {
         return mismatch ?? { ok: true, events: [], duplicate: true };
       }
       try {
-        const res = await this.log.append(meta.tenantId, streamId, decided.map((e) => ({ ...e, metadata: eventMetadata(meta) })), {
-          expectedVersion: version,
-          idempotencyKey: meta.commandId,
-        });
+        const res = await this.log.append(
+          meta.tenantId,
+          streamId,
+          decided.map((e) => ({ ...e, metadata: eventMetadata(meta) })),
+          {
+            expectedVersion: version,
+            idempotencyKey: meta.commandId,
+          },
+        );
         if (res.duplicate) {
           const mismatch = promptMismatch(command, res.events);
           if (mismatch) return mismatch;
@@ -95,12 +99,26 @@ export class CommandHandler {
     return promptMismatch(command, events);
   }
 
-  private async followUp(meta: CommandMetadata, sessionId: string, events: Recorded<HubEvent>[], session: Recorded<HubEvent>[], requests: Map<string, TurnRequested['data'] | null>): Promise<void> {
+  private async followUp(
+    meta: CommandMetadata,
+    sessionId: string,
+    events: Recorded<HubEvent>[],
+    session: Recorded<HubEvent>[],
+    requests: Map<string, TurnRequested['data'] | null>,
+  ): Promise<void> {
     const { tenantId } = meta;
     // What a watch of the scheduled turn needs: where the scheduling append left the stream (a
     // repeated command's original events: what the worker wrote since is then already there).
     const scheduled = (by: Recorded<HubEvent>, turnId: string, key: string) =>
-      this.followUps.turnScheduled?.({ tenantId, sessionId, turnId, key, version: events.at(-1)?.streamPosition ?? 0, since: by.createdAt, metadata: eventMetadata(meta) });
+      this.followUps.turnScheduled?.({
+        tenantId,
+        sessionId,
+        turnId,
+        key,
+        version: events.at(-1)?.streamPosition ?? 0,
+        since: by.createdAt,
+        metadata: eventMetadata(meta),
+      });
     for (const e of events) {
       if (e.type === 'TurnStarted') {
         await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, 'start', 'start');

@@ -1,4 +1,17 @@
-import { DomainError, REDRIVE_CONTEXT_KEY, planFork, type EpisodeReset, type RedriveContext, sessionStreamId, type EventMetadata, type HubEvent, type Recorded, type RedriveTarget, type SubmitTurn, type TurnRequested } from '@hub/domain';
+import {
+  DomainError,
+  REDRIVE_CONTEXT_KEY,
+  planFork,
+  type EpisodeReset,
+  type RedriveContext,
+  sessionStreamId,
+  type EventMetadata,
+  type HubEvent,
+  type Recorded,
+  type RedriveTarget,
+  type SubmitTurn,
+  type TurnRequested,
+} from '@hub/domain';
 
 /** The event store as forks and re-drives use it: a whole read, and one append to a new stream. */
 export interface LineageLog {
@@ -13,7 +26,6 @@ export interface LineageLog {
 
 /** Forks and re-drives copy a session into memory once; past this many events they are refused. */
 const DEFAULT_MAX_LINEAGE_EVENTS = 100_000;
-
 
 /**
  * Forks and re-drives: sessions whose history starts from another session's. Both write only the
@@ -46,7 +58,13 @@ export class SessionLineage {
     const forked = res.events.at(-1);
     if (forked?.type !== 'SessionForked') throw new DomainError('INVALID_COMMAND', 'this request id was already used for another request');
     const reset = plan.events.find((e) => e.type === 'EpisodeReset');
-    return { sessionId: childId, at: forked.data.parentCursor, copiedEvents: forked.data.copiedEvents, cursor: forked.globalPosition, episode: reset ? (reset.data as EpisodeReset['data']) : null };
+    return {
+      sessionId: childId,
+      at: forked.data.parentCursor,
+      copiedEvents: forked.data.copiedEvents,
+      cursor: forked.globalPosition,
+      episode: reset ? (reset.data as EpisodeReset['data']) : null,
+    };
   }
 
   /**
@@ -100,9 +118,17 @@ export class SessionLineage {
     return events;
   }
 
-  private async appendNew(tenantId: string, sessionId: string, events: { type: string; data: unknown; metadata: EventMetadata }[], idempotencyKey: string | undefined) {
+  private async appendNew(
+    tenantId: string,
+    sessionId: string,
+    events: { type: string; data: unknown; metadata: EventMetadata }[],
+    idempotencyKey: string | undefined,
+  ) {
     try {
-      return await this.log.append(tenantId, sessionStreamId(sessionId), events, { expectedVersion: 'no_stream', ...(idempotencyKey ? { idempotencyKey } : {}) });
+      return await this.log.append(tenantId, sessionStreamId(sessionId), events, {
+        expectedVersion: 'no_stream',
+        ...(idempotencyKey ? { idempotencyKey } : {}),
+      });
     } catch (e) {
       if (e instanceof DomainError && e.code === 'STREAM_VERSION_CONFLICT') {
         throw new DomainError('STREAM_VERSION_CONFLICT', `session ${sessionId} already exists: choose another id for the new session`);
@@ -113,7 +139,12 @@ export class SessionLineage {
 }
 
 /** The source turn's context with the target in place of its model or harness. */
-function redrivenContext(request: TurnRequested['data'], sourceSessionId: string, target: RedriveTarget | null, tools: 'recorded' | 'live'): Record<string, unknown> {
+function redrivenContext(
+  request: TurnRequested['data'],
+  sourceSessionId: string,
+  target: RedriveTarget | null,
+  tools: 'recorded' | 'live',
+): Record<string, unknown> {
   const redrive: RedriveContext = { sourceSessionId, sourceTurnId: request.turnId, tools };
   if (target === null) return { ...request.context, [REDRIVE_CONTEXT_KEY]: redrive };
   const { harness: _harness, model: _model, [REDRIVE_CONTEXT_KEY]: _previous, ...rest } = request.context;

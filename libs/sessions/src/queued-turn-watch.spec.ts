@@ -9,7 +9,14 @@ import { QueuedTurnWatch } from './queued-turn-watch';
 
 const tenantId = '00000000-0000-4000-8000-000000000001';
 const stream = sessionStreamId('s-1');
-const meta = (commandId: string): CommandMetadata => ({ commandId, tenantId, now: '2026-11-26T10:00:00.000Z', actor: { type: 'api_key', id: 'k' }, protocol: 'transport', correlationId: 'c' });
+const meta = (commandId: string): CommandMetadata => ({
+  commandId,
+  tenantId,
+  now: '2026-11-26T10:00:00.000Z',
+  actor: { type: 'api_key', id: 'k' },
+  protocol: 'transport',
+  correlationId: 'c',
+});
 const submit = (turnId: string): HubCommand => ({ type: 'SubmitTurn', sessionId: 's-1', turnId, prompt: 'hi', context: {}, busyPolicy: 'enqueue' });
 const workerMeta = { correlationId: 'c', causationId: 'job', actor: { type: 'worker', id: 'w' }, protocol: 'transport' } as const;
 
@@ -37,7 +44,15 @@ describe('QueuedTurnWatch', () => {
     await handler.handle(submit('t1'), meta('c1'));
     const started = log.all(tenantId, stream).find((e) => e.type === 'TurnStarted');
     expect(scheduled).toEqual([
-      expect.objectContaining({ tenantId, sessionId: 's-1', turnId: 't1', key: 'start', version: started?.streamPosition, since: started?.createdAt, metadata: expect.objectContaining({ correlationId: 'c', causationId: 'c1', protocol: 'transport' }) }),
+      expect.objectContaining({
+        tenantId,
+        sessionId: 's-1',
+        turnId: 't1',
+        key: 'start',
+        version: started?.streamPosition,
+        since: started?.createdAt,
+        metadata: expect.objectContaining({ correlationId: 'c', causationId: 'c1', protocol: 'transport' }),
+      }),
     ]);
   });
 
@@ -45,23 +60,32 @@ describe('QueuedTurnWatch', () => {
     await handler.handle(submit('t1'), meta('c1'));
     expect(await watch.check(scheduled[0])).toBe(true);
     const queued = log.all(tenantId, stream).at(-1);
-    expect(queued).toMatchObject({ type: 'TurnQueued', data: { turnId: 't1', reason: 'capacity', since: scheduled[0].since }, metadata: { correlationId: 'c', actor: { type: 'system', id: 'ingress' } } });
+    expect(queued).toMatchObject({
+      type: 'TurnQueued',
+      data: { turnId: 't1', reason: 'capacity', since: scheduled[0].since },
+      metadata: { correlationId: 'c', actor: { type: 'system', id: 'ingress' } },
+    });
     // The same scheduling looked at again (a repeated submit scheduled it again): nothing new.
     expect(await watch.check(scheduled[0])).toBe(false);
     expect(types().filter((t) => t === 'TurnQueued')).toHaveLength(1);
   });
 
-  it.each(['active', 'completed', 'failed', 'delayed', 'unknown'])('a job %s gets nothing (a worker holds it, or it is no longer waiting for capacity)', async (state) => {
-    await handler.handle(submit('t1'), meta('c1'));
-    jobState = state;
-    expect(await watch.check(scheduled[0])).toBe(false);
-    expect(types()).not.toContain('TurnQueued');
-  });
+  it.each(['active', 'completed', 'failed', 'delayed', 'unknown'])(
+    'a job %s gets nothing (a worker holds it, or it is no longer waiting for capacity)',
+    async (state) => {
+      await handler.handle(submit('t1'), meta('c1'));
+      jobState = state;
+      expect(await watch.check(scheduled[0])).toBe(false);
+      expect(types()).not.toContain('TurnQueued');
+    },
+  );
 
   it('a turn with an event after its scheduling (the worker wrote between the look and the append) gets nothing', async () => {
     await handler.handle(submit('t1'), meta('c1'));
     const version = log.all(tenantId, stream).length;
-    await log.append(tenantId, stream, [{ type: 'MessageStarted', data: { turnId: 't1', messageId: 't1:m', role: 'assistant' }, metadata: workerMeta }], { expectedVersion: version });
+    await log.append(tenantId, stream, [{ type: 'MessageStarted', data: { turnId: 't1', messageId: 't1:m', role: 'assistant' }, metadata: workerMeta }], {
+      expectedVersion: version,
+    });
     expect(await watch.check(scheduled[0])).toBe(false);
     expect(types()).not.toContain('TurnQueued');
   });
@@ -92,7 +116,12 @@ describe('QueuedTurnWatch', () => {
   it('a failed look is a warning, never a rejection; closing drops the looks not taken', async () => {
     jest.useFakeTimers();
     try {
-      const broken = new QueuedTurnWatch(log, { graceMs: 10, writer: 'ingress', jobState: () => Promise.reject(new Error('redis down')), warn: (m) => warnings.push(m) });
+      const broken = new QueuedTurnWatch(log, {
+        graceMs: 10,
+        writer: 'ingress',
+        jobState: () => Promise.reject(new Error('redis down')),
+        warn: (m) => warnings.push(m),
+      });
       await handler.handle(submit('t1'), meta('c1'));
       broken.watch(scheduled[0]);
       await jest.advanceTimersByTimeAsync(10);

@@ -49,7 +49,9 @@ export class QueuedTurnWatch {
     if (this.closed) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.check(turn).catch((e: unknown) => this.opts.warn(`turn ${turn.turnId}: could not tell whether it waits for a worker: ${e instanceof Error ? e.message : String(e)}`));
+      this.check(turn).catch((e: unknown) =>
+        this.opts.warn(`turn ${turn.turnId}: could not tell whether it waits for a worker: ${e instanceof Error ? e.message : String(e)}`),
+      );
     }, this.opts.graceMs ?? TURN_QUEUED_AFTER_MS);
     timer.unref();
     this.timers.add(timer);

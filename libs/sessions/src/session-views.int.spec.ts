@@ -40,8 +40,12 @@ describe('command decisions read a snapshot and the events after it', () => {
         reads.eventRows += r.events.length;
         return r;
       },
-      append: (t: string, s: string, events: { type: string; data: unknown; metadata: EventMetadata }[], opts: { expectedVersion: number; idempotencyKey?: string }) =>
-        store.append<HubEvent>(t, s, events as never, opts),
+      append: (
+        t: string,
+        s: string,
+        events: { type: string; data: unknown; metadata: EventMetadata }[],
+        opts: { expectedVersion: number; idempotencyKey?: string },
+      ) => store.append<HubEvent>(t, s, events as never, opts),
     };
     const counted = {
       read: async (t: string, s: string, v: number, part?: 'all' | 'decision') => {
@@ -52,7 +56,14 @@ describe('command decisions read a snapshot and the events after it', () => {
       write: snapshots.write.bind(snapshots),
     };
     let n = 0;
-    const meta = (): CommandMetadata => ({ commandId: randomUUID(), tenantId, now: '2026-01-01T00:00:00.000Z', correlationId: `c${++n}`, actor: { type: 'api_key', id: 'k' }, protocol: 'transport' });
+    const meta = (): CommandMetadata => ({
+      commandId: randomUUID(),
+      tenantId,
+      now: '2026-01-01T00:00:00.000Z',
+      correlationId: `c${++n}`,
+      actor: { type: 'api_key', id: 'k' },
+      protocol: 'transport',
+    });
     const views = new SessionViews(log, counted, EVERY);
     return { views, commands: new CommandHandler(log, noFollowUps, views), meta };
   }
@@ -66,7 +77,10 @@ describe('command decisions read a snapshot and the events after it', () => {
       const res = await commands.handle({ type: 'SubmitTurn', sessionId, turnId, prompt: `long answer ${t}`, context: {}, busyPolicy: 'reject' }, meta());
       expect(res.ok).toBe(true);
       const callId = `${turnId}:c0`;
-      const deltas = Array.from({ length: 60 }, (_, i) => ({ type: 'TextDelta', data: { turnId, messageId: `${turnId}:m`, callId, offset: i * 5, text: 'word ' } }));
+      const deltas = Array.from({ length: 60 }, (_, i) => ({
+        type: 'TextDelta',
+        data: { turnId, messageId: `${turnId}:m`, callId, offset: i * 5, text: 'word ' },
+      }));
       const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
       const turn = [
         { type: 'MessageStarted', data: { turnId, messageId: `${turnId}:m`, role: 'assistant' } },
@@ -77,7 +91,12 @@ describe('command decisions read a snapshot and the events after it', () => {
         { type: 'TurnCompleted', data: { turnId, text: 'word '.repeat(60), stopReason: 'end_turn', usage } },
       ];
       const version = await store.streamVersion(tenantId, streamId);
-      await store.append(tenantId, streamId, turn.map((e) => ({ ...e, metadata: eventMeta })), { expectedVersion: version });
+      await store.append(
+        tenantId,
+        streamId,
+        turn.map((e) => ({ ...e, metadata: eventMeta })),
+        { expectedVersion: version },
+      );
     }
     return store.streamVersion(tenantId, streamId);
   }
@@ -104,7 +123,10 @@ describe('command decisions read a snapshot and the events after it', () => {
     expect(reads.snapshotRows).toBe(0);
     expect(reads.eventRows).toBe(0);
     // And it decides as a whole read would: the turn is known, a repeat decides nothing.
-    const again = await handler(tenant).commands.handle({ type: 'SubmitTurn', sessionId: 'long', turnId: 't3', prompt: 'long answer 3', context: {}, busyPolicy: 'reject' }, meta());
+    const again = await handler(tenant).commands.handle(
+      { type: 'SubmitTurn', sessionId: 'long', turnId: 't3', prompt: 'long answer 3', context: {}, busyPolicy: 'reject' },
+      meta(),
+    );
     expect(again).toEqual({ ok: true, events: [], duplicate: true });
   });
 
@@ -134,7 +156,7 @@ describe('command decisions read a snapshot and the events after it', () => {
     expect(rows).toEqual([{ version: total, fold_version: SESSION_VIEW_VERSION }]);
   });
 
-  it('never reads another tenant\'s snapshot of the same session id', async () => {
+  it("never reads another tenant's snapshot of the same session id", async () => {
     const a = randomUUID();
     const b = randomUUID();
     const total = await longSession(a, 'shared', 3);

@@ -1,4 +1,13 @@
-import { SESSION_VIEW_VERSION, decodeSessionView, encodeSessionView, foldSessionView, initialSessionView, type HubEvent, type Recorded, type SessionView } from '@hub/domain';
+import {
+  SESSION_VIEW_VERSION,
+  decodeSessionView,
+  encodeSessionView,
+  foldSessionView,
+  initialSessionView,
+  type HubEvent,
+  type Recorded,
+  type SessionView,
+} from '@hub/domain';
 
 /** Reads of a session's stream after a version (all when omitted), with the stream's version. */
 export interface StreamReader {

@@ -10,7 +10,15 @@ const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy/grafana/harness-hub
 
 function sources(dir: string): string {
   return readdirSync(dir, { withFileTypes: true })
-    .map((e) => (e.isDirectory() ? (e.name === 'node_modules' ? '' : sources(join(dir, e.name))) : e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts') ? readFileSync(join(dir, e.name), 'utf8') : ''))
+    .map((e) =>
+      e.isDirectory()
+        ? e.name === 'node_modules'
+          ? ''
+          : sources(join(dir, e.name))
+        : e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts')
+          ? readFileSync(join(dir, e.name), 'utf8')
+          : '',
+    )
     .join('\n');
 }
 
@@ -28,7 +36,8 @@ it('every series the dashboard queries is declared in the code', () => {
 
 it("charts every metric of issue 17's list", () => {
   const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
-  const charted = (series: string, by: string[] = []) => exprs.some((e) => e.includes(series) && by.every((label) => new RegExp(`by \\([^)]*\\b${label}\\b`).test(e)));
+  const charted = (series: string, by: string[] = []) =>
+    exprs.some((e) => e.includes(series) && by.every((label) => new RegExp(`by \\([^)]*\\b${label}\\b`).test(e)));
   const wanted: Array<[string, string[]]> = [
     ['hub_turns_started_total', ['protocol']],
     ['hub_turns_finished_total', ['protocol', 'outcome', 'code']],

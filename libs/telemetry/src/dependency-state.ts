@@ -26,7 +26,10 @@ export class DependencyState {
     this.down_ = true;
     this.since = this.now();
     const message = error instanceof Error ? error.message : String(error);
-    this.log.error({ dependency: this.name, state: 'down', error: message }, `${this.name} is unreachable: ${message} (retrying; logged again when it is back)`);
+    this.log.error(
+      { dependency: this.name, state: 'down', error: message },
+      `${this.name} is unreachable: ${message} (retrying; logged again when it is back)`,
+    );
   }
 
   /** The dependency answered again. Logged only on the change, with how long it was away. */

@@ -5,9 +5,12 @@ describe('guarded', () => {
   it('keeps a throwing listener from leaving the emitter, and later listeners still run', () => {
     const em = new EventEmitter();
     const seen: string[] = [];
-    em.on('x', guarded('test', () => {
-      throw new URIError('URI malformed');
-    }));
+    em.on(
+      'x',
+      guarded('test', () => {
+        throw new URIError('URI malformed');
+      }),
+    );
     em.on('x', () => seen.push('second'));
     expect(() => em.emit('x')).not.toThrow();
     expect(seen).toEqual(['second']);

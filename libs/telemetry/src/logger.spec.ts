@@ -44,7 +44,12 @@ describe('createLogger', () => {
     const out = capture();
     const log = createLogger('ingress', 'info', { destination: out.stream });
     log.info(
-      { authorization: 'Bearer abc', req: { headers: { authorization: 'Bearer def' } }, provider: { apiKey: 'sk-1' }, user: { password: 'pw', token: 't', auth: 'a', name: 'ok' } },
+      {
+        authorization: 'Bearer abc',
+        req: { headers: { authorization: 'Bearer def' } },
+        provider: { apiKey: 'sk-1' },
+        user: { password: 'pw', token: 't', auth: 'a', name: 'ok' },
+      },
       'hello',
     );
     const text = JSON.stringify(out.lines());

@@ -69,18 +69,40 @@ export function hubMetrics(): HubInstruments {
   instruments = {
     turnsStarted: meter.createCounter('hub.turns.started', { description: 'Turns a worker started running (first attempt)' }),
     turnsFinished: meter.createCounter('hub.turns.finished', { description: 'Turns that ended, by outcome (completed, failed, cancelled) and failure code' }),
-    turnDuration: meter.createHistogram('hub.turn.duration.seconds', { unit: 's', description: 'From TurnRequested to the end of the turn', advice: { explicitBucketBoundaries: TURN_BUCKETS } }),
-    turnFirstDelta: meter.createHistogram('hub.turn.first_delta.seconds', { unit: 's', description: 'From TurnRequested to the first text the model streamed', advice: { explicitBucketBoundaries: TURN_BUCKETS } }),
+    turnDuration: meter.createHistogram('hub.turn.duration.seconds', {
+      unit: 's',
+      description: 'From TurnRequested to the end of the turn',
+      advice: { explicitBucketBoundaries: TURN_BUCKETS },
+    }),
+    turnFirstDelta: meter.createHistogram('hub.turn.first_delta.seconds', {
+      unit: 's',
+      description: 'From TurnRequested to the first text the model streamed',
+      advice: { explicitBucketBoundaries: TURN_BUCKETS },
+    }),
     modelTokens: meter.createCounter('hub.model.tokens', { description: 'Model tokens by tenant and kind (prompt, completion)' }),
-    modelCallDuration: meter.createHistogram('hub.model.call.duration.seconds', { unit: 's', description: 'One model call (one step of a turn)', advice: { explicitBucketBoundaries: TURN_BUCKETS } }),
+    modelCallDuration: meter.createHistogram('hub.model.call.duration.seconds', {
+      unit: 's',
+      description: 'One model call (one step of a turn)',
+      advice: { explicitBucketBoundaries: TURN_BUCKETS },
+    }),
     toolCalls: meter.createCounter('hub.tool.calls', { description: 'Tool calls by tool, executor and outcome' }),
     eventsAppended: meter.createCounter('hub.events.appended', { description: 'Events appended to the log' }),
-    appendDuration: meter.createHistogram('hub.event.append.duration.seconds', { unit: 's', description: 'One append transaction', advice: { explicitBucketBoundaries: APPEND_BUCKETS } }),
+    appendDuration: meter.createHistogram('hub.event.append.duration.seconds', {
+      unit: 's',
+      description: 'One append transaction',
+      advice: { explicitBucketBoundaries: APPEND_BUCKETS },
+    }),
     commands: meter.createCounter('hub.commands', { description: 'Commands decided, by protocol, command and outcome' }),
-    queueWait: meter.createHistogram('hub.queue.wait.seconds', { unit: 's', description: 'From a job being added (or due) to a worker taking it, by queue and job', advice: { explicitBucketBoundaries: TURN_BUCKETS } }),
+    queueWait: meter.createHistogram('hub.queue.wait.seconds', {
+      unit: 's',
+      description: 'From a job being added (or due) to a worker taking it, by queue and job',
+      advice: { explicitBucketBoundaries: TURN_BUCKETS },
+    }),
     httpRequests: meter.createCounter('hub.http.requests', { description: 'HTTP requests by method, route and status' }),
     socketsOpened: meter.createCounter('hub.sockets.opened', { description: 'WebSocket connections accepted, by protocol' }),
-    scheduleTicks: meter.createCounter('hub.schedule.ticks', { description: 'Schedule ticks decided, by outcome (started, buffered, skipped, missed, refused)' }),
+    scheduleTicks: meter.createCounter('hub.schedule.ticks', {
+      description: 'Schedule ticks decided, by outcome (started, buffered, skipped, missed, refused)',
+    }),
   };
   return instruments;
 }

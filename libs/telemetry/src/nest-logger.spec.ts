@@ -14,7 +14,7 @@ function capture(level: 'info' | 'warn' = 'info') {
 }
 
 describe('NestPinoLogger', () => {
-  it('writes one JSON line per call, with Nest\'s context and an error\'s stack as fields', () => {
+  it("writes one JSON line per call, with Nest's context and an error's stack as fields", () => {
     const { lines, nest } = capture();
     nest.log('listening', 'Bootstrap');
     nest.error('boom', 'Error: boom\n    at x (y.ts:1:1)', 'WsAdapter');

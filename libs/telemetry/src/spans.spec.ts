@@ -13,7 +13,13 @@ beforeEach(() => telemetry.reset());
 
 function span(name: string): RecordedSpan {
   const found = telemetry.spans().find((s) => s.name === name);
-  if (found === undefined) throw new Error(`no span ${name}; have ${telemetry.spans().map((s) => s.name).join(', ')}`);
+  if (found === undefined)
+    throw new Error(
+      `no span ${name}; have ${telemetry
+        .spans()
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
   return found;
 }
 
@@ -74,9 +80,7 @@ describe('trace context propagation', () => {
     const payload = JSON.stringify(await withSpan('enqueue', {}, () => currentTraceparent()));
     // "worker": a fresh root context, only the payload to go on.
     const received = JSON.parse(payload) as { traceparent?: string; tracestate?: string };
-    const ids = await withContext(contextFromTraceparent(received.traceparent, received.tracestate), () =>
-      withSpan('process', {}, () => currentSpanIds()),
-    );
+    const ids = await withContext(contextFromTraceparent(received.traceparent, received.tracestate), () => withSpan('process', {}, () => currentSpanIds()));
     expect(span('process').traceId).toBe(span('enqueue').traceId);
     expect(span('process').parentSpanId).toBe(span('enqueue').spanId);
     expect(ids?.traceId).toBe(span('enqueue').traceId);
@@ -90,7 +94,11 @@ describe('trace context propagation', () => {
   });
 
   it("reads an upgrade request's headers, a repeated header by its first value", async () => {
-    const ctx = contextFromHeaders({ traceparent: ['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'ignored'], tracestate: 'vendor=abc', host: 'x' });
+    const ctx = contextFromHeaders({
+      traceparent: ['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'ignored'],
+      tracestate: 'vendor=abc',
+      host: 'x',
+    });
     const headers = await withContext(ctx, () => withSpan('socket', {}, () => currentTraceparent()));
     expect(span('socket').parentSpanId).toBe('b7ad6b7169203331');
     expect(headers.tracestate).toBe('vendor=abc');
@@ -117,7 +125,11 @@ describe('withSpan', () => {
   });
 
   it('records non-Error throws too', async () => {
-    await expect(withSpan('throws-string', {}, () => { throw 'nope'; })).rejects.toBe('nope');
+    await expect(
+      withSpan('throws-string', {}, () => {
+        throw 'nope';
+      }),
+    ).rejects.toBe('nope');
     expect(span('throws-string').status).toBe('error');
     expect(span('throws-string').statusMessage).toBe('nope');
   });

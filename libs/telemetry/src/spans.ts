@@ -1,13 +1,4 @@
-import {
-  ROOT_CONTEXT,
-  SpanStatusCode,
-  context,
-  defaultTextMapGetter,
-  defaultTextMapSetter,
-  trace,
-  type Context,
-  type Span,
-} from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanStatusCode, context, defaultTextMapGetter, defaultTextMapSetter, trace, type Context, type Span } from '@opentelemetry/api';
 import { W3CTraceContextPropagator, getRPCMetadata, suppressTracing } from '@opentelemetry/core';
 import { definedAttributes, type SpanAttributes } from './attributes';
 

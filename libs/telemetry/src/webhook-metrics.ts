@@ -26,7 +26,11 @@ export function webhookMetrics(): WebhookInstruments {
   instruments = {
     attempts: meter.createCounter('hub.webhook.attempts', { description: 'Webhook delivery attempts by outcome' }),
     messages: meter.createCounter('hub.webhook.messages', { description: 'Webhook messages delivered or given up, by outcome' }),
-    attemptDuration: meter.createHistogram('hub.webhook.attempt.duration.seconds', { unit: 's', description: 'One webhook delivery attempt', advice: { explicitBucketBoundaries: ATTEMPT_BUCKETS } }),
+    attemptDuration: meter.createHistogram('hub.webhook.attempt.duration.seconds', {
+      unit: 's',
+      description: 'One webhook delivery attempt',
+      advice: { explicitBucketBoundaries: ATTEMPT_BUCKETS },
+    }),
   };
   return instruments;
 }

@@ -67,7 +67,13 @@ export class OidcTestProvider {
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
         },
-        { client_id: TOOL_CLIENT.id, client_secret: TOOL_CLIENT.secret, redirect_uris: [TOOL_CLIENT.redirect], grant_types: ['authorization_code'], response_types: ['code'] },
+        {
+          client_id: TOOL_CLIENT.id,
+          client_secret: TOOL_CLIENT.secret,
+          redirect_uris: [TOOL_CLIENT.redirect],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
       ],
       findAccount: (_ctx, sub) => {
         const claims = claimsOf(sub);
@@ -87,7 +93,12 @@ export class OidcTestProvider {
           enabled: true,
           defaultResource: () => TEST_AUDIENCE,
           useGrantedResource: () => true,
-          getResourceServerInfo: (_ctx, resource) => ({ audience: resource, scope: 'openid profile email groups', accessTokenFormat: 'jwt', accessTokenTTL: accessTtl() }),
+          getResourceServerInfo: (_ctx, resource) => ({
+            audience: resource,
+            scope: 'openid profile email groups',
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: accessTtl(),
+          }),
         },
       },
       // The person's groups, name and email in the JWT access token (read when it is issued: a group change shows in the next token).
@@ -166,7 +177,12 @@ export class OidcTestProvider {
 
   private async fetchWith(jar: Map<string, string>, url: string, body?: URLSearchParams): Promise<Response> {
     const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { method: body ? 'POST' : 'GET', body, redirect: 'manual', headers: { ...(cookie ? { cookie } : {}), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) } });
+    const res = await fetch(url, {
+      method: body ? 'POST' : 'GET',
+      body,
+      redirect: 'manual',
+      headers: { ...(cookie ? { cookie } : {}), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(';');
       const i = pair.indexOf('=');

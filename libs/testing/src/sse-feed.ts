@@ -31,7 +31,12 @@ export async function openSseFeed(url: string, key: string): Promise<SseFeed> {
   }
   // The wire format is eventsource-parser's to read (multi-line data, comments, CRLF), not ours.
   const parser = createParser({
-    onEvent: (e) => feed.frames.push({ event: e.event ?? 'message', data: JSON.parse(e.data) as Record<string, unknown>, ...(e.id === undefined ? {} : { id: Number(e.id) }) }),
+    onEvent: (e) =>
+      feed.frames.push({
+        event: e.event ?? 'message',
+        data: JSON.parse(e.data) as Record<string, unknown>,
+        ...(e.id === undefined ? {} : { id: Number(e.id) }),
+      }),
   });
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   void (async () => {

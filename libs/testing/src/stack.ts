@@ -17,8 +17,6 @@ export interface StackOptions {
   redisUrl?: string;
 }
 
-
-
 /**
  * A whole hub for end-to-end tests: a fresh database (migrated as its owner), a unique queue
  * prefix, one ingress and N worker processes started through `bin/hub` exactly as in
@@ -126,7 +124,11 @@ export class HubStack {
     if (!dir) return;
     mkdirSync(dir, { recursive: true });
     // Every process of the stack: test-all.sh's check that no API key was logged reads only these files.
-    const parts = [['ingress', this.ingress] as const, ...this.moreIngresses.map((p, i) => [`ingress ${i + 2}`, p] as const), ...this.workers.map((w, i) => [`worker ${i + 1}`, w] as const)].filter(([, p]) => p);
+    const parts = [
+      ['ingress', this.ingress] as const,
+      ...this.moreIngresses.map((p, i) => [`ingress ${i + 2}`, p] as const),
+      ...this.workers.map((w, i) => [`worker ${i + 1}`, w] as const),
+    ].filter(([, p]) => p);
     writeFileSync(join(dir, `${this.opts.label}-${this.queuePrefix}.log`), parts.map(([name, p]) => `== ${name}\n${p.stderr}`).join('\n'));
   }
 
@@ -154,7 +156,8 @@ export class HubStack {
         return {}; // not a summary: the CLI failed, reported below with its stderr
       }
     })();
-    if (summary.lagging) process.stderr.write(`${this.opts.label}: replay left out ${summary.lagging} read-model comparisons whose projection had not caught up\n`);
+    if (summary.lagging)
+      process.stderr.write(`${this.opts.label}: replay left out ${summary.lagging} read-model comparisons whose projection had not caught up\n`);
     if (res.code === 0) return [];
     return lines.length > 1 ? lines.slice(0, -1) : [{ code: res.code, stderr: res.stderr.slice(0, 1000) }];
   }

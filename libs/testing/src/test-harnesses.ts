@@ -22,7 +22,10 @@ export function testAllowEntry(prefix: readonly string[], tenantMay: readonly st
 }
 
 /** The same entry as a parsed rule, for tests that build the allowlists in process. */
-export function testCommandRule(prefix: readonly string[], tenantMay: readonly string[] = []): { prefix: string[]; fixedEnv: Record<string, string>; tenantEnv: string[] } {
+export function testCommandRule(
+  prefix: readonly string[],
+  tenantMay: readonly string[] = [],
+): { prefix: string[]; fixedEnv: Record<string, string>; tenantEnv: string[] } {
   return { prefix: [...prefix], fixedEnv: { ...TS_ENV }, tenantEnv: [...tenantMay] };
 }
 

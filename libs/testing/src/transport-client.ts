@@ -95,7 +95,10 @@ export class TransportTestClient {
     while (!pred(this)) {
       if (this.violations.length > 0) throw new Error(`protocol violation while waiting for ${what}: ${this.violations.join('; ')}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; state: ${JSON.stringify(this.state)?.slice(0, 2000)}; last frames: ${JSON.stringify(this.frames.slice(-5))}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out waiting for ${what}; state: ${JSON.stringify(this.state)?.slice(0, 2000)}; last frames: ${JSON.stringify(this.frames.slice(-5))}`,
+        );
       await new Promise<void>((r) => {
         const t = setTimeout(r, Math.min(left, 200));
         this.waiters.push(() => {
@@ -108,7 +111,14 @@ export class TransportTestClient {
 
   /** Waits until the newest turn finished (status back to idle or error after running). */
   waitForIdle(timeoutMs?: number): Promise<void> {
-    return this.waitFor('the turn to end', (c) => c.state !== null && c.state.status !== 'running' && c.state.messages.some((m) => m.role === 'assistant' && m.status !== 'pending' && m.status !== 'streaming'), timeoutMs);
+    return this.waitFor(
+      'the turn to end',
+      (c) =>
+        c.state !== null &&
+        c.state.status !== 'running' &&
+        c.state.messages.some((m) => m.role === 'assistant' && m.status !== 'pending' && m.status !== 'streaming'),
+      timeoutMs,
+    );
   }
 
   lastAssistant() {

@@ -59,7 +59,11 @@ export class WebhookReceiver {
   /** The body, verified with `secret` (throws as standardwebhooks does when it does not verify). */
   static verify<T = { type: string; timestamp: string; data: Record<string, unknown> }>(secret: string, r: Pick<Received, 'headers' | 'body'>): T {
     const h = (n: string) => String(r.headers[n] ?? '');
-    return new Webhook(secret).verify(r.body, { 'webhook-id': h('webhook-id'), 'webhook-timestamp': h('webhook-timestamp'), 'webhook-signature': h('webhook-signature') }) as T;
+    return new Webhook(secret).verify(r.body, {
+      'webhook-id': h('webhook-id'),
+      'webhook-timestamp': h('webhook-timestamp'),
+      'webhook-signature': h('webhook-signature'),
+    }) as T;
   }
 
   async close(): Promise<void> {

@@ -30,7 +30,10 @@ export class AddressGuard {
 
   /** Parses `HUB_WEBHOOK_ALLOWED_NETWORKS` (comma-separated CIDRs); throws on a bad one. */
   static fromSetting(value: string | undefined): AddressGuard {
-    const cidrs = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const cidrs = (value ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (const c of cidrs) if (!ipaddr.isValidCIDR(c)) throw new Error(`not a CIDR: ${c}`);
     return new AddressGuard(cidrs);
   }
@@ -49,7 +52,11 @@ export class AddressGuard {
    * resolves to passes, so the address connected to is the one checked (no second resolution
    * that a rebinding DNS server could answer differently).
    */
-  readonly lookup = (hostname: string, options: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+  readonly lookup = (
+    hostname: string,
+    options: object,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     this.resolve(hostname, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const refused = addresses.map((a) => this.check(a.address)).find((v): v is { ok: false; reason: string } => !v.ok);

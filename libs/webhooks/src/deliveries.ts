@@ -35,7 +35,15 @@ export class WebhookDeliveries {
   /** Attempts of the endpoint, newest first, `limit` of them, before `before` (an ISO time) when given. */
   async attempts(tenantId: string, endpointId: string, opts: { limit: number; before?: string; messageId?: string }): Promise<AttemptView[]> {
     const { rows } = await asTenant(this.pool, tenantId).query<{
-      message_id: string; event_type: string; attempt: number; started_at: Date; latency_ms: number; response_status: number | null; outcome: string; error: string | null; next_attempt_at: Date | null;
+      message_id: string;
+      event_type: string;
+      attempt: number;
+      started_at: Date;
+      latency_ms: number;
+      response_status: number | null;
+      outcome: string;
+      error: string | null;
+      next_attempt_at: Date | null;
     }>(
       `SELECT a.message_id, m.event_type, a.attempt, a.started_at, a.latency_ms, a.response_status, a.outcome, a.error, a.next_attempt_at
          FROM webhook_attempts a JOIN webhook_messages m ON m.id = a.message_id
@@ -58,7 +66,16 @@ export class WebhookDeliveries {
 
   /** Messages of the endpoint, newest first. */
   async messages(tenantId: string, endpointId: string, limit: number): Promise<MessageView[]> {
-    const { rows } = await asTenant(this.pool, tenantId).query<{ id: string; event_type: string; event_position: string | null; status: string; attempts: number; next_attempt_at: Date | null; created_at: Date; payload: unknown }>(
+    const { rows } = await asTenant(this.pool, tenantId).query<{
+      id: string;
+      event_type: string;
+      event_position: string | null;
+      status: string;
+      attempts: number;
+      next_attempt_at: Date | null;
+      created_at: Date;
+      payload: unknown;
+    }>(
       `SELECT id, event_type, event_position::text, status, attempts, next_attempt_at, created_at, payload FROM webhook_messages
         WHERE tenant_id = $1 AND endpoint_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3`,
       [tenantId, endpointId, limit],

@@ -99,7 +99,12 @@ export class WebhookDispatcher {
   /** Claims what is due and starts its attempts; resolves once they are started (not finished). */
   async look(): Promise<number> {
     const busy = [...this.busy.keys()];
-    const { rows } = await asSystem(this.pool, 'webhooks').query<Claimed>(CLAIM, [busy, this.o.perEndpoint, this.o.claimLimit ?? 100, this.o.timeoutMs + LEASE_MARGIN_MS]);
+    const { rows } = await asSystem(this.pool, 'webhooks').query<Claimed>(CLAIM, [
+      busy,
+      this.o.perEndpoint,
+      this.o.claimLimit ?? 100,
+      this.o.timeoutMs + LEASE_MARGIN_MS,
+    ]);
     for (const m of rows) {
       this.busy.set(m.endpoint_id, (this.busy.get(m.endpoint_id) ?? 0) + 1);
       const p = this.attempt(m)
@@ -123,9 +128,23 @@ export class WebhookDispatcher {
 
   private async attempt(m: Claimed): Promise<void> {
     const startedAt = new Date();
-    const attrs = { 'hub.tenant_id': m.tenant_id, 'webhook.endpoint_id': m.endpoint_id, 'webhook.message_id': m.id, 'webhook.attempt': m.attempts, 'webhook.event_type': m.event_type };
+    const attrs = {
+      'hub.tenant_id': m.tenant_id,
+      'webhook.endpoint_id': m.endpoint_id,
+      'webhook.message_id': m.id,
+      'webhook.attempt': m.attempts,
+      'webhook.event_type': m.event_type,
+    };
     const result = await withSpan('webhook.attempt', attrs, async (span) => {
-      const r = await sendSigned({ url: m.url, id: m.id, body: m.body, secrets: liveSecrets(m.secrets, startedAt).map((s) => s.secret), timeoutMs: this.o.timeoutMs, guard: this.o.guard, at: startedAt });
+      const r = await sendSigned({
+        url: m.url,
+        id: m.id,
+        body: m.body,
+        secrets: liveSecrets(m.secrets, startedAt).map((s) => s.secret),
+        timeoutMs: this.o.timeoutMs,
+        guard: this.o.guard,
+        at: startedAt,
+      });
       span.setAttributes({ 'webhook.outcome': r.outcome, 'http.response.status_code': r.status ?? 0 });
       return r;
     });
@@ -139,7 +158,20 @@ export class WebhookDispatcher {
     const status = r.outcome === 'succeeded' ? 'succeeded' : delay === null ? 'failed' : 'pending';
     const next = delay === null ? null : new Date(Date.now() + delay);
     const disable = r.outcome === 'gone' ? `the endpoint answered 410 Gone at ${startedAt.toISOString()}` : null;
-    await asSystem(this.pool, 'webhooks').query(RECORD, [m.id, m.attempts, status, next, randomUUID(), startedAt, r.latencyMs, r.status, r.outcome, r.error?.slice(0, 1000) ?? null, disable, this.o.disableAfterMs]);
+    await asSystem(this.pool, 'webhooks').query(RECORD, [
+      m.id,
+      m.attempts,
+      status,
+      next,
+      randomUUID(),
+      startedAt,
+      r.latencyMs,
+      r.status,
+      r.outcome,
+      r.error?.slice(0, 1000) ?? null,
+      disable,
+      this.o.disableAfterMs,
+    ]);
     if (status !== 'pending') webhookMetrics().messages.add(1, { outcome: status });
   }
 }

@@ -82,7 +82,9 @@ export class WebhookEndpoints {
   }
 
   async list(tenantId: string): Promise<EndpointView[]> {
-    const { rows } = await this.db(tenantId).query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 ORDER BY created_at, id`, [tenantId]);
+    const { rows } = await this.db(tenantId).query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 ORDER BY created_at, id`, [
+      tenantId,
+    ]);
     return rows.map((r) => view(r));
   }
 
@@ -123,20 +125,29 @@ export class WebhookEndpoints {
    */
   async rotate(tenantId: string, id: string, overlapMs: number, now = new Date()): Promise<{ secret: string; previousSecretExpiresAt: string } | null> {
     if (!UUID.test(id)) return null;
-    const { rows } = await this.db(tenantId).query<{ secrets: SigningSecret[] }>('SELECT secrets FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    const { rows } = await this.db(tenantId).query<{ secrets: SigningSecret[] }>('SELECT secrets FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2', [
+      tenantId,
+      id,
+    ]);
     if (!rows[0]) return null;
     const until = new Date(now.getTime() + overlapMs).toISOString();
     const secret = newSecret();
     // The new one first; the old current one until the overlap ends; older ones that still sign keep their end.
     const kept = liveSecrets(rows[0].secrets, now).map((s) => (s.expiresAt === null ? { secret: s.secret, expiresAt: until } : s));
     const secrets = [{ secret, expiresAt: null }, ...kept];
-    await this.db(tenantId).query('UPDATE webhook_endpoints SET secrets = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2', [tenantId, id, JSON.stringify(secrets)]);
+    await this.db(tenantId).query('UPDATE webhook_endpoints SET secrets = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2', [
+      tenantId,
+      id,
+      JSON.stringify(secrets),
+    ]);
     return { secret, previousSecretExpiresAt: until };
   }
 
   /** Whether the tenant's approval.requested deliveries carry a decision link (default on). */
   async approvalLinks(tenantId: string): Promise<boolean> {
-    const { rows } = await this.db(tenantId).query<{ approval_links: boolean }>('SELECT approval_links FROM webhook_tenant_settings WHERE tenant_id = $1', [tenantId]);
+    const { rows } = await this.db(tenantId).query<{ approval_links: boolean }>('SELECT approval_links FROM webhook_tenant_settings WHERE tenant_id = $1', [
+      tenantId,
+    ]);
     return rows[0]?.approval_links ?? true;
   }
 
@@ -147,11 +158,17 @@ export class WebhookEndpoints {
 
   /** The link key and whether links are on, or null when the tenant never made an endpoint (reads only: a forged token's tenant makes no row). */
   async linkSettings(tenantId: string): Promise<{ key: string; on: boolean } | null> {
-    const { rows } = await this.db(tenantId).query<{ link_key: string; approval_links: boolean }>('SELECT link_key, approval_links FROM webhook_tenant_settings WHERE tenant_id = $1', [tenantId]);
+    const { rows } = await this.db(tenantId).query<{ link_key: string; approval_links: boolean }>(
+      'SELECT link_key, approval_links FROM webhook_tenant_settings WHERE tenant_id = $1',
+      [tenantId],
+    );
     return rows[0] ? { key: rows[0].link_key, on: rows[0].approval_links } : null;
   }
 
   private async ensureSettings(tenantId: string): Promise<void> {
-    await this.db(tenantId).query('INSERT INTO webhook_tenant_settings (tenant_id, link_key) VALUES ($1, $2) ON CONFLICT (tenant_id) DO NOTHING', [tenantId, newLinkKey()]);
+    await this.db(tenantId).query('INSERT INTO webhook_tenant_settings (tenant_id, link_key) VALUES ($1, $2) ON CONFLICT (tenant_id) DO NOTHING', [
+      tenantId,
+      newLinkKey(),
+    ]);
   }
 }

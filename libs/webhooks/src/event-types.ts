@@ -50,7 +50,17 @@ export function webhookEventOf(e: LogEvent): WebhookEvent | null {
       return {
         type: 'approval.requested',
         timestamp: at,
-        data: { ...base, approvalId: d.approvalId, turnId: d.turnId, toolCallId: d.toolCallId, tool: d.toolName, arguments: d.input ?? null, risk: d.riskTier, reason: d.reason, deadlineAt: d.deadlineAt ?? null },
+        data: {
+          ...base,
+          approvalId: d.approvalId,
+          turnId: d.turnId,
+          toolCallId: d.toolCallId,
+          tool: d.toolName,
+          arguments: d.input ?? null,
+          risk: d.riskTier,
+          reason: d.reason,
+          deadlineAt: d.deadlineAt ?? null,
+        },
       };
     case 'ApprovalResolved': {
       const by = d.by as { type?: string; id?: string } | undefined;

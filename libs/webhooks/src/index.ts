@@ -2,7 +2,17 @@ export { AddressGuard, isAddressRefused, type AddressVerdict } from './address-g
 export { WebhookDeliveries, type AttemptView, type MessageView } from './deliveries';
 export { WebhookDispatcher, type DispatcherOptions } from './dispatcher';
 export { WebhookEndpoints, type EndpointPatch, type EndpointView } from './endpoints';
-export { OUTBOX_READS, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, WILDCARD, subscribes, webhookEventOf, type LogEvent, type WebhookEvent, type WebhookEventType } from './event-types';
+export {
+  OUTBOX_READS,
+  TEST_EVENT_TYPE,
+  WEBHOOK_EVENT_TYPES,
+  WILDCARD,
+  subscribes,
+  webhookEventOf,
+  type LogEvent,
+  type WebhookEvent,
+  type WebhookEventType,
+} from './event-types';
 export { LinkClaims, claimsOf, newLinkKey, signLink, verifyLink, type LinkRefusal } from './links';
 export { OUTBOX_CHECKPOINT, WebhookOutbox, newMessageId, type OutboxMessage, type OutboxOptions } from './outbox';
 export { DEFAULT_SCHEDULE, nextDelay, parseSchedule, retryAfterMs } from './schedule';

@@ -42,20 +42,29 @@ it('three outboxes stepping at once write one message per subscribed event, and 
   const n = 40;
   await Promise.all(
     Array.from({ length: n }, (_, i) =>
-      store.append(tenant, `session-o${i}`, [{ type: 'SessionOpened', data: { sessionId: `o${i}`, openedVia: 'transport' }, metadata: meta }, { type: 'TurnFailed', data: { turnId: 't', code: 'X', message: 'not subscribed', retryable: false }, metadata: meta }], { expectedVersion: 'any' }),
+      store.append(
+        tenant,
+        `session-o${i}`,
+        [
+          { type: 'SessionOpened', data: { sessionId: `o${i}`, openedVia: 'transport' }, metadata: meta },
+          { type: 'TurnFailed', data: { turnId: 't', code: 'X', message: 'not subscribed', retryable: false }, metadata: meta },
+        ],
+        { expectedVersion: 'any' },
+      ),
     ),
   );
   // They step together until every event is written (the outbox reads settled events only, and a
   // transaction open anywhere on the server, another test file on a busy CI machine, holds
   // settling back), then a few rounds more in which nothing may be written twice.
   const counter = createPool(db.ownerUrl, { max: 1 });
-  const written = async () => Number((await counter.query<{ n: string }>('SELECT count(*)::text AS n FROM webhook_messages WHERE endpoint_id = $1', [endpoint.id])).rows[0].n);
-  for (const until = Date.now() + 20_000; (await written()) < n && Date.now() < until; ) await Promise.all(outboxes.map((o) => o.step()));
+  const written = async () =>
+    Number((await counter.query<{ n: string }>('SELECT count(*)::text AS n FROM webhook_messages WHERE endpoint_id = $1', [endpoint.id])).rows[0].n);
+  for (const until = Date.now() + 20_000; (await written()) < n && Date.now() < until;) await Promise.all(outboxes.map((o) => o.step()));
   for (let round = 0; round < 3; round++) await Promise.all(outboxes.map((o) => o.step()));
   await counter.end();
-  const { rows } = await pool.query<{ n: string; positions: string }>(
-    `SELECT count(*)::text AS n, count(DISTINCT event_position)::text AS positions FROM webhook_messages`,
-  ).catch(() => ({ rows: [] as { n: string; positions: string }[] }));
+  const { rows } = await pool
+    .query<{ n: string; positions: string }>(`SELECT count(*)::text AS n, count(DISTINCT event_position)::text AS positions FROM webhook_messages`)
+    .catch(() => ({ rows: [] as { n: string; positions: string }[] }));
   // Under row-level security the apps' role sees nothing unscoped: read as the owner instead.
   const owner = createPool(db.ownerUrl, { max: 1 });
   const seen = await owner.query<{ n: string; positions: string; types: string[] }>(
@@ -68,7 +77,17 @@ it('three outboxes stepping at once write one message per subscribed event, and 
   expect(seen.rows[0]).toEqual({ n: String(n), positions: String(n), types: ['session.opened'] });
   expect(opened.rows[0].n).toBe(String(n));
 
-  const dispatchers = [0, 1].map(() => new WebhookDispatcher(pool, { schedule: [1000], timeoutMs: 2000, guard: new AddressGuard(['127.0.0.0/8']), perEndpoint: 4, disableAfterMs: 60_000, log: () => undefined }));
+  const dispatchers = [0, 1].map(
+    () =>
+      new WebhookDispatcher(pool, {
+        schedule: [1000],
+        timeoutMs: 2000,
+        guard: new AddressGuard(['127.0.0.0/8']),
+        perEndpoint: 4,
+        disableAfterMs: 60_000,
+        log: () => undefined,
+      }),
+  );
   const deadline = Date.now() + 30_000;
   while (receiver.at('/o').length < n && Date.now() < deadline) {
     await Promise.all(dispatchers.map((d) => d.look()));
@@ -84,7 +103,14 @@ it('three outboxes stepping at once write one message per subscribed event, and 
 it('an endpoint failing every attempt for longer than the setting is disabled, saying since when', async () => {
   const { endpoint } = await new WebhookEndpoints(pool).create(tenant, { url: receiver.url('/down'), events: ['*'], description: null });
   receiver.answer('/down', () => ({ status: 503 }));
-  const dispatcher = new WebhookDispatcher(pool, { schedule: Array(20).fill(200), timeoutMs: 2000, guard: new AddressGuard(['127.0.0.0/8']), perEndpoint: 1, disableAfterMs: 1000, log: () => undefined });
+  const dispatcher = new WebhookDispatcher(pool, {
+    schedule: Array(20).fill(200),
+    timeoutMs: 2000,
+    guard: new AddressGuard(['127.0.0.0/8']),
+    perEndpoint: 1,
+    disableAfterMs: 1000,
+    log: () => undefined,
+  });
   await new WebhookDeliveries(pool).sendTest(tenant, endpoint.id);
   const endpoints = new WebhookEndpoints(pool);
   const deadline = Date.now() + 15_000;

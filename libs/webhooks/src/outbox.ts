@@ -63,7 +63,11 @@ export class WebhookOutbox {
     const client = await this.pool.connect();
     try {
       await beginAs(client, systemScope('webhooks'));
-      const moved = await client.query('UPDATE webhook_checkpoints SET position = $2, updated_at = now() WHERE name = $1 AND position = $3', [OUTBOX_CHECKPOINT, to, from]);
+      const moved = await client.query('UPDATE webhook_checkpoints SET position = $2, updated_at = now() WHERE name = $1 AND position = $3', [
+        OUTBOX_CHECKPOINT,
+        to,
+        from,
+      ]);
       if (moved.rowCount !== 1) {
         await client.query('ROLLBACK');
         return 0;
@@ -74,7 +78,11 @@ export class WebhookOutbox {
            SELECT m.id, m.tenant_id, m.endpoint_id, m.type, m.position, m.payload, 'pending', now()
              FROM jsonb_to_recordset($1::jsonb) AS m(id text, tenant_id uuid, endpoint_id uuid, type text, position bigint, payload jsonb)
            ON CONFLICT (endpoint_id, event_position) DO NOTHING`,
-          [JSON.stringify(messages.map((m) => ({ id: m.id, tenant_id: m.tenantId, endpoint_id: m.endpointId, type: m.type, position: m.position, payload: m.payload })))],
+          [
+            JSON.stringify(
+              messages.map((m) => ({ id: m.id, tenant_id: m.tenantId, endpoint_id: m.endpointId, type: m.type, position: m.position, payload: m.payload })),
+            ),
+          ],
         );
       }
       await client.query('COMMIT');
@@ -114,7 +122,10 @@ export class WebhookOutbox {
     if (wanted.length === 0) return [];
     const tenants = [...new Set(wanted.map((x) => x.e.tenantId))];
     const db = asSystem(this.pool, 'webhooks');
-    const { rows: endpoints } = await db.query<EndpointTarget>('SELECT id, tenant_id, events, created_at FROM webhook_endpoints WHERE tenant_id = ANY($1::uuid[]) AND enabled', [tenants]);
+    const { rows: endpoints } = await db.query<EndpointTarget>(
+      'SELECT id, tenant_id, events, created_at FROM webhook_endpoints WHERE tenant_id = ANY($1::uuid[]) AND enabled',
+      [tenants],
+    );
     if (endpoints.length === 0) return [];
     const { rows: keys } = await db.query<{ tenant_id: string; link_key: string; approval_links: boolean }>(
       'SELECT tenant_id, link_key, approval_links FROM webhook_tenant_settings WHERE tenant_id = ANY($1::uuid[])',
@@ -127,7 +138,14 @@ export class WebhookOutbox {
         // An endpoint receives what was committed after it was made, and what it subscribes to.
         if (ep.tenant_id !== e.tenantId || !subscribes(ep.events, w.type) || Date.parse(e.createdAt) < ep.created_at.getTime()) continue;
         const id = newMessageId();
-        out.push({ id, tenantId: e.tenantId, endpointId: ep.id, type: w.type, position: e.globalPosition, payload: { ...w, data: this.withLinks(w, e, ep.id, id, linkKey.get(e.tenantId)) } });
+        out.push({
+          id,
+          tenantId: e.tenantId,
+          endpointId: ep.id,
+          type: w.type,
+          position: e.globalPosition,
+          payload: { ...w, data: this.withLinks(w, e, ep.id, id, linkKey.get(e.tenantId)) },
+        });
       }
     }
     return out;

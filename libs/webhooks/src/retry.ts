@@ -25,10 +25,14 @@ export async function deliverWithRetries(d: RetriedDelivery): Promise<AttemptRes
     if (delay === null || d.signal?.aborted) return result;
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, delay);
-      d.signal?.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
+      d.signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t);
+          resolve();
+        },
+        { once: true },
+      );
     });
     if (d.signal?.aborted) return result;
   }

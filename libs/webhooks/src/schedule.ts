@@ -5,7 +5,10 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
 
 /** Parses a schedule like `5s,5m,30m` (units ms, s, m, h, d) into milliseconds; throws on a bad one. */
 export function parseSchedule(value: string): number[] {
-  const parts = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (parts.length === 0) throw new Error('a retry schedule needs at least one delay');
   return parts.map((p) => {
     const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(p);

@@ -53,13 +53,29 @@ async function serve(answer: Answer) {
 
 const loopbackAllowed = new AddressGuard(['127.0.0.0/8']);
 const body = JSON.stringify({ type: 'turn.completed', timestamp: '2026-11-26T12:00:00.000Z', data: { sessionId: 's' } });
-const plain = (s: Seen) => ({ 'webhook-id': String(s.headers['webhook-id']), 'webhook-timestamp': String(s.headers['webhook-timestamp']), 'webhook-signature': String(s.headers['webhook-signature']) });
+const plain = (s: Seen) => ({
+  'webhook-id': String(s.headers['webhook-id']),
+  'webhook-timestamp': String(s.headers['webhook-timestamp']),
+  'webhook-signature': String(s.headers['webhook-signature']),
+});
 
 describe('the SSRF guard (no range allowed)', () => {
   const guard = new AddressGuard();
 
   it('refuses loopback, private, link-local and metadata addresses, and allows public ones', () => {
-    for (const a of ['127.0.0.1', '10.0.0.1', '10.255.255.254', '169.254.169.254', '192.168.1.1', '172.16.0.1', '::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0']) expect([a, guard.check(a).ok]).toEqual([a, false]);
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '10.255.255.254',
+      '169.254.169.254',
+      '192.168.1.1',
+      '172.16.0.1',
+      '::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '0.0.0.0',
+    ])
+      expect([a, guard.check(a).ok]).toEqual([a, false]);
     for (const a of ['8.8.8.8', '2606:4700::1111']) expect([a, guard.check(a).ok]).toEqual([a, true]);
   });
 
@@ -75,7 +91,11 @@ describe('the SSRF guard (no range allowed)', () => {
 
   it('refuses a name that resolves to 10.0.0.0/8 or the metadata address (checked on the resolved address)', async () => {
     const names: Record<string, string> = { 'internal.example': '10.1.2.3', 'metadata.example': '169.254.169.254', 'mixed.example': '8.8.8.8,10.0.0.7' };
-    const resolve: Resolve = (host, cb) => cb(null, (names[host] ?? '').split(',').map((address) => ({ address, family: 4 })));
+    const resolve: Resolve = (host, cb) =>
+      cb(
+        null,
+        (names[host] ?? '').split(',').map((address) => ({ address, family: 4 })),
+      );
     const g = new AddressGuard([], resolve);
     for (const host of Object.keys(names)) {
       const res = await sendSigned({ url: `http://${host}/hook`, id: 'msg_x', body, secrets: [newSecret()], timeoutMs: 2000, guard: g });
@@ -109,7 +129,9 @@ describe('one signed attempt', () => {
   it('does not follow a redirect, takes 410 as gone, and fails at the timeout', async () => {
     const target = await serve(() => ({ status: 200 }));
     const redirect = await serve(() => ({ status: 302, headers: { location: target.url } }));
-    expect(await sendSigned({ url: redirect.url, id: 'm', body, secrets: [newSecret()], timeoutMs: 2000, guard: loopbackAllowed })).toEqual(expect.objectContaining({ outcome: 'redirected', status: 302 }));
+    expect(await sendSigned({ url: redirect.url, id: 'm', body, secrets: [newSecret()], timeoutMs: 2000, guard: loopbackAllowed })).toEqual(
+      expect.objectContaining({ outcome: 'redirected', status: 302 }),
+    );
     expect(target.seen).toHaveLength(0);
     const gone = await serve(() => ({ status: 410 }));
     expect((await sendSigned({ url: gone.url, id: 'm', body, secrets: [newSecret()], timeoutMs: 2000, guard: loopbackAllowed })).outcome).toBe('gone');
@@ -126,7 +148,16 @@ describe('retries', () => {
     const secret = newSecret();
     const r = await serve((_, n) => ({ status: n < 3 ? 500 : 200 }));
     const outcomes: string[] = [];
-    const last = await deliverWithRetries({ url: r.url, id: 'msg_retry', body, secrets: [secret], timeoutMs: 2000, guard: loopbackAllowed, schedule: [1200, 1200, 1200], onAttempt: (_, x) => outcomes.push(x.outcome) });
+    const last = await deliverWithRetries({
+      url: r.url,
+      id: 'msg_retry',
+      body,
+      secrets: [secret],
+      timeoutMs: 2000,
+      guard: loopbackAllowed,
+      schedule: [1200, 1200, 1200],
+      onAttempt: (_, x) => outcomes.push(x.outcome),
+    });
     expect(last.outcome).toBe('succeeded');
     expect(outcomes).toEqual(['failed', 'failed', 'succeeded']);
     expect(new Set(r.seen.map((s) => s.headers['webhook-id']))).toEqual(new Set(['msg_retry']));

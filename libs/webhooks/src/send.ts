@@ -90,7 +90,8 @@ export async function postGuarded(d: GuardedPost): Promise<AttemptResult> {
     const retryAfter = retryAfterMs(headerOf(res.headers['retry-after']), Date.now());
     if (res.status >= 200 && res.status < 300) return done('succeeded', res.status, null);
     if (res.status === 410) return done('gone', res.status, 'the receiver answered 410 Gone');
-    if (res.status >= 300 && res.status < 400) return done('redirected', res.status, `redirects are not followed (${res.status} to ${headerOf(res.headers.location) ?? '?'})`);
+    if (res.status >= 300 && res.status < 400)
+      return done('redirected', res.status, `redirects are not followed (${res.status} to ${headerOf(res.headers.location) ?? '?'})`);
     return done('failed', res.status, `HTTP ${res.status}`, retryAfter);
   } catch (e) {
     if (isAddressRefused(e)) return done('refused', null, (e as Error).message);
@@ -105,11 +106,22 @@ function headerOf(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, guard: AddressGuard): Promise<{ status: number; headers: IncomingMessage['headers'] }> {
+function post(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  guard: AddressGuard,
+): Promise<{ status: number; headers: IncomingMessage['headers'] }> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     // agent false: a connection of its own, so each attempt resolves and checks its address.
-    const req = send(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: false, lookup: guard.lookup as never });
+    const req = send(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      agent: false,
+      lookup: guard.lookup as never,
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;

@@ -32,7 +32,11 @@ export class WebhookService {
   }
 
   start(): void {
-    observeGauge('hub.webhook.queue.depth', 'Webhook messages waiting to be delivered, per endpoint', oncePerScrape(() => this.depth()));
+    observeGauge(
+      'hub.webhook.queue.depth',
+      'Webhook messages waiting to be delivered, per endpoint',
+      oncePerScrape(() => this.depth()),
+    );
     this.schedule();
   }
 

@@ -62,7 +62,15 @@ export async function streamingLoad(targets: readonly { url: string; apiKey: str
   const loop = await closedLoop(o.inFlight, o.turns, (n, tag) => oneTurn(targets[n % targets.length], `stream-${tag}-${n}`, prompt, timeoutMs), o.progress);
   return {
     ...measuresOf(loop, o.inFlight, o.turns),
-    phases: Object.fromEntries(PHASES.map((p) => [p, pct(loop.samples.map((x) => x.phases[p]), 50)])) as Record<Phase, number>,
+    phases: Object.fromEntries(
+      PHASES.map((p) => [
+        p,
+        pct(
+          loop.samples.map((x) => x.phases[p]),
+          50,
+        ),
+      ]),
+    ) as Record<Phase, number>,
   };
 }
 
@@ -80,7 +88,12 @@ export interface LoopOutcome<S> {
  * one ends); `run` gets the run's number and a tag unique to this loop (for fresh ids). The one
  * loop every streaming bench drives, the hub's and the peers' (peers/peer-streaming-load.ts).
  */
-export async function closedLoop<S>(inFlight: number, runs: number, run: (n: number, tag: string) => Promise<S>, progress?: (ended: number, failed: number) => void): Promise<LoopOutcome<S>> {
+export async function closedLoop<S>(
+  inFlight: number,
+  runs: number,
+  run: (n: number, tag: string) => Promise<S>,
+  progress?: (ended: number, failed: number) => void,
+): Promise<LoopOutcome<S>> {
   const samples: S[] = [];
   const failures: string[] = [];
   let started = 0;
@@ -150,7 +163,13 @@ async function oneTurn(target: { url: string; apiKey: string }, session: string,
     c.send([{ type: 'submit', prompt }]);
     await c.waitFor(
       'turn end',
-      (x) => x.closeCode !== null || x.errors().length > 0 || (x.state?.status !== 'running' && x.lastAssistant() !== undefined && x.lastAssistant()?.status !== 'streaming' && x.lastAssistant()?.status !== 'pending'),
+      (x) =>
+        x.closeCode !== null ||
+        x.errors().length > 0 ||
+        (x.state?.status !== 'running' &&
+          x.lastAssistant() !== undefined &&
+          x.lastAssistant()?.status !== 'streaming' &&
+          x.lastAssistant()?.status !== 'pending'),
       timeoutMs,
     );
     const ms = performance.now() - t0;

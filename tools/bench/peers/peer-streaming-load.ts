@@ -14,7 +14,10 @@ import { closedLoop, measuresOf, type StreamingResult } from '../lib/streaming-l
 import { pct } from '../lib/percentile';
 
 /** What the hub's workload reports and a peer's does too (the hub's reports more, e.g. its turns' phases). */
-export type StreamingMeasures = Pick<StreamingResult, 'inFlight' | 'turns' | 'failed' | 'wallMs' | 'turnsPerSec' | 'p50Ms' | 'p99Ms' | 'silenceP99Ms' | 'silenceMaxMs' | 'failures'>;
+export type StreamingMeasures = Pick<
+  StreamingResult,
+  'inFlight' | 'turns' | 'failed' | 'wallMs' | 'turnsPerSec' | 'p50Ms' | 'p99Ms' | 'silenceP99Ms' | 'silenceMaxMs' | 'failures'
+>;
 
 export interface PeerRunSample {
   ms: number;
@@ -41,7 +44,13 @@ export interface PeerStreamingOptions {
 export async function peerStreamingLoad(run: PeerStreamingRun, o: PeerStreamingOptions): Promise<StreamingMeasures & { firstWordP50Ms: number }> {
   const timeoutMs = o.timeoutMs ?? 180_000;
   const loop = await closedLoop(o.inFlight, o.runs, (n, tag) => run(`stream-${tag}-${n}`, AbortSignal.timeout(timeoutMs)), o.progress);
-  return { ...measuresOf(loop, o.inFlight, o.runs), firstWordP50Ms: pct(loop.samples.map((s) => s.firstWordMs), 50) };
+  return {
+    ...measuresOf(loop, o.inFlight, o.runs),
+    firstWordP50Ms: pct(
+      loop.samples.map((s) => s.firstWordMs),
+      50,
+    ),
+  };
 }
 
 /**

@@ -57,12 +57,18 @@ const langgraph: Side = {
     const json = { 'content-type': 'application/json' };
     return {
       async oneRun() {
-        const thread = (await (await fetchOk(`${server.url}/threads`, { method: 'POST', headers: json, body: '{}' }, RUN_TIMEOUT_MS)).json()) as { thread_id: string };
-        const res = await fetchOk(`${server.url}/threads/${thread.thread_id}/runs/stream`, {
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ assistant_id: 'agent', input: { messages: [{ role: 'human', content: PROMPT }] }, stream_mode: ['values'] }),
-        }, RUN_TIMEOUT_MS);
+        const thread = (await (await fetchOk(`${server.url}/threads`, { method: 'POST', headers: json, body: '{}' }, RUN_TIMEOUT_MS)).json()) as {
+          thread_id: string;
+        };
+        const res = await fetchOk(
+          `${server.url}/threads/${thread.thread_id}/runs/stream`,
+          {
+            method: 'POST',
+            headers: json,
+            body: JSON.stringify({ assistant_id: 'agent', input: { messages: [{ role: 'human', content: PROMPT }] }, stream_mode: ['values'] }),
+          },
+          RUN_TIMEOUT_MS,
+        );
         const body = await res.text(); // the SSE stream, read to its end
         if (/^event: error/m.test(body)) throw new Error(`run failed: ${body.slice(0, 500)}`);
         if (!body.includes('"type": "ai"')) throw new Error(`the stream ended without the model's answer: ${body.slice(-500)}`);
@@ -79,7 +85,11 @@ const dbos: Side = {
     const { server, database, stop } = await startDbosServer();
     return {
       async oneRun(id) {
-        const res = await fetchOk(`${server.url}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, prompt: PROMPT }) }, RUN_TIMEOUT_MS);
+        const res = await fetchOk(
+          `${server.url}/runs`,
+          { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, prompt: PROMPT }) },
+          RUN_TIMEOUT_MS,
+        );
         const result = (await res.json()) as { status?: string; answer?: string };
         if (result.status !== 'complete' || !result.answer) throw new Error(`workflow ${id} ended with ${JSON.stringify(result).slice(0, 300)}`);
       },
@@ -106,7 +116,11 @@ const hub: Side = {
         try {
           await c.waitFor('the snapshot', (x) => x.state !== null, RUN_TIMEOUT_MS);
           c.send([{ type: 'submit', prompt: PROMPT }]);
-          await c.waitFor('the end of the turn', (x) => x.state?.status === 'idle' && (x.state?.messages.length ?? 0) >= 2 && x.lastAssistant()?.status === 'complete', RUN_TIMEOUT_MS);
+          await c.waitFor(
+            'the end of the turn',
+            (x) => x.state?.status === 'idle' && (x.state?.messages.length ?? 0) >= 2 && x.lastAssistant()?.status === 'complete',
+            RUN_TIMEOUT_MS,
+          );
           const errors = c.errors();
           if (errors.length) throw new Error(`errors on the socket: ${JSON.stringify(errors).slice(0, 300)}${explain(errors)}`);
         } finally {
@@ -140,7 +154,12 @@ const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : '-')
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-async function drive(r: Running, n: number, concurrency: number, tag: string): Promise<{ latencies: number[]; failures: number; firstFailure?: string; secs: number }> {
+async function drive(
+  r: Running,
+  n: number,
+  concurrency: number,
+  tag: string,
+): Promise<{ latencies: number[]; failures: number; firstFailure?: string; secs: number }> {
   const latencies: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;
@@ -203,10 +222,19 @@ async function measure(side: Side, admin: Client): Promise<Map<number, Measured>
         runsPerSec: d.latencies.length / d.secs,
         p50: pct(d.latencies, 50),
         p99: pct(d.latencies, 99),
-        cpu: { server: per(cpu.server), postgres: per(cpu.postgres), redis: per(cpu.redis), total: per(cpu.server + cpu.postgres + cpu.redis), client: per((client.user + client.system) / 1000), machine: per(machine) },
+        cpu: {
+          server: per(cpu.server),
+          postgres: per(cpu.postgres),
+          redis: per(cpu.redis),
+          total: per(cpu.server + cpu.postgres + cpu.redis),
+          client: per((client.user + client.system) / 1000),
+          machine: per(machine),
+        },
       });
       const m = out.get(c) as Measured;
-      log(`${side.name} @${c}: ${m.runsPerSec.toFixed(1)} runs/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, CPU ${m.cpu.total.toFixed(2)} ms/run${d.failures ? `, ${d.failures} failed (${d.firstFailure})` : ''}`);
+      log(
+        `${side.name} @${c}: ${m.runsPerSec.toFixed(1)} runs/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, CPU ${m.cpu.total.toFixed(2)} ms/run${d.failures ? `, ${d.failures} failed (${d.firstFailure})` : ''}`,
+      );
     }
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
@@ -245,19 +273,28 @@ function table(results: [string, Map<number, Measured> | { error: string }][]): 
     metric('runs/s', (m) => m.runsPerSec, 1);
     metric('p50 run latency (ms)', (m) => m.p50, 1);
     metric('p99 run latency (ms)', (m) => m.p99, 1);
-    row('failed runs', results.map(([, r]) => (get(r) ? String(get(r)?.failures) : 'n/a')));
+    row(
+      'failed runs',
+      results.map(([, r]) => (get(r) ? String(get(r)?.failures) : 'n/a')),
+    );
     metric('CPU ms/run: server processes', (m) => m.cpu.server, 2);
     metric('CPU ms/run: Postgres (own db)', (m) => m.cpu.postgres, 2);
     metric('CPU ms/run: Redis (own server)', (m) => m.cpu.redis, 2);
     metric('CPU ms/run: total', (m) => m.cpu.total, 2);
-    row('CPU ms/run: bench client', results.map(([, r]) => (get(r) ? (get(r) as Measured).cpu.client.toFixed(2) : 'n/a')));
-    row('CPU ms/run: whole machine', results.map(([, r]) => (get(r) ? (get(r) as Measured).cpu.machine.toFixed(2) : 'n/a')));
+    row(
+      'CPU ms/run: bench client',
+      results.map(([, r]) => (get(r) ? (get(r) as Measured).cpu.client.toFixed(2) : 'n/a')),
+    );
+    row(
+      'CPU ms/run: whole machine',
+      results.map(([, r]) => (get(r) ? (get(r) as Measured).cpu.machine.toFixed(2) : 'n/a')),
+    );
     for (const [n, r] of results) if (get(r)?.firstFailure) lines.push(`  ${n}: first failure: ${get(r)?.firstFailure?.slice(0, 2000)}`);
   }
   lines.push('');
   lines.push('ratios are hub/peer: above 1x the hub is faster in runs/s, below 1x it is faster in latency and cheaper in CPU.');
   lines.push('server processes: LangGraph and DBOS their one node process; the hub its ingress and worker. Postgres: the backends');
-  lines.push('connected to the side\'s own database (not the shared WAL writer/checkpointer). Redis: the hub\'s own redis-server, started for');
+  lines.push("connected to the side's own database (not the shared WAL writer/checkpointer). Redis: the hub's own redis-server, started for");
   lines.push('the run. bench client: this script (HTTP/WebSocket clients, parsing), on the same 2 cores, not in total.');
   lines.push('whole machine: every process on the box (all cores busy time from /proc/stat) during the window; well above total + client means');
   lines.push('other work was running at the same time and the numbers are disturbed.');

@@ -87,7 +87,8 @@ const langgraph: StreamingSide = {
       });
       const ms = performance.now() - t0;
       if (error) throw new Error(`error event: ${error.slice(0, 300)}`);
-      if (partials !== WORDS || text !== ANSWER) throw new Error(`the stream carried ${partials} partial messages ending "${text.slice(-40)}", not ${WORDS} ending "${ANSWER.slice(-40)}"`);
+      if (partials !== WORDS || text !== ANSWER)
+        throw new Error(`the stream carried ${partials} partial messages ending "${text.slice(-40)}", not ${WORDS} ending "${ANSWER.slice(-40)}"`);
       return { ms, silenceMs, firstWordMs };
     };
     return { load: (o) => peerStreamingLoad(run, o), stop: () => server.stop() };
@@ -97,7 +98,10 @@ const langgraph: StreamingSide = {
 const dbos: StreamingSide = {
   name: 'DBOS',
   async start() {
-    const { server, stop } = await startDbosServer({ OFFLINE_DELAY_MS: String(DELAY_MS), ...(values['dbos-pool'] ? { DBOS_POOL_SIZE: values['dbos-pool'] } : {}) });
+    const { server, stop } = await startDbosServer({
+      OFFLINE_DELAY_MS: String(DELAY_MS),
+      ...(values['dbos-pool'] ? { DBOS_POOL_SIZE: values['dbos-pool'] } : {}),
+    });
     // One request: the server starts the workflow with this id and relays its stream (one
     // event a word), then an `end` event with the workflow's result.
     const run: PeerStreamingRun = async (id, signal) => {
@@ -115,7 +119,8 @@ const dbos: StreamingSide = {
       const ms = performance.now() - t0;
       if (error) throw new Error(`error event: ${error.slice(0, 300)}`);
       if (end?.status !== 'complete') throw new Error(`workflow ${id} ended with ${JSON.stringify(end)}`);
-      if (words.length !== WORDS || words.join('') !== ANSWER) throw new Error(`the stream carried ${words.length} words ending "${words.join('').slice(-40)}", not ${WORDS}`);
+      if (words.length !== WORDS || words.join('') !== ANSWER)
+        throw new Error(`the stream carried ${words.length} words ending "${words.join('').slice(-40)}", not ${WORDS}`);
       return { ms, silenceMs, firstWordMs };
     };
     return { load: (o) => peerStreamingLoad(run, o), stop };
@@ -185,7 +190,9 @@ async function measure(side: StreamingSide): Promise<SideResult> {
         },
       });
       out.levels.push({ r, busyPct: (100 * (machineBusyMs() - busy0)) / (r.wallMs * availableParallelism()) });
-      log(`${side.name} @${level}: p50 ${(r.p50Ms / 1000).toFixed(2)} s, p99 ${(r.p99Ms / 1000).toFixed(2)} s, ${r.turnsPerSec.toFixed(1)} runs/s, ${r.failed} failed, silence p99 ${r.silenceP99Ms.toFixed(0)} ms, ${(r.wallMs / 1000).toFixed(0)} s`);
+      log(
+        `${side.name} @${level}: p50 ${(r.p50Ms / 1000).toFixed(2)} s, p99 ${(r.p99Ms / 1000).toFixed(2)} s, ${r.turnsPerSec.toFixed(1)} runs/s, ${r.failed} failed, silence p99 ${r.silenceP99Ms.toFixed(0)} ms, ${(r.wallMs / 1000).toFixed(0)} s`,
+      );
     }
   } catch (e) {
     out.error = `failed: ${(e as Error).message.split('\n')[0]}`;
@@ -215,8 +222,12 @@ function table(results: SideResult[]): string {
       );
     }
   }
-  const phased = results.flatMap(({ name, alone, levels }) => [...(alone?.phasesLine ? [`  - ${name} alone: ${alone.phasesLine}`] : []), ...levels.filter((l) => l.r.phasesLine).map((l) => `  - ${name} at ${l.r.inFlight}: ${l.r.phasesLine}`)]);
-  if (phased.length) lines.push('', 'the hub\'s turn phases, p50 in ms, each from the end of the one before (first word p50 is their sum up to firstText):', ...phased);
+  const phased = results.flatMap(({ name, alone, levels }) => [
+    ...(alone?.phasesLine ? [`  - ${name} alone: ${alone.phasesLine}`] : []),
+    ...levels.filter((l) => l.r.phasesLine).map((l) => `  - ${name} at ${l.r.inFlight}: ${l.r.phasesLine}`),
+  ]);
+  if (phased.length)
+    lines.push('', "the hub's turn phases, p50 in ms, each from the end of the one before (first word p50 is their sum up to firstText):", ...phased);
   for (const { name, levels, error } of results) {
     if (error && levels.length > 0) lines.push('', `${name}: ${error}`);
     for (const { r } of levels) if (r.failures.length) lines.push('', `${name}, failures at ${r.inFlight} in flight:`, ...r.failures.map((f) => `  - ${f}`));

@@ -9,7 +9,13 @@ import type { OwnPostgres, OwnRedis } from './own-services';
  * borrowed slots: a worker fetches exactly its 3, so more turns than the workers' slots leave
  * jobs waiting in Redis (what a Redis loss without AOF must lose, and the reconciler find).
  */
-export const FAULT_WORKER_ENV = { HUB_OFFLINE_DELAY_MS: '15', HUB_WORKER_CONCURRENCY: '3', HUB_WORKER_BURST_SLOTS: '0', HUB_WORKER_LOCK_MS: '2000', HUB_RECONCILE_INTERVAL_MS: '2000' };
+export const FAULT_WORKER_ENV = {
+  HUB_OFFLINE_DELAY_MS: '15',
+  HUB_WORKER_CONCURRENCY: '3',
+  HUB_WORKER_BURST_SLOTS: '0',
+  HUB_WORKER_LOCK_MS: '2000',
+  HUB_RECONCILE_INTERVAL_MS: '2000',
+};
 
 /** What the log says about a set of sessions once the fault is over. */
 export interface Ledger {

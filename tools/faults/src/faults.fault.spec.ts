@@ -64,7 +64,13 @@ const streaming = (clients: TransportTestClient[]) =>
   Promise.all(clients.map((c) => c.waitFor('streaming', (x) => (x.lastAssistant()?.content.length ?? 0) > 60, 60_000)));
 
 /** Runs `fault` while the clients' turns stream, waits for the log to settle, and records it. */
-async function underFault(name: string, n: number, fault: (clients: TransportTestClient[]) => Promise<void>, settleMs = 60_000, prompt = PROMPT): Promise<Ledger & { settleMs: number; stallMs: number }> {
+async function underFault(
+  name: string,
+  n: number,
+  fault: (clients: TransportTestClient[]) => Promise<void>,
+  settleMs = 60_000,
+  prompt = PROMPT,
+): Promise<Ledger & { settleMs: number; stallMs: number }> {
   const names = sessions(name, n);
   const clients = await hub.submit(names, prompt);
   const watch = new ClientWatch(clients);
@@ -125,22 +131,30 @@ it('Redis kill -9 without AOF: every acknowledged turn is recovered by the recon
   await redis.start({ aof: false });
   await sleep(1500); // the hub's connections find the new server
   // Two turns per session: the second waits behind the first, as later submits did in the report.
-  const l = await underFault('redis-noaof', 8, async (clients) => {
-    clients.forEach((c) => c.send([{ type: 'submit', prompt: LONG_PROMPT }]));
-    // Acknowledged = recorded: both turns of every session are in the log (the second queued
-    // behind the first, in the log only), while the first turns still run or wait in Redis.
-    for (let i = 0; i < 300; i++) {
-      const { rows } = await hub.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'TurnRequested' AND stream_id LIKE 'session-redis-noaof-%'`);
-      if (rows[0].n === 16) break;
-      await sleep(20);
-    }
-    // What Redis held but no worker had started: what the kill loses and the reconciler must find.
-    const turns = new Queue('turns', { connection: { url: redis.url }, prefix: hub.env().HUB_QUEUE_PREFIX });
-    waitingAtKill = await turns.getJobCountByTypes('wait', 'prioritized').finally(() => turns.close());
-    await redis.kill9();
-    redis.wipe();
-    await redis.start({ aof: false });
-  }, 90_000, LONG_PROMPT);
+  const l = await underFault(
+    'redis-noaof',
+    8,
+    async (clients) => {
+      clients.forEach((c) => c.send([{ type: 'submit', prompt: LONG_PROMPT }]));
+      // Acknowledged = recorded: both turns of every session are in the log (the second queued
+      // behind the first, in the log only), while the first turns still run or wait in Redis.
+      for (let i = 0; i < 300; i++) {
+        const { rows } = await hub.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM events WHERE type = 'TurnRequested' AND stream_id LIKE 'session-redis-noaof-%'`,
+        );
+        if (rows[0].n === 16) break;
+        await sleep(20);
+      }
+      // What Redis held but no worker had started: what the kill loses and the reconciler must find.
+      const turns = new Queue('turns', { connection: { url: redis.url }, prefix: hub.env().HUB_QUEUE_PREFIX });
+      waitingAtKill = await turns.getJobCountByTypes('wait', 'prioritized').finally(() => turns.close());
+      await redis.kill9();
+      redis.wipe();
+      await redis.start({ aof: false });
+    },
+    90_000,
+    LONG_PROMPT,
+  );
   expectNothingLost(l, 16);
   const recovered = hub.workers.flatMap((w) => w.stderr.split('\n').filter((x) => x.includes('"turn recovered"')));
   // 8 first turns on 2 workers of 3 slots each: 2 were waiting when Redis died, and are gone
@@ -211,7 +225,11 @@ it('poison jobs fail alone: no worker crashes and other turns complete', async (
     turns.add('runTurn', { not: 'a turn' }),
     turns.add('noSuchJob', { tenantId: hub.tenantId }),
     commands.add('command', { command: { type: 'Explode' } }),
-    turns.add('runTurn', { tenantId: hub.tenantId, sessionId: 'no-such-session', turnId: 't', reason: 'start', trace: { correlationId: 'poison' } }, { attempts: 2 }),
+    turns.add(
+      'runTurn',
+      { tenantId: hub.tenantId, sessionId: 'no-such-session', turnId: 't', reason: 'start', trace: { correlationId: 'poison' } },
+      { attempts: 2 },
+    ),
   ]);
   const before = hub.live().length;
   const l = await underFault('poison', 4, async () => undefined);
@@ -257,7 +275,8 @@ it('clients that stop reading: closed 4008 at a bounded send buffer, the others 
     while (bytes < 6 * 1024 * 1024 && turns < 400) {
       submitter.send([{ type: 'submit', prompt: 'long answer 5000' }]);
       turns++;
-      const done = (c: TransportTestClient) => c.state?.status === 'idle' && c.state.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length === turns;
+      const done = (c: TransportTestClient) =>
+        c.state?.status === 'idle' && c.state.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length === turns;
       await Promise.all(reading.map((c) => c.waitFor(`turn ${turns}`, done, 30_000)));
     }
     const rssAfter = rssOf(ingress);
@@ -267,14 +286,27 @@ it('clients that stop reading: closed 4008 at a bounded send buffer, the others 
     expect(reading.map((c) => c.closeCode)).toEqual(reading.map(() => null));
     for (const c of reading) expect(c.state).toEqual(submitter.state);
     // What ingress held for each when it gave up: the limit and at most a frame more.
-    const closes = ingress.stderr.split('\n').filter((l) => l.includes('closing a slow consumer')).map((l) => (JSON.parse(l) as { buffered_bytes: number }).buffered_bytes);
+    const closes = ingress.stderr
+      .split('\n')
+      .filter((l) => l.includes('closing a slow consumer'))
+      .map((l) => (JSON.parse(l) as { buffered_bytes: number }).buffered_bytes);
     expect(closes).toHaveLength(3);
     for (const b of closes) expect(b).toBeLessThan(limit + 64 * 1024);
     // A coarse guard only (the heap grows while megabytes stream to the readers, about 60 MB
     // here): the bound that matters is what was held for each paused socket, above.
     expect(rssAfter - rssBefore).toBeLessThan(160 * 1024 * 1024);
-    process.stdout.write(`\nslow consumers: ${turns} turns, ${(bytes / 1024 / 1024).toFixed(1)} MB to each reader; ingress held ${closes.join(', ')} bytes at the closes; RSS ${((rssAfter - rssBefore) / 1024 / 1024).toFixed(1)} MB over the run\n`);
-    report['slow-consumers'] = { acknowledged: turns, completed: turns, lost: 0, duplicated: 0, stallMs: 0, errors: paused.map((c) => `close ${c.closeCode}`), settleMs: Date.now() - t0 };
+    process.stdout.write(
+      `\nslow consumers: ${turns} turns, ${(bytes / 1024 / 1024).toFixed(1)} MB to each reader; ingress held ${closes.join(', ')} bytes at the closes; RSS ${((rssAfter - rssBefore) / 1024 / 1024).toFixed(1)} MB over the run\n`,
+    );
+    report['slow-consumers'] = {
+      acknowledged: turns,
+      completed: turns,
+      lost: 0,
+      duplicated: 0,
+      stallMs: 0,
+      errors: paused.map((c) => `close ${c.closeCode}`),
+      settleMs: Date.now() - t0,
+    };
     await Promise.all(clients.map((c) => c.close()));
   } finally {
     await Promise.all([ingress.kill('SIGKILL'), worker.kill('SIGKILL')]);

@@ -30,7 +30,10 @@ function exited(child: ChildProcess): Promise<void> {
 export class OwnPostgres {
   private child: ChildProcess | null = null;
   log = '';
-  private constructor(readonly dir: string, readonly port: number) {}
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+  ) {}
 
   static async start(): Promise<OwnPostgres> {
     const dir = mkdtempSync(join(tmpdir(), 'hub-faults-pg-'));
@@ -47,7 +50,24 @@ export class OwnPostgres {
   }
 
   async start(): Promise<void> {
-    this.child = spawn(`${PG_BIN}/postgres`, ['-D', join(this.dir, 'data'), '-p', String(this.port), '-k', this.dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=300'], { ...runAs(), stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = spawn(
+      `${PG_BIN}/postgres`,
+      [
+        '-D',
+        join(this.dir, 'data'),
+        '-p',
+        String(this.port),
+        '-k',
+        this.dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'max_connections=300',
+      ],
+      { ...runAs(), stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     this.child.stderr?.on('data', (d: Buffer) => (this.log = (this.log + d.toString()).slice(-20_000)));
     await until('Postgres to accept connections', async () => {
       const c = new Client({ connectionString: this.url });
@@ -80,7 +100,10 @@ export interface RedisOptions {
 /** A Redis server of the suite's own, in a temp dir, on a free port. */
 export class OwnRedis {
   private child: ChildProcess | null = null;
-  private constructor(readonly dir: string, readonly port: number) {}
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+  ) {}
 
   static async start(opts: RedisOptions): Promise<OwnRedis> {
     const r = new OwnRedis(mkdtempSync(join(tmpdir(), 'hub-faults-redis-')), await freeListenPort());

@@ -49,7 +49,12 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   return (await res.json()) as T;
 }
 
-interface Run { scheduled_at: string; requested: number; completed: number; text_ok: boolean }
+interface Run {
+  scheduled_at: string;
+  requested: number;
+  completed: number;
+  text_ok: boolean;
+}
 
 it('a 2 s schedule: one turn per tick over a minute, through a worker kill -9, Redis lost without AOF and a ticker kill -9', async () => {
   const [ref] = await hub.submit(['reference'], PROMPT);
@@ -58,7 +63,11 @@ it('a 2 s schedule: one turn per tick over a minute, through a worker kill -9, R
   await ref.close();
 
   const { id } = await api<{ id: string }>('POST', '/v1/schedules', {
-    name: 'every 2 s', intervalMs: INTERVAL_MS, overlap: 'allow_all', catchUpWindowMs: 60_000, run: { prompt: PROMPT, sessionPattern: 'tick-{ms}' },
+    name: 'every 2 s',
+    intervalMs: INTERVAL_MS,
+    overlap: 'allow_all',
+    catchUpWindowMs: 60_000,
+    run: { prompt: PROMPT, sessionPattern: 'tick-{ms}' },
   });
   const t0 = Date.now();
   await sleep(12_000);
@@ -92,11 +101,18 @@ it('a 2 s schedule: one turn per tick over a minute, through a worker kill -9, R
     await sleep(500);
     runs = (await query()).rows;
   }
-  const ticks = (await hub.pool.query<{ at: Date; outcome: string; started: Date | null }>(`SELECT scheduled_at AS at, outcome, started_at AS started FROM schedule_ticks WHERE schedule_id = $1 ORDER BY scheduled_at`, [id])).rows;
+  const ticks = (
+    await hub.pool.query<{ at: Date; outcome: string; started: Date | null }>(
+      `SELECT scheduled_at AS at, outcome, started_at AS started FROM schedule_ticks WHERE schedule_id = $1 ORDER BY scheduled_at`,
+      [id],
+    )
+  ).rows;
   const lateMs = ticks.map((t) => (t.started?.getTime() ?? t.at.getTime()) - t.at.getTime()).sort((a, b) => a - b);
   const slots = ticks.map((t) => t.at.getTime() / INTERVAL_MS);
   const gaps = slots.filter((s, i) => i > 0 && s !== (slots[i - 1] as number) + 1);
-  process.stdout.write(`\nschedule fault: ${ticks.length} ticks over ${((stoppedAt - t0) / 1000).toFixed(1)} s, ${runs.length} runs, outcomes ${JSON.stringify(count(ticks.map((t) => t.outcome)))}, started after the tick's time: median ${lateMs[Math.floor(lateMs.length / 2)]} ms, max ${lateMs.at(-1)} ms\n`);
+  process.stdout.write(
+    `\nschedule fault: ${ticks.length} ticks over ${((stoppedAt - t0) / 1000).toFixed(1)} s, ${runs.length} runs, outcomes ${JSON.stringify(count(ticks.map((t) => t.outcome)))}, started after the tick's time: median ${lateMs[Math.floor(lateMs.length / 2)]} ms, max ${lateMs.at(-1)} ms\n`,
+  );
 
   expect(ticks.length).toBeGreaterThanOrEqual(29);
   expect(gaps).toEqual([]); // every 2 s slot decided once (the primary key allows no second)

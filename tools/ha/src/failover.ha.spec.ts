@@ -40,8 +40,13 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  const rows = Object.entries(report).map(([fault, r]) => `| ${fault} | ${(r.serveAgainMs / 1000).toFixed(1)} s | ${r.acknowledged} | ${r.lost} | ${r.duplicated} | ${r.chainsBroken === 0 ? 'yes' : `no (${r.chainsBroken})`} | ${r.replayExit === 0 ? 'yes' : 'no'} | ${r.watchersIntact} | ${r.healthDuring} | ${r.crashed} |`);
-  process.stdout.write(`\nHA suite results\n| fault | serve again | acknowledged | lost | duplicated | chains verify | read models = replay | watchers intact | /health/live, /health during | processes crashed |\n|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`);
+  const rows = Object.entries(report).map(
+    ([fault, r]) =>
+      `| ${fault} | ${(r.serveAgainMs / 1000).toFixed(1)} s | ${r.acknowledged} | ${r.lost} | ${r.duplicated} | ${r.chainsBroken === 0 ? 'yes' : `no (${r.chainsBroken})`} | ${r.replayExit === 0 ? 'yes' : 'no'} | ${r.watchersIntact} | ${r.healthDuring} | ${r.crashed} |`,
+  );
+  process.stdout.write(
+    `\nHA suite results\n| fault | serve again | acknowledged | lost | duplicated | chains verify | read models = replay | watchers intact | /health/live, /health during | processes crashed |\n|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`,
+  );
   await hub?.stop();
   await Promise.all([pg?.destroy(), redis?.destroy()]);
 });
@@ -85,7 +90,9 @@ async function probeUntilServed(name: string, t0: number, probes: string[], ms =
 async function watcherEndsIntact(c: TransportTestClient, session: string): Promise<boolean> {
   let w = c;
   if (c.closeCode !== null) w = await TransportTestClient.connect(hub.url, hub.apiKey, { session, after: c.cursor }, {}, { state: c.state, cursor: c.cursor });
-  await w.waitFor('the turn to end', (x) => x.state?.status === 'idle' && (x.lastAssistant()?.content.length ?? 0) >= expected.length, 120_000).catch(() => undefined);
+  await w
+    .waitFor('the turn to end', (x) => x.state?.status === 'idle' && (x.lastAssistant()?.content.length ?? 0) >= expected.length, 120_000)
+    .catch(() => undefined);
   const ok = w.lastAssistant()?.content === expected;
   await w.close();
   return ok;
@@ -109,7 +116,14 @@ async function underFailover(name: string, fault: () => Promise<void>): Promise<
   const replayExit = await replay.exited;
   if (replayExit !== 0) process.stdout.write(`\n${name} replay:\n${replay.stdout.slice(-3000)}\n${replay.stderr.slice(-2000)}\n`);
   const { settledAt: _, ...counts } = ledger;
-  const row: Row = { ...counts, serveAgainMs, chainsBroken: chains.broken.length, replayExit, watchersIntact: `${intact.filter(Boolean).length}/${intact.length}`, healthDuring };
+  const row: Row = {
+    ...counts,
+    serveAgainMs,
+    chainsBroken: chains.broken.length,
+    replayExit,
+    watchersIntact: `${intact.filter(Boolean).length}/${intact.length}`,
+    healthDuring,
+  };
   report[name] = row;
   // Every hub process went through the failover without a restart (none crashed).
   row.crashed = [hub.ingress, ...hub.workers].filter((p) => !p.alive).length;
@@ -122,7 +136,9 @@ function processLogs(): string {
 }
 
 function expectNothingLost(row: Row): void {
-  expect(row).toEqual(expect.objectContaining({ crashed: 0, lost: 0, duplicated: 0, chainsBroken: 0, replayExit: 0, watchersIntact: `${LOAD_SESSIONS}/${LOAD_SESSIONS}` }));
+  expect(row).toEqual(
+    expect.objectContaining({ crashed: 0, lost: 0, duplicated: 0, chainsBroken: 0, replayExit: 0, watchersIntact: `${LOAD_SESSIONS}/${LOAD_SESSIONS}` }),
+  );
   expect(row.acknowledged).toBeGreaterThanOrEqual(LOAD_SESSIONS);
   // Liveness answers through the outage (no pod would be restarted); readiness may not.
   expect(row.healthDuring.startsWith('200,')).toBe(true);

@@ -80,10 +80,20 @@ export class HaPostgres {
     if (user.uid !== undefined) chownSync(ha.dir, user.uid, user.gid ?? user.uid);
     const [client, peer] = [await freeListenPort(), await freeListenPort()];
     ha.etcd = new Proc('etcd', [
-      '--name', 'ha', '--data-dir', join(ha.dir, 'etcd'),
-      '--listen-client-urls', `http://127.0.0.1:${client}`, '--advertise-client-urls', `http://127.0.0.1:${client}`,
-      '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`,
-      '--initial-cluster', `ha=http://127.0.0.1:${peer}`,
+      '--name',
+      'ha',
+      '--data-dir',
+      join(ha.dir, 'etcd'),
+      '--listen-client-urls',
+      `http://127.0.0.1:${client}`,
+      '--advertise-client-urls',
+      `http://127.0.0.1:${client}`,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peer}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peer}`,
+      '--initial-cluster',
+      `ha=http://127.0.0.1:${peer}`,
     ]);
     await until('etcd', async () => (await httpStatus(`http://127.0.0.1:${client}/health`)) === 200);
     for (const name of ['pg1', 'pg2']) {
@@ -93,7 +103,8 @@ export class HaPostgres {
       if (user.uid !== undefined) chownSync(config, user.uid, user.gid ?? user.uid);
       ha.nodes.push({ ...node, proc: new Proc('patroni', [config], { ...user, cwd: ha.dir }) });
       // The first node bootstraps the cluster; the second clones it once there is a leader.
-      if (name === 'pg1') await until('the first Patroni node to lead', async () => (await httpStatus(`http://127.0.0.1:${node.restPort}/primary`)) === 200, 90_000);
+      if (name === 'pg1')
+        await until('the first Patroni node to lead', async () => (await httpStatus(`http://127.0.0.1:${node.restPort}/primary`)) === 200, 90_000);
     }
     await ha.untilSynchronous();
     ha.port = await freeListenPort();
@@ -125,10 +136,14 @@ export class HaPostgres {
   /** Waits until some live node is the synchronous standby (Patroni's `GET /sync` answers 200). */
   async untilSynchronous(ms = 90_000): Promise<PatroniNode> {
     let sync: PatroniNode | undefined;
-    await until('a synchronous standby', async () => {
-      for (const n of this.nodes) if (n.proc.alive && (await httpStatus(`http://127.0.0.1:${n.restPort}/sync`).catch(() => 0)) === 200) sync = n;
-      return sync !== undefined;
-    }, ms);
+    await until(
+      'a synchronous standby',
+      async () => {
+        for (const n of this.nodes) if (n.proc.alive && (await httpStatus(`http://127.0.0.1:${n.restPort}/sync`).catch(() => 0)) === 200) sync = n;
+        return sync !== undefined;
+      },
+      ms,
+    );
     return sync as PatroniNode;
   }
 
@@ -252,7 +267,24 @@ export class HaRedis {
       const dir = join(ha.dir, role);
       mkdirSync(dir);
       const replicaOf = ha.servers.length ? ['--replicaof', '127.0.0.1', String(ha.servers[0].port)] : [];
-      ha.servers.push({ port, proc: new Proc('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', ...replicaOf]) });
+      ha.servers.push({
+        port,
+        proc: new Proc('redis-server', [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          'always',
+          ...replicaOf,
+        ]),
+      });
       await until(`Redis ${role}`, async () => (await ask(port, (r) => r.ping())) === 'PONG');
     }
     await until('the replica to sync', async () => /master_link_status:up/.test(await ask(ha.servers[1].port, (r) => r.info('replication'))));
@@ -260,7 +292,10 @@ export class HaRedis {
       const port = await freeListenPort();
       const file = join(ha.dir, `sentinel-${i}.conf`);
       // down-after 1 s and a short failover timeout: production keeps Sentinel's defaults higher.
-      writeFileSync(file, `port ${port}\nbind 127.0.0.1\ndir ${ha.dir}\nsentinel monitor ${REDIS_PRIMARY_NAME} 127.0.0.1 ${ha.servers[0].port} 2\nsentinel down-after-milliseconds ${REDIS_PRIMARY_NAME} 1000\nsentinel failover-timeout ${REDIS_PRIMARY_NAME} 5000\nsentinel parallel-syncs ${REDIS_PRIMARY_NAME} 1\n`);
+      writeFileSync(
+        file,
+        `port ${port}\nbind 127.0.0.1\ndir ${ha.dir}\nsentinel monitor ${REDIS_PRIMARY_NAME} 127.0.0.1 ${ha.servers[0].port} 2\nsentinel down-after-milliseconds ${REDIS_PRIMARY_NAME} 1000\nsentinel failover-timeout ${REDIS_PRIMARY_NAME} 5000\nsentinel parallel-syncs ${REDIS_PRIMARY_NAME} 1\n`,
+      );
       ha.sentinels.push({ port, proc: new Proc('redis-sentinel', [file]) });
     }
     // Every Sentinel knows the replica and the other Sentinels before a fault may be injected.

@@ -19,10 +19,12 @@ describe('runAcpBridge over the frame limit', () => {
   beforeAll(async () => {
     server = createServer();
     const wss = new WebSocketServer({ server, path: '/v1/acp', maxPayload: 1024 });
-    wss.on('connection', (ws) => ws.on('message', (d) => {
-      const m = JSON.parse(d.toString()) as { id: number };
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { echoed: m.id } }));
-    }));
+    wss.on('connection', (ws) =>
+      ws.on('message', (d) => {
+        const m = JSON.parse(d.toString()) as { id: number };
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { echoed: m.id } }));
+      }),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
@@ -38,9 +40,17 @@ describe('runAcpBridge over the frame limit', () => {
     input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: 'x'.repeat(2000) } })}\n`);
     input.end(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/list', params: {} })}\n`);
     expect(await done).toBe(0);
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result?: unknown; error?: { code: number; message: string } });
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; result?: unknown; error?: { code: number; message: string } });
     expect(lines.find((l) => l.id === 2)?.error).toEqual(expect.objectContaining({ code: -32600, message: expect.stringContaining('too large') }));
-    expect(lines.filter((l) => l.result).map((l) => l.id).sort()).toEqual([1, 3]);
+    expect(
+      lines
+        .filter((l) => l.result)
+        .map((l) => l.id)
+        .sort(),
+    ).toEqual([1, 3]);
   });
 });
 
@@ -53,9 +63,21 @@ describe('runAcpBridge refused at the upgrade for a tenant limit', () => {
   beforeAll(async () => {
     server = createServer((_req, res) => res.writeHead(404).end());
     server.on('upgrade', (_req, socket) => {
-      const body = JSON.stringify({ type: 'urn:hub:error:rate_limited', title: 'RATE_LIMITED', status: 429, detail: 'this tenant may hold 2 WebSockets open and holds 2', code: 'RATE_LIMITED' });
+      const body = JSON.stringify({
+        type: 'urn:hub:error:rate_limited',
+        title: 'RATE_LIMITED',
+        status: 429,
+        detail: 'this tenant may hold 2 WebSockets open and holds 2',
+        code: 'RATE_LIMITED',
+      });
       // A moment later, as a hub that first checked the key and counted the tenant's sockets.
-      setTimeout(() => socket.end(`HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/problem+json\r\nRetry-After: 5\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`), 200);
+      setTimeout(
+        () =>
+          socket.end(
+            `HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/problem+json\r\nRetry-After: 5\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          ),
+        200,
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -72,8 +94,15 @@ describe('runAcpBridge refused at the upgrade for a tenant limit', () => {
     input.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'session/cancel', params: {} })}\n`); // a notification: no answer
     input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'two', method: 'session/list', params: {} })}\n`);
     expect(await done).toBe(1);
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as unknown);
-    const refusal = (id: number | string) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: 'this tenant may hold 2 WebSockets open and holds 2', data: { code: 'RATE_LIMITED', retryAfterMs: 5000 } } });
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
+    const refusal = (id: number | string) => ({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32603, message: 'this tenant may hold 2 WebSockets open and holds 2', data: { code: 'RATE_LIMITED', retryAfterMs: 5000 } },
+    });
     expect(lines).toEqual([refusal(1), refusal('two')]);
   });
 });

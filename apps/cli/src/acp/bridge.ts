@@ -78,7 +78,9 @@ export function runAcpBridge(o: BridgeOptions): Promise<number> {
       if (bytes > maxLineBytes) {
         o.log('warn', 'stdin line over the frame limit, answered here', { bytes, limit: maxLineBytes });
         const message = `Invalid Request: message too large (${bytes} bytes; the limit is ${maxLineBytes})`;
-        o.output.write(`${JSON.stringify(rpcError(requestId(line) ?? null, { code: RPC.INVALID_REQUEST, message, data: { reason: 'too_large', limitBytes: maxLineBytes } }))}\n`);
+        o.output.write(
+          `${JSON.stringify(rpcError(requestId(line) ?? null, { code: RPC.INVALID_REQUEST, message, data: { reason: 'too_large', limitBytes: maxLineBytes } }))}\n`,
+        );
         return;
       }
       if (ws.readyState === WebSocket.OPEN) send(line);
@@ -131,7 +133,10 @@ export function runAcpBridge(o: BridgeOptions): Promise<number> {
 }
 
 /** The JSON-RPC error for an upgrade refused with 429 (problem+json `RATE_LIMITED` and Retry-After). */
-function limitRefusal(problem: string, retryAfter: string | string[] | undefined): { code: number; message: string; data: { code: string; retryAfterMs?: number } } {
+function limitRefusal(
+  problem: string,
+  retryAfter: string | string[] | undefined,
+): { code: number; message: string; data: { code: string; retryAfterMs?: number } } {
   let detail = 'a tenant limit is used up';
   try {
     const p = JSON.parse(problem) as { detail?: unknown };

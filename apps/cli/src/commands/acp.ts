@@ -20,5 +20,12 @@ export async function acp(): Promise<number> {
     log('error', 'hub acp needs HUB_API_KEY (and HUB_URL, default http://127.0.0.1:8080)');
     return 2;
   }
-  return runAcpBridge({ hubUrl: config.HUB_URL, apiKey: config.HUB_API_KEY, maxLineBytes: config.HUB_MAX_FRAME_BYTES, input: process.stdin, output: process.stdout, log });
+  return runAcpBridge({
+    hubUrl: config.HUB_URL,
+    apiKey: config.HUB_API_KEY,
+    maxLineBytes: config.HUB_MAX_FRAME_BYTES,
+    input: process.stdin,
+    output: process.stdout,
+    log,
+  });
 }

@@ -25,7 +25,7 @@ export interface ApiCommand {
 export async function runApiCommand(argv: string[], env: { hubUrl: string; apiKey: string | undefined }, c: ApiCommand): Promise<number> {
   let req: ApiRequest;
   try {
-    if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help')) return void process.stdout.write(c.usage), 0;
+    if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help')) return (void process.stdout.write(c.usage), 0);
     if (!env.apiKey) throw new c.usageError(`${c.name} needs HUB_API_KEY`);
     req = c.requestOf(argv);
   } catch (e) {

@@ -7,7 +7,15 @@ type Out = (line: string) => void;
 
 function printReport(report: VerifyReport, out: Out, say: Out): number {
   for (const b of report.broken) out(JSON.stringify({ broken: true, ...b }));
-  out(JSON.stringify({ ok: report.broken.length === 0, streams: report.streams, events: report.events, unchained: report.unchained, broken: report.broken.length }));
+  out(
+    JSON.stringify({
+      ok: report.broken.length === 0,
+      streams: report.streams,
+      events: report.events,
+      unchained: report.unchained,
+      broken: report.broken.length,
+    }),
+  );
   if (report.unchained > 0) say(`audit: ${report.unchained} events were written before the hash chain existed and are not covered`);
   return report.broken.length === 0 ? 0 : 1;
 }
@@ -26,9 +34,13 @@ export async function auditVerify(o: { databaseUrl: string; tenantId?: string; s
   const pool = createPool(o.databaseUrl, { max: 2 });
   try {
     let lastSaid = 0;
-    const report = await verifyChains(pool, { tenantId: o.tenantId, streamId: o.sessionId === undefined ? undefined : sessionStreamId(o.sessionId) }, (done) => {
-      if (done - lastSaid >= 100_000) say(`audit: ${(lastSaid = done)} events checked`);
-    });
+    const report = await verifyChains(
+      pool,
+      { tenantId: o.tenantId, streamId: o.sessionId === undefined ? undefined : sessionStreamId(o.sessionId) },
+      (done) => {
+        if (done - lastSaid >= 100_000) say(`audit: ${(lastSaid = done)} events checked`);
+      },
+    );
     return printReport(report, out, say);
   } finally {
     await pool.end();
@@ -47,7 +59,11 @@ export async function auditHeads(o: { databaseUrl: string; tenantId?: string }, 
 }
 
 /** `hub export SESSION --tenant T`: the session's events as NDJSON with their hashes, streamed in pages. */
-export async function exportSession(o: { databaseUrl: string; tenantId: string; sessionId: string }, write: (chunk: string) => Promise<void>, say: Out): Promise<number> {
+export async function exportSession(
+  o: { databaseUrl: string; tenantId: string; sessionId: string },
+  write: (chunk: string) => Promise<void>,
+  say: Out,
+): Promise<number> {
   const pool = createPool(o.databaseUrl, { max: 1 });
   try {
     let n = 0;

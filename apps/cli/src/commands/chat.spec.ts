@@ -66,14 +66,20 @@ it('says it is queued, and ends with exit 0 when its whole turn arrives in one d
       set(['status'], 'idle'),
     );
   expect(await run('read notes.txt')).toBe(CHAT_EXIT.ok);
-  expect(err.join('')).toContain('queued: the session\'s current turn waits for approval ap1');
+  expect(err.join('')).toContain("queued: the session's current turn waits for approval ap1");
   expect(out.join('')).toContain('the notes say hi');
 });
 
 it('ends when a later turn has started after its own, and prints only its own answer', async () => {
   onSubmit = (ws, t2) => {
     delta(ws, 20, set(['messages', '2'], user('u2', 'mine', t2)), set(['messages', '3'], answer('a2', 'first ', t2, { status: 'streaming' })));
-    delta(ws, 30, { type: 'append-text', path: ['messages', '3', 'content'], value: 'answer' }, set(['messages', '4'], user('u3', 'theirs', 't3')), set(['messages', '5'], answer('a3', 'not mine', 't3')));
+    delta(
+      ws,
+      30,
+      { type: 'append-text', path: ['messages', '3', 'content'], value: 'answer' },
+      set(['messages', '4'], user('u3', 'theirs', 't3')),
+      set(['messages', '5'], answer('a3', 'not mine', 't3')),
+    );
   };
   expect(await run('mine')).toBe(CHAT_EXIT.ok);
   expect(out.join('')).toBe('first answer\n');
@@ -81,7 +87,14 @@ it('ends when a later turn has started after its own, and prints only its own an
 
 it('a turn of its own that failed: exit 1 with the error, even when it arrives all at once', async () => {
   onSubmit = (ws, t2) =>
-    delta(ws, 20, set(['messages', '2'], user('u2', 'fail', t2)), set(['messages', '3'], answer('a2', '', t2, { status: 'error', stopReason: 'failed' })), set(['error'], 'AUTH: no key'), set(['status'], 'error'));
+    delta(
+      ws,
+      20,
+      set(['messages', '2'], user('u2', 'fail', t2)),
+      set(['messages', '3'], answer('a2', '', t2, { status: 'error', stopReason: 'failed' })),
+      set(['error'], 'AUTH: no key'),
+      set(['status'], 'error'),
+    );
   expect(await run('fail')).toBe(CHAT_EXIT.failed);
   expect(err.join('')).toContain('turn failed: AUTH: no key');
 });

@@ -20,14 +20,26 @@ export const IDP_USAGE = `usage: hub idp <command> (HUB_URL, HUB_API_KEY of an a
 export class IdpUsageError extends Error {}
 
 /** The request one command makes: method, path and body. */
-export function idpRequestOf(argv: string[], readFile: (path: string) => string = (p) => readFileSync(p, 'utf8')): { method: string; path: string; body?: unknown } {
+export function idpRequestOf(
+  argv: string[],
+  readFile: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): { method: string; path: string; body?: unknown } {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
-      issuer: { type: 'string' }, 'client-id': { type: 'string' }, 'client-secret-file': { type: 'string' }, audience: { type: 'string' }, name: { type: 'string' },
-      scopes: { type: 'string' }, 'groups-claim': { type: 'string' }, 'group-role': { type: 'string', multiple: true }, 'allowed-domains': { type: 'string' },
-      'no-api-key-console': { type: 'boolean' }, sub: { type: 'string' }, all: { type: 'boolean' },
+      issuer: { type: 'string' },
+      'client-id': { type: 'string' },
+      'client-secret-file': { type: 'string' },
+      audience: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'groups-claim': { type: 'string' },
+      'group-role': { type: 'string', multiple: true },
+      'allowed-domains': { type: 'string' },
+      'no-api-key-console': { type: 'boolean' },
+      sub: { type: 'string' },
+      all: { type: 'boolean' },
     },
   });
   const [cmd, sub] = positionals;
@@ -37,7 +49,8 @@ export function idpRequestOf(argv: string[], readFile: (path: string) => string 
     case 'remove':
       return { method: 'DELETE', path: '/v1/admin/idp' };
     case 'set': {
-      if (!values.issuer || !values['client-id'] || !values['group-role']?.length) throw new IdpUsageError('set needs --issuer, --client-id and at least one --group-role GROUP=ROLE');
+      if (!values.issuer || !values['client-id'] || !values['group-role']?.length)
+        throw new IdpUsageError('set needs --issuer, --client-id and at least one --group-role GROUP=ROLE');
       const groupRoles: Record<string, string> = {};
       for (const pair of values['group-role']) {
         const i = pair.lastIndexOf('=');
@@ -57,13 +70,21 @@ export function idpRequestOf(argv: string[], readFile: (path: string) => string 
           ...(values.scopes === undefined ? {} : { scopes: values.scopes.split(/\s+/).filter(Boolean) }),
           ...(values['groups-claim'] === undefined ? {} : { groupsClaim: values['groups-claim'] }),
           groupRoles,
-          ...(values['allowed-domains'] === undefined ? {} : { allowedDomains: values['allowed-domains'].split(',').map((d) => d.trim()).filter(Boolean) }),
+          ...(values['allowed-domains'] === undefined
+            ? {}
+            : {
+                allowedDomains: values['allowed-domains']
+                  .split(',')
+                  .map((d) => d.trim())
+                  .filter(Boolean),
+              }),
           apiKeyConsole: !values['no-api-key-console'],
         },
       };
     }
     case 'sessions':
-      if (sub === undefined) return { method: 'GET', path: `/v1/admin/idp/sessions${values.sub === undefined ? '' : `?sub=${encodeURIComponent(values.sub)}`}` };
+      if (sub === undefined)
+        return { method: 'GET', path: `/v1/admin/idp/sessions${values.sub === undefined ? '' : `?sub=${encodeURIComponent(values.sub)}`}` };
       if (sub !== 'revoke') throw new IdpUsageError(`unknown sessions command: ${sub}`);
       if (!values.sub === !values.all) throw new IdpUsageError('sessions revoke needs --sub SUB or --all');
       return { method: 'POST', path: '/v1/admin/idp/sessions/revoke', body: values.all ? { all: true } : { sub: values.sub } };
@@ -80,7 +101,7 @@ export function idpRequestOf(argv: string[], readFile: (path: string) => string 
 export async function idp(argv: string[], env: { hubUrl: string; apiKey: string | undefined }): Promise<number> {
   let req: ReturnType<typeof idpRequestOf>;
   try {
-    if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help')) return void process.stdout.write(IDP_USAGE), 0;
+    if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help')) return (void process.stdout.write(IDP_USAGE), 0);
     if (!env.apiKey) throw new IdpUsageError('idp needs HUB_API_KEY (an admin key)');
     req = idpRequestOf(argv);
   } catch (e) {

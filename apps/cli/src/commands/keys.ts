@@ -17,7 +17,12 @@ async function recordAdmin(databaseUrl: string, tenantId: string, events: AdminE
   const pool = createPool(databaseUrl, { max: 1 });
   try {
     const metadata = cliAdminMetadata();
-    await new EventStore(pool).append(tenantId, ADMIN_STREAM_ID, events.map((e) => ({ ...e, metadata })), { expectedVersion: 'any' });
+    await new EventStore(pool).append(
+      tenantId,
+      ADMIN_STREAM_ID,
+      events.map((e) => ({ ...e, metadata })),
+      { expectedVersion: 'any' },
+    );
   } finally {
     await pool.end();
   }
@@ -51,7 +56,9 @@ export async function tenantCreate(databaseUrl: string, name: string): Promise<{
 export async function keyCreate(databaseUrl: string, tenantId: string, name: string, role?: Role, expiresAt?: Date) {
   const created = await withKeys(databaseUrl, (k) => k.createKey(tenantId, name, { role, expiresAt }));
   const expires = created.expiresAt?.toISOString() ?? null;
-  await recordAdmin(databaseUrl, tenantId, [{ type: 'ApiKeyCreated', data: { keyPrefix: created.keyPrefix, name: name.trim(), role: created.role, expiresAt: expires } }]);
+  await recordAdmin(databaseUrl, tenantId, [
+    { type: 'ApiKeyCreated', data: { keyPrefix: created.keyPrefix, name: name.trim(), role: created.role, expiresAt: expires } },
+  ]);
   return { apiKey: created.apiKey, keyPrefix: created.keyPrefix, role: created.role, expiresAt: expires };
 }
 

@@ -40,7 +40,8 @@ export async function tenantLimits(databaseUrl: string, tenantId: string, flags:
     const next = { ...current };
     for (const [flag, raw] of given) {
       const value = raw === 'none' ? null : Number(raw);
-      if (value !== null && !(Number.isInteger(value) && value > 0)) throw new Error(`--${flag} needs a whole number above 0, or none (got "${raw.slice(0, 20)}")`);
+      if (value !== null && !(Number.isInteger(value) && value > 0))
+        throw new Error(`--${flag} needs a whole number above 0, or none (got "${raw.slice(0, 20)}")`);
       next[LIMIT_FLAGS[flag]] = value;
     }
     const limits = TenantLimits.parse(next);

@@ -28,12 +28,20 @@ export function policyRequestOf(argv: string[]): ApiRequest {
     case 'set': {
       if (!first) throw new PolicyUsageError('set needs a FILE');
       const expected = values['expected-version'];
-      return { method: 'PUT', path: `/v1/admin/policy${expected === undefined ? '' : `?expectedVersion=${encodeURIComponent(expected)}`}`, body: jsonOf(readFileSync(first, 'utf8'), first) };
+      return {
+        method: 'PUT',
+        path: `/v1/admin/policy${expected === undefined ? '' : `?expectedVersion=${encodeURIComponent(expected)}`}`,
+        body: jsonOf(readFileSync(first, 'utf8'), first),
+      };
     }
     case 'explain': {
       if (!first) throw new PolicyUsageError('explain needs a TOOL');
       const input = second === undefined ? {} : jsonOf(second, 'JSON_ARGS');
-      return { method: 'POST', path: '/v1/admin/policy/explain', body: { tool: first, input, ...(values.executor ? { executor: values.executor } : {}), ...(values.risk ? { riskTier: values.risk } : {}) } };
+      return {
+        method: 'POST',
+        path: '/v1/admin/policy/explain',
+        body: { tool: first, input, ...(values.executor ? { executor: values.executor } : {}), ...(values.risk ? { riskTier: values.risk } : {}) },
+      };
     }
     default:
       throw new PolicyUsageError(cmd ? `unknown policy command: ${cmd}` : 'policy needs a command');

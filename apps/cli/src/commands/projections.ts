@@ -5,7 +5,11 @@ import { HUB_PROJECTIONS, projectionNamed, projectionStatus, rebuildProjection }
 export async function projectionsStatus(databaseUrl: string, out: (value: unknown) => void): Promise<number> {
   const pool = createPool(databaseUrl, { max: 2 });
   try {
-    for (const s of await projectionStatus(pool, HUB_PROJECTIONS.map((p) => p.name))) out(s);
+    for (const s of await projectionStatus(
+      pool,
+      HUB_PROJECTIONS.map((p) => p.name),
+    ))
+      out(s);
     return 0;
   } finally {
     await pool.end();
@@ -26,9 +30,19 @@ export async function projectionsRebuild(databaseUrl: string, name: string, out:
   try {
     const r = await rebuildProjection(pool, def, {
       connectionString: databaseUrl,
-      onProgress: (p) => say(`rebuild ${name}: position ${p.position} of ${p.target} (${p.target ? Math.floor((100 * p.position) / p.target) : 100}%), ${p.eventsPerSec} events/s`),
+      onProgress: (p) =>
+        say(
+          `rebuild ${name}: position ${p.position} of ${p.target} (${p.target ? Math.floor((100 * p.position) / p.target) : 100}%), ${p.eventsPerSec} events/s`,
+        ),
     });
-    out({ projection: name, ranBy: r.ranBy, position: r.position, events: r.events, ms: r.ms, eventsPerSec: Math.round(r.events / Math.max(0.001, r.ms / 1000)) });
+    out({
+      projection: name,
+      ranBy: r.ranBy,
+      position: r.position,
+      events: r.events,
+      ms: r.ms,
+      eventsPerSec: Math.round(r.events / Math.max(0.001, r.ms / 1000)),
+    });
     return 0;
   } finally {
     await pool.end();

@@ -11,7 +11,11 @@ type Out = (line: string) => void;
  * reached the session's last event within `--wait` seconds is a difference, or is left out with
  * `--skip-lagging` (no projector running).
  */
-export async function replay(o: { databaseUrl: string; tenantId?: string; sessionId?: string; all: boolean; waitMs?: number; skipLagging?: boolean }, out: Out, say: Out): Promise<number> {
+export async function replay(
+  o: { databaseUrl: string; tenantId?: string; sessionId?: string; all: boolean; waitMs?: number; skipLagging?: boolean },
+  out: Out,
+  say: Out,
+): Promise<number> {
   const pool = createPool(o.databaseUrl, { max: 2 });
   try {
     const sessions = o.all ? await sessionsOf(pool, o.tenantId) : [{ tenantId: o.tenantId as string, sessionId: o.sessionId as string }];

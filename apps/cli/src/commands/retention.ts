@@ -37,7 +37,9 @@ export async function retentionRun(o: RetentionOptions, out: Out, say: Out): Pro
   const totals = { tenants: 0, erased: 0, events: 0, skipped: 0 };
   try {
     // Which tenants there are is the only system work here; each tenant's sessions are read as that tenant.
-    const tenants = o.tenantId ? [o.tenantId] : (await asSystem(pool, 'retention').query<{ id: string }>('SELECT id FROM tenants ORDER BY created_at')).rows.map((r) => r.id);
+    const tenants = o.tenantId
+      ? [o.tenantId]
+      : (await asSystem(pool, 'retention').query<{ id: string }>('SELECT id FROM tenants ORDER BY created_at')).rows.map((r) => r.id);
     for (const tenantId of tenants) {
       const days = o.olderThanDays ?? (await retentionDaysOf(pool, tenantId));
       if (days === null) continue;
@@ -61,7 +63,15 @@ export async function retentionRun(o: RetentionOptions, out: Out, say: Out): Pro
           continue;
         }
         try {
-          await eraseSession(pool, HUB_PROJECTIONS, { tenantId, sessionId, alsoStreams: [liveStreamId(sessionId), a2aPushStreamId(sessionId)], reason: 'retention', archivedTo: file, actor: { type: 'system', id: 'retention' }, correlationId: randomUUID() });
+          await eraseSession(pool, HUB_PROJECTIONS, {
+            tenantId,
+            sessionId,
+            alsoStreams: [liveStreamId(sessionId), a2aPushStreamId(sessionId)],
+            reason: 'retention',
+            archivedTo: file,
+            actor: { type: 'system', id: 'retention' },
+            correlationId: randomUUID(),
+          });
         } catch (e) {
           if (!isDomainError(e)) throw e;
           say(`retention: ${sessionId}: not erased (${e.message}); left for the next run`);

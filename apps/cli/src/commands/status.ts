@@ -53,8 +53,13 @@ export async function status(o: StatusOptions, out: (line: string) => void): Pro
         `SELECT tenant_id, session_id, turn_id, started_at FROM read_turns WHERE status = 'running' ORDER BY started_at LIMIT 1000`,
       ),
       db.query<{ n: string; oldest: Date | null }>(`SELECT count(*)::text AS n, min(requested_at) AS oldest FROM read_approvals WHERE status = 'pending'`),
-      projectionStatus(pool, HUB_PROJECTIONS.map((p) => p.name)),
-      db.query<{ tenant_id: string; session_id: string; turn_id: string }>(`SELECT DISTINCT tenant_id, session_id, turn_id FROM read_approvals WHERE status = 'pending'`),
+      projectionStatus(
+        pool,
+        HUB_PROJECTIONS.map((p) => p.name),
+      ),
+      db.query<{ tenant_id: string; session_id: string; turn_id: string }>(
+        `SELECT DISTINCT tenant_id, session_id, turn_id FROM read_approvals WHERE status = 'pending'`,
+      ),
     ]);
     const now = Date.now();
     const keys = (ps: Array<{ tenantId: string; sessionId: string; turnId: string }>) => new Set(ps.map((p) => `${p.tenantId}/${p.sessionId}/${p.turnId}`));
@@ -63,14 +68,35 @@ export async function status(o: StatusOptions, out: (line: string) => void): Pro
     const running: RunningTurn[] = turns.rows.map((r) => {
       const key = `${r.tenant_id}/${r.session_id}/${r.turn_id}`;
       const runningMs = now - r.started_at.getTime();
-      const state: TurnState = held.has(key) ? 'running' : queued.has(key) ? 'queued' : asking.has(key) ? 'awaiting_approval' : orphaned.has(key) ? 'orphaned' : 'lost';
+      const state: TurnState = held.has(key)
+        ? 'running'
+        : queued.has(key)
+          ? 'queued'
+          : asking.has(key)
+            ? 'awaiting_approval'
+            : orphaned.has(key)
+              ? 'orphaned'
+              : 'lost';
       const stuck = state === 'orphaned' || state === 'lost' || (state !== 'awaiting_approval' && runningMs > o.stuckAfterMs);
-      return { tenantId: r.tenant_id, sessionId: r.session_id, turnId: r.turn_id, startedAt: r.started_at.toISOString(), runningMs, state, held: state === 'running', stuck };
+      return {
+        tenantId: r.tenant_id,
+        sessionId: r.session_id,
+        turnId: r.turn_id,
+        startedAt: r.started_at.toISOString(),
+        runningMs,
+        state,
+        held: state === 'running',
+        stuck,
+      };
     });
     const report = {
       workers,
       queues: counts,
-      turns: { running: running.length, awaitingApproval: running.filter((t) => t.state === 'awaiting_approval').length, stuck: running.filter((t) => t.stuck) },
+      turns: {
+        running: running.length,
+        awaitingApproval: running.filter((t) => t.state === 'awaiting_approval').length,
+        stuck: running.filter((t) => t.stuck),
+      },
       approvals: { pending: Number(approvals.rows[0]?.n ?? 0), oldestRequestedAt: approvals.rows[0]?.oldest?.toISOString() ?? null },
       projections: projections.map((p) => ({ name: p.name, lagEvents: p.lagEvents, lagMs: p.lagMs })),
     };
@@ -96,7 +122,9 @@ function humanReport(r: {
   for (const q of r.queues) {
     const w = r.workers.find((x) => x.queue === q.queue)?.workers ?? 0;
     const c = q.counts;
-    lines.push(`${q.queue.padEnd(10)} ${String(w).padStart(7)}  ${String(c.wait ?? 0).padStart(7)}  ${String(c.prioritized ?? 0).padStart(11)}  ${String(c.active ?? 0).padStart(6)}  ${String(c.delayed ?? 0).padStart(7)}  ${String(c.failed ?? 0).padStart(6)}`);
+    lines.push(
+      `${q.queue.padEnd(10)} ${String(w).padStart(7)}  ${String(c.wait ?? 0).padStart(7)}  ${String(c.prioritized ?? 0).padStart(11)}  ${String(c.active ?? 0).padStart(6)}  ${String(c.delayed ?? 0).padStart(7)}  ${String(c.failed ?? 0).padStart(6)}`,
+    );
   }
   lines.push(`turns running: ${r.turns.running} (${r.turns.awaitingApproval} awaiting approval), stuck: ${r.turns.stuck.length}`);
   const why: Record<TurnState, string> = {
@@ -106,7 +134,8 @@ function humanReport(r: {
     orphaned: ", its worker's lock expired (the worker died)",
     lost: ', no job in Redis (the reconciler re-schedules it)',
   };
-  for (const t of r.turns.stuck) lines.push(`  stuck ${t.sessionId} turn ${t.turnId} (tenant ${t.tenantId}): running ${Math.round(t.runningMs / 1000)} s${why[t.state]}`);
+  for (const t of r.turns.stuck)
+    lines.push(`  stuck ${t.sessionId} turn ${t.turnId} (tenant ${t.tenantId}): running ${Math.round(t.runningMs / 1000)} s${why[t.state]}`);
   lines.push(`approvals pending: ${r.approvals.pending}${r.approvals.oldestRequestedAt ? ` (oldest requested ${r.approvals.oldestRequestedAt})` : ''}`);
   for (const p of r.projections) lines.push(`projection ${p.name}: ${p.lagEvents} events behind (${p.lagMs} ms)`);
   if (!r.workers.some((w) => w.workers > 0)) lines.push('no worker is connected');

@@ -27,8 +27,15 @@ export function webhookRequestOf(argv: string[]): { method: string; path: string
     args: argv,
     allowPositionals: true,
     options: {
-      url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' }, enable: { type: 'boolean' }, disable: { type: 'boolean' },
-      'overlap-seconds': { type: 'string' }, limit: { type: 'string' }, message: { type: 'string' }, since: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      description: { type: 'string' },
+      enable: { type: 'boolean' },
+      disable: { type: 'boolean' },
+      'overlap-seconds': { type: 'string' },
+      limit: { type: 'string' },
+      message: { type: 'string' },
+      since: { type: 'string' },
     },
   });
   const [cmd, id] = positionals;
@@ -36,7 +43,10 @@ export function webhookRequestOf(argv: string[]): { method: string; path: string
     if (!id) throw new WebhooksUsageError(`${cmd} needs an endpoint ID`);
     return `/v1/webhooks/${encodeURIComponent(id)}${sub}`;
   };
-  const events = values.events?.split(',').map((e) => e.trim()).filter(Boolean);
+  const events = values.events
+    ?.split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   const limit = `?limit=${encodeURIComponent(values.limit ?? '50')}`;
   switch (cmd) {
     case 'list':
@@ -53,7 +63,11 @@ export function webhookRequestOf(argv: string[]): { method: string; path: string
       return { method: 'PATCH', path: one(), body: { url: values.url, events, description: values.description, enabled } };
     }
     case 'rotate':
-      return { method: 'POST', path: one('/rotate'), body: values['overlap-seconds'] === undefined ? {} : { overlapSeconds: Number(values['overlap-seconds']) } };
+      return {
+        method: 'POST',
+        path: one('/rotate'),
+        body: values['overlap-seconds'] === undefined ? {} : { overlapSeconds: Number(values['overlap-seconds']) },
+      };
     case 'test':
       return { method: 'POST', path: one('/test') };
     case 'attempts':
@@ -77,5 +91,11 @@ export function webhookRequestOf(argv: string[]): { method: string; path: string
  * hub cannot be reached.
  */
 export async function webhooks(argv: string[], env: { hubUrl: string; apiKey: string | undefined }): Promise<number> {
-  return runApiCommand(argv, env, { name: 'webhooks', usage: WEBHOOKS_USAGE, requestOf: webhookRequestOf, usageError: WebhooksUsageError, listKeys: ['endpoints', 'attempts', 'messages'] });
+  return runApiCommand(argv, env, {
+    name: 'webhooks',
+    usage: WEBHOOKS_USAGE,
+    requestOf: webhookRequestOf,
+    usageError: WebhooksUsageError,
+    listKeys: ['endpoints', 'attempts', 'messages'],
+  });
 }

@@ -39,7 +39,10 @@ function isRoot(): boolean {
 }
 
 function aptInstall(pkgs: string[], say: Say): void {
-  if (!isRoot()) throw new Error(`${pkgs.join(', ')} not installed and not running as root: install them (apt-get install ${pkgs.join(' ')}) or set DATABASE_URL / REDIS_URL`);
+  if (!isRoot())
+    throw new Error(
+      `${pkgs.join(', ')} not installed and not running as root: install them (apt-get install ${pkgs.join(' ')}) or set DATABASE_URL / REDIS_URL`,
+    );
   say(`installing ${pkgs.join(', ')} from Debian's packages...`);
   execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 2, 2] });
   // eslint-disable-next-line no-restricted-properties -- apt-get needs the caller's environment
@@ -49,7 +52,9 @@ function aptInstall(pkgs: string[], say: Say): void {
 function pgBinDir(): string | null {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return null;
-  const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin/pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, 'bin/pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(base, versions[0], 'bin') : null;
 }
 
@@ -67,7 +72,9 @@ async function startLocalPostgres(say: Say, stateDir: string): Promise<string> {
   mkdirSync(stateDir, { recursive: true });
   if (isRoot()) spawnSync('chown', ['-R', 'postgres', stateDir]);
   const run = (cmd: string, args: string[]) =>
-    execFileSync(isRoot() ? 'runuser' : join(bin as string, cmd), isRoot() ? [...asPostgres, '--', join(bin as string, cmd), ...args] : args, { stdio: ['ignore', 2, 2] });
+    execFileSync(isRoot() ? 'runuser' : join(bin as string, cmd), isRoot() ? [...asPostgres, '--', join(bin as string, cmd), ...args] : args, {
+      stdio: ['ignore', 2, 2],
+    });
   if (!existsSync(join(data, 'PG_VERSION'))) {
     say(`initialising a Postgres cluster in ${data}`);
     run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
@@ -84,7 +91,10 @@ async function startLocalRedis(say: Say): Promise<string> {
   if (spawnSync('which', ['redis-server']).status !== 0) aptInstall(['redis-server'], say);
   const port = 63799;
   say(`starting Redis on 127.0.0.1:${port}`);
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore', detached: false });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+    detached: false,
+  });
   startedChildren.push(child);
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 50; i++) {

@@ -3,7 +3,12 @@ import { parseHostArgs } from './args';
 describe('hub host arguments', () => {
   it('clawbridge / upstream one-shot flags', () => {
     expect(parseHostArgs(['--protocol', 'v1', '--bridge-compat', '--single-request'])).toEqual({
-      protocol: 'v1', bridgeCompat: true, singleRequest: true, maxInputBytes: 1_048_576, busyPolicy: undefined, deadlineMarginMs: 3000,
+      protocol: 'v1',
+      bridgeCompat: true,
+      singleRequest: true,
+      maxInputBytes: 1_048_576,
+      busyPolicy: undefined,
+      deadlineMarginMs: 3000,
     });
   });
 

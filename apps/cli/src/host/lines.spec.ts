@@ -16,12 +16,18 @@ describe('readLines', () => {
 
   it('reports a line over the limit once, as soon as it passes it, and resumes after its newline', async () => {
     const long = 'x'.repeat(40);
-    expect(await collect([long.slice(0, 20), long.slice(20), long, '\nok\n'])).toEqual([{ invalid: 'payload exceeds the input size limit of 32 bytes' }, { text: 'ok' }]);
+    expect(await collect([long.slice(0, 20), long.slice(20), long, '\nok\n'])).toEqual([
+      { invalid: 'payload exceeds the input size limit of 32 bytes' },
+      { text: 'ok' },
+    ]);
   });
 
   it('reports invalid UTF-8 instead of replacing it; multi-byte characters split across chunks are fine', async () => {
     const zh = Buffer.from('好\n');
-    expect(await collect([Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), zh.subarray(0, 1), zh.subarray(1)])).toEqual([{ invalid: 'input is not valid UTF-8' }, { text: '好' }]);
+    expect(await collect([Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), zh.subarray(0, 1), zh.subarray(1)])).toEqual([
+      { invalid: 'input is not valid UTF-8' },
+      { text: '好' },
+    ]);
   });
 
   it('an empty or failing input just ends', async () => {

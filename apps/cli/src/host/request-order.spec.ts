@@ -3,7 +3,7 @@ import { RequestOrder } from './request-order';
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('RequestOrder', () => {
-  it('a session\'s requests go one after another, each once the one before was admitted; other sessions do not wait', async () => {
+  it("a session's requests go one after another, each once the one before was admitted; other sessions do not wait", async () => {
     const order = new RequestOrder();
     const sent: string[] = [];
     const admitRun = await order.enter('s');

@@ -155,13 +155,23 @@ export class HostSession {
   }
 
   /** The request's exit code; when the hub did not end the reply, the host writes the end itself. */
-  private async conclude(ids: { request_id: string; session_id: string | null }, ended: boolean, exit: ExitCode, failure: PostFailure | null, timeoutMs: number): Promise<ExitCode> {
+  private async conclude(
+    ids: { request_id: string; session_id: string | null },
+    ended: boolean,
+    exit: ExitCode,
+    failure: PostFailure | null,
+    timeoutMs: number,
+  ): Promise<ExitCode> {
     if (!failure && ended) return exit;
     if (failure?.kind === 'deadline') {
       // The hub cancels the turn at timeout_ms; this is the host's own hard limit behind it.
       const started = Date.now() - timeoutMs - this.args.deadlineMarginMs;
       const reply = { request_id: ids.request_id, session_id: ids.session_id ?? '' };
-      await writeLine(this.args.bridgeCompat ? bridgeReply(reply, { kind: 'timeout', usage: ZERO_USAGE }) : finalLine(reply, { kind: 'timeout', usage: ZERO_USAGE }, { tsMs: Date.now(), latencyMs: Date.now() - started }));
+      await writeLine(
+        this.args.bridgeCompat
+          ? bridgeReply(reply, { kind: 'timeout', usage: ZERO_USAGE })
+          : finalLine(reply, { kind: 'timeout', usage: ZERO_USAGE }, { tsMs: Date.now(), latencyMs: Date.now() - started }),
+      );
       return 0;
     }
     if (failure?.kind === 'refused') {

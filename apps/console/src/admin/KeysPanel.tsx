@@ -120,7 +120,12 @@ function KeyItem({ api, k, now }: { api: HubApi; k: ApiKey; now: number }) {
         (confirming ? (
           <div className="key-actions" role="group" aria-label={`Revoke ${k.prefix}?`}>
             <span>Revoke {k.prefix}? Its sockets close within seconds.</span>
-            <button type="button" className="deny" onClick={() => revoke.mutate(k.prefix, { onSettled: () => setConfirming(false) })} disabled={revoke.isPending}>
+            <button
+              type="button"
+              className="deny"
+              onClick={() => revoke.mutate(k.prefix, { onSettled: () => setConfirming(false) })}
+              disabled={revoke.isPending}
+            >
               Yes, revoke {k.prefix}
             </button>
             <button type="button" onClick={() => setConfirming(false)}>

@@ -38,7 +38,15 @@ export function LimitsPanel({ api }: { api: HubApi }) {
             <p className="muted">Empty: no limit. In force on every ingress within 2 s.</p>
             {LIMITS.map(({ name, label }) => (
               <label key={name}>
-                {label} <input type="number" min={1} step={1} inputMode="numeric" value={draft[name]} onChange={(e) => setDraft({ ...draft, [name]: e.target.value })} />
+                {label}{' '}
+                <input
+                  type="number"
+                  min={1}
+                  step={1}
+                  inputMode="numeric"
+                  value={draft[name]}
+                  onChange={(e) => setDraft({ ...draft, [name]: e.target.value })}
+                />
               </label>
             ))}
             <button type="submit" disabled={save.isPending}>

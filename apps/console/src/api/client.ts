@@ -51,7 +51,11 @@ export class HubApi {
   }
 
   async post<P extends ApiPath>(path: P, params: Record<string, string>, body: unknown): Promise<Ok<P, 'post'>> {
-    const res = await fetch(fill(path, params), { method: 'POST', headers: { ...this.authHeaders(), 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(fill(path, params), {
+      method: 'POST',
+      headers: { ...this.authHeaders(), 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw await problemOf(res);
     return (await res.json()) as Ok<P, 'post'>;
   }
@@ -80,7 +84,11 @@ export class HubApi {
   }
 
   answer(a: Pick<Approval, 'sessionId' | 'approvalId'>, decision: 'approved' | 'denied', reason: string) {
-    return this.post('/v1/sessions/{id}/approvals/{approvalId}', { id: a.sessionId, approvalId: a.approvalId }, { decision, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+    return this.post(
+      '/v1/sessions/{id}/approvals/{approvalId}',
+      { id: a.sessionId, approvalId: a.approvalId },
+      { decision, ...(reason.trim() ? { reason: reason.trim() } : {}) },
+    );
   }
 
   state(sessionId: string) {

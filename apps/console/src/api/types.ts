@@ -16,10 +16,16 @@ export type Schedule = Schemas['ScheduleView'];
 export type ApiPath = keyof paths;
 
 /** The JSON body a path answers `method` with (its 200), as the document says. */
-export type Ok<P extends ApiPath, M extends 'get' | 'post'> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
+export type Ok<P extends ApiPath, M extends 'get' | 'post'> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer T } } } }
+  ? T
+  : never;
 
 /** The query parameters a path takes with `method`, as the document says (none: an empty object). */
-export type QueryOf<P extends ApiPath, M extends 'get' | 'post'> = paths[P][M] extends { parameters: { query?: infer Q } } ? ([Q] extends [undefined] ? Record<string, never> : NonNullable<Q>) : Record<string, never>;
+export type QueryOf<P extends ApiPath, M extends 'get' | 'post'> = paths[P][M] extends { parameters: { query?: infer Q } }
+  ? [Q] extends [undefined]
+    ? Record<string, never>
+    : NonNullable<Q>
+  : Record<string, never>;
 
 type SessionStatus = SessionSummary['status'];
 type Protocol = NonNullable<SessionSummary['openedVia']>;

@@ -38,7 +38,16 @@ export function SignIn({ onSignedIn, message }: { onSignedIn: (key: string) => v
         apiKeyForm={
           <form onSubmit={(e) => void submit(e)} aria-describedby="signin-help">
             <label htmlFor="api-key">API key</label>
-            <input id="api-key" name="api-key" type="password" autoComplete="off" spellCheck={false} value={key} onChange={(e) => setKey(e.target.value)} autoFocus />
+            <input
+              id="api-key"
+              name="api-key"
+              type="password"
+              autoComplete="off"
+              spellCheck={false}
+              value={key}
+              onChange={(e) => setKey(e.target.value)}
+              autoFocus
+            />
             <button type="submit" disabled={checking}>
               {checking ? 'Checking…' : 'Sign in'}
             </button>

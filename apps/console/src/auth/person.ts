@@ -26,7 +26,13 @@ export function tenantInUrl(): string | null {
 export async function signedInPerson(): Promise<{ person: SignedInPerson | null; reason: string | null }> {
   const res = await fetch('/v1/auth/oidc/session', { headers: { Accept: 'application/json' } });
   if (!res.ok) return { person: null, reason: null };
-  const s = (await res.json()) as { signedIn: boolean; reason?: string | null; role?: string; csrfToken?: string; actor?: { name?: string; email?: string; sub?: string } };
+  const s = (await res.json()) as {
+    signedIn: boolean;
+    reason?: string | null;
+    role?: string;
+    csrfToken?: string;
+    actor?: { name?: string; email?: string; sub?: string };
+  };
   if (!s.signedIn || !s.csrfToken || !s.role) return { person: null, reason: s.reason ?? null };
   return { person: { name: s.actor?.name ?? s.actor?.sub ?? 'you', email: s.actor?.email ?? null, role: s.role, csrfToken: s.csrfToken }, reason: null };
 }

@@ -14,7 +14,9 @@ jest.setTimeout(180_000);
 const hub = consoleSuite('console_admin_usage');
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-interface AxeResult { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }
+interface AxeResult {
+  violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+}
 /** A signed-in page with axe-core in it (an init script: the console's CSP allows no inline script tag). */
 async function openWithAxe(viewport = LAPTOP): Promise<ConsolePage> {
   const p = await hub.open(viewport);
@@ -26,13 +28,23 @@ async function openWithAxe(viewport = LAPTOP): Promise<ConsolePage> {
 
 async function seriousViolations(p: ConsolePage): Promise<string[]> {
   const result = await p.page.evaluate(async () => (window as unknown as { axe: { run(ctx: Document): Promise<AxeResult> } }).axe.run(document));
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 /** Nothing wider than the window (a phone scrolls down, never sideways). */
 const overflows = (p: ConsolePage) => p.page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
-interface UsageTotals { turns: Record<string, number>; modelCalls: number; promptTokens: number; completionTokens: number; toolCalls: Record<string, number>; approvals: number; approvalWaitMs: number }
+interface UsageTotals {
+  turns: Record<string, number>;
+  modelCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  toolCalls: Record<string, number>;
+  approvals: number;
+  approvalWaitMs: number;
+}
 
 describe('admin', () => {
   it('creates a key that works, revokes it and the hub refuses it; edits limits', async () => {
@@ -69,7 +81,10 @@ describe('admin', () => {
     expect((await hub.api('GET', '/v1/admin/limits')).body).toEqual({ limits: expect.objectContaining({ turnsPerMinute: 500, tokensPerDay: null }) });
     await limits.getByLabel('Turns per minute').fill('');
     await limits.getByRole('button', { name: 'Save limits' }).click();
-    await eventually('the limit removed', async () => ((await hub.api('GET', '/v1/admin/limits')).body as { limits: { turnsPerMinute: number | null } }).limits.turnsPerMinute === null);
+    await eventually(
+      'the limit removed',
+      async () => ((await hub.api('GET', '/v1/admin/limits')).body as { limits: { turnsPerMinute: number | null } }).limits.turnsPerMinute === null,
+    );
 
     const phone = await openWithAxe(PHONE);
     await phone.page.getByRole('link', { name: 'Admin' }).click();
@@ -114,7 +129,10 @@ describe('usage', () => {
     expect(api.approvals).toBe(1);
     expect(Object.values(api.toolCalls).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2);
 
-    for (const [viewport, name] of [[LAPTOP, 'usage-laptop'], [PHONE, 'usage-phone']] as const) {
+    for (const [viewport, name] of [
+      [LAPTOP, 'usage-laptop'],
+      [PHONE, 'usage-phone'],
+    ] as const) {
       const p = await openWithAxe(viewport);
       await p.page.getByRole('link', { name: 'Usage' }).click();
       const box = p.page.getByRole('region', { name: 'Totals', exact: true });
@@ -124,7 +142,11 @@ describe('usage', () => {
       expect(await total('promptTokens')).toBe(api.promptTokens.toLocaleString('en-US'));
       expect(await total('completionTokens')).toBe(api.completionTokens.toLocaleString('en-US'));
       expect(await total('approvals')).toBe(String(api.approvals));
-      expect(await total('toolCalls')).toBe(Object.entries(api.toolCalls).map(([k, n]) => `${k}: ${n}`).join(', '));
+      expect(await total('toolCalls')).toBe(
+        Object.entries(api.toolCalls)
+          .map(([k, n]) => `${k}: ${n}`)
+          .join(', '),
+      );
       // The chart's legend sums the drawn series: the same turns and tokens.
       await p.page.getByText(`Tokens in: ${api.promptTokens.toLocaleString('en-US')}`).waitFor();
       await p.page.getByText('Completed: 2').waitFor();
@@ -136,11 +158,16 @@ describe('usage', () => {
   });
 
   it('draws the turn’s timeline: queue, model calls with tokens, the tool call and the approval wait, to the events’ times', async () => {
-    const { events } = (await hub.api('GET', '/v1/sessions/u-1/events?limit=1000')).body as { events: { type: string; createdAt: string; streamPosition: number; data: { turnId?: string; executor?: string } }[] };
+    const { events } = (await hub.api('GET', '/v1/sessions/u-1/events?limit=1000')).body as {
+      events: { type: string; createdAt: string; streamPosition: number; data: { turnId?: string; executor?: string } }[];
+    };
     const firstTurn = events.find((e) => e.type === 'TurnRequested')?.data.turnId as string;
     const of = (type: string) => events.filter((e) => e.type === type && e.data.turnId === firstTurn);
     const apart = (a: string, b: string) => Date.parse(of(b)[0].createdAt) - Date.parse(of(a)[0].createdAt);
-    for (const [viewport, name] of [[LAPTOP, 'timeline-laptop'], [PHONE, 'timeline-phone']] as const) {
+    for (const [viewport, name] of [
+      [LAPTOP, 'timeline-laptop'],
+      [PHONE, 'timeline-phone'],
+    ] as const) {
       const p = await openWithAxe(viewport);
       await p.page.goto(`${hub.stack.url}/console/sessions/u-1`);
       const turn = p.page.getByRole('listitem', { name: `Turn ${firstTurn}` });
@@ -151,9 +178,20 @@ describe('usage', () => {
       expect(Number(await step('tool').first().getAttribute('data-duration-ms'))).toBe(apart('ToolCallStarted', 'ToolCallCompleted'));
       expect(Number(await step('model').first().getAttribute('data-duration-ms'))).toBe(apart('ModelCallStarted', 'ModelCallCompleted'));
       expect(Number(await step('queue').getAttribute('data-duration-ms'))).toBe(apart('TurnRequested', 'TurnStarted'));
-      await step('approval').getByText(/approved by/).first().waitFor();
-      await step('model').first().getByText(/tokens in, \d+ out/).first().waitFor();
-      await step('tool').first().getByText(`on ${of('ToolCallStarted')[0].data.executor}`, { exact: false }).first().waitFor();
+      await step('approval')
+        .getByText(/approved by/)
+        .first()
+        .waitFor();
+      await step('model')
+        .first()
+        .getByText(/tokens in, \d+ out/)
+        .first()
+        .waitFor();
+      await step('tool')
+        .first()
+        .getByText(`on ${of('ToolCallStarted')[0].data.executor}`, { exact: false })
+        .first()
+        .waitFor();
       // Each bar links to the step's first event in the run explorer.
       const href = await step('approval').locator('a.step-bar').getAttribute('href');
       expect(href).toBe(`/console/sessions/u-1/events#event-${of('ApprovalRequested')[0].streamPosition}`);

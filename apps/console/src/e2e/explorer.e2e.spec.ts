@@ -117,7 +117,9 @@ describe('run explorer', () => {
     await matchesServer(p, 'e-export');
     const [download] = await Promise.all([p.page.waitForEvent('download'), p.page.getByRole('button', { name: /Export/ }).click()]);
     expect(download.suggestedFilename()).toBe('e-export.ToolCallStarted.ndjson');
-    const lines = readFileSync(await download.path(), 'utf8').trimEnd().split('\n');
+    const lines = readFileSync(await download.path(), 'utf8')
+      .trimEnd()
+      .split('\n');
     expect(lines.map((l) => JSON.parse(l) as ApiEvent)).toEqual(wanted);
     await p.page.getByLabel('Event type').selectOption('');
     await eventually('all events again', async () => (await rows.count()) === events.length);

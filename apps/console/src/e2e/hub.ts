@@ -10,7 +10,9 @@ export async function turn(stack: HubStack, apiKey: string, session: string, pro
   const before = c.state?.messages.length ?? 0;
   c.send([{ type: 'submit', prompt }]);
   await c.waitFor(until, (x) =>
-    until === 'idle' ? x.state?.status === 'idle' && x.state.messages.length >= before + 2 && x.lastAssistant()?.status === 'complete' : x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'pending',
+    until === 'idle'
+      ? x.state?.status === 'idle' && x.state.messages.length >= before + 2 && x.lastAssistant()?.status === 'complete'
+      : x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'pending',
   );
   await c.close();
 }

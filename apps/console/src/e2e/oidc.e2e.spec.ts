@@ -24,8 +24,13 @@ beforeAll(async () => {
     postLogoutRedirectUris: [`${hub.stack.url}/console/`],
   });
   const set = await hub.api('PUT', '/v1/admin/idp', {
-    name: 'Example SSO', issuer: idp.issuer, clientId: TEST_CLIENT.id, clientSecret: TEST_CLIENT.secret, audience: TEST_AUDIENCE,
-    scopes: ['openid', 'profile', 'email', 'groups'], groupRoles: { admins: 'admin', approvers: 'approver' },
+    name: 'Example SSO',
+    issuer: idp.issuer,
+    clientId: TEST_CLIENT.id,
+    clientSecret: TEST_CLIENT.secret,
+    audience: TEST_AUDIENCE,
+    scopes: ['openid', 'profile', 'email', 'groups'],
+    groupRoles: { admins: 'admin', approvers: 'approver' },
   });
   expect(set.status).toBe(200);
 });
@@ -61,7 +66,11 @@ function fromPage(p: ConsolePage, method: string, path: string, body?: unknown):
   return p.page.evaluate(
     async ({ method, path, body }) => {
       const s = (await (await fetch('/v1/auth/oidc/session')).json()) as { csrfToken: string };
-      const res = await fetch(path, { method, headers: { 'X-Hub-CSRF': s.csrfToken, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(path, {
+        method,
+        headers: { 'X-Hub-CSRF': s.csrfToken, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return res.status;
     },
     { method, path, body },

@@ -49,7 +49,9 @@ interface AxeResult {
 /** axe-core's findings on the page as it is now, those a person would be stopped by. */
 async function seriousViolations(p: ConsolePage): Promise<string[]> {
   const result = await p.page.evaluate(async () => (window as unknown as { axe: { run(ctx: Document): Promise<AxeResult> } }).axe.run(document));
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 describe('every screen', () => {
@@ -69,7 +71,10 @@ describe('every screen', () => {
   });
 
   it('does not overflow a phone’s width, and saves a screenshot of each screen at both widths', async () => {
-    for (const [label, viewport] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
+    for (const [label, viewport] of [
+      ['laptop', LAPTOP],
+      ['phone', PHONE],
+    ] as const) {
       const p = await hub.open(viewport);
       for (const screen of SCREENS) {
         await visit(p, screen);
@@ -100,7 +105,8 @@ describe('bad input', () => {
     await expect(said('/console/sessions/o-secret/events', 'o-secret')).resolves.toBe(notFound);
     await expect(said('/console/sessions/no-such-session/events', 'no-such-session')).resolves.toBe(notFound);
     // Nor can the key answer the other tenant's approval: the same 404 as for none at all.
-    const answer = (session: string) => hub.api('POST', `/v1/sessions/${session}/approvals/ap-1`, { decision: 'approved' }).then((r) => ({ status: r.status, code: r.body.code as string }));
+    const answer = (session: string) =>
+      hub.api('POST', `/v1/sessions/${session}/approvals/ap-1`, { decision: 'approved' }).then((r) => ({ status: r.status, code: r.body.code as string }));
     await expect(answer('o-secret')).resolves.toEqual(await answer('no-such-session'));
   });
 
@@ -177,7 +183,10 @@ function asJsonSchema(x: unknown): unknown {
   if (!x || typeof x !== 'object') return x;
   const { nullable, ...rest } = x as Record<string, unknown>;
   const out: Record<string, unknown> = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, asJsonSchema(v)]));
-  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof out[flag] !== 'boolean') continue;
     if (out[flag]) out[flag] = out[bound];
     else delete out[flag];
@@ -190,7 +199,9 @@ describe('the API client', () => {
   it('is typed from the running hub’s /openapi.json: the committed generated types are current', () => {
     // The project's Node (ADR 0016) loads openapi-typescript's ES modules, which Jest's runtime would not.
     const node = join(__dirname, '../../../../node_modules/.bin/node');
-    const check = spawnSync(existsSync(node) ? node : process.execPath, [join(__dirname, '../../scripts/api-types.cjs'), '--check', hub.stack.url], { encoding: 'utf8' });
+    const check = spawnSync(existsSync(node) ? node : process.execPath, [join(__dirname, '../../scripts/api-types.cjs'), '--check', hub.stack.url], {
+      encoding: 'utf8',
+    });
     expect({ status: check.status, stderr: check.stderr }).toEqual({ status: 0, stderr: '' });
   });
 
@@ -200,7 +211,10 @@ describe('the API client', () => {
     ajv.addSchema({ components: asJsonSchema(doc.components) }, 'doc');
     // A pending approval of the test's own (the markup test answered r-xss's): an empty list would fit any item schema.
     await hub.turn('r-pending', 'write "y" to y.txt', 'approval');
-    await eventually('the pending approval in GET /v1/approvals', async () => (await hub.api('GET', '/v1/approvals?status=pending')).body.approvals.length === 1);
+    await eventually(
+      'the pending approval in GET /v1/approvals',
+      async () => (await hub.api('GET', '/v1/approvals?status=pending')).body.approvals.length === 1,
+    );
     const reads: [string, string][] = [
       ['/v1/sessions', 'SessionList'],
       ['/v1/sessions/r-main/turns', 'TurnList'],

@@ -9,8 +9,18 @@ jest.setTimeout(180_000);
 
 const hub = consoleSuite('console_schedules');
 
-interface Schedule { id: string; paused: boolean; note: string | null; lastRun: { sessionId: string | null; source: string } | null }
-interface Tick { scheduledAt: string; outcome: string; source: string; sessionId: string | null }
+interface Schedule {
+  id: string;
+  paused: boolean;
+  note: string | null;
+  lastRun: { sessionId: string | null; source: string } | null;
+}
+interface Tick {
+  scheduledAt: string;
+  outcome: string;
+  source: string;
+  sessionId: string | null;
+}
 
 async function eventually(what: string, ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -22,7 +32,9 @@ async function eventually(what: string, ok: () => Promise<boolean>, ms = 20_000)
 
 describe('schedules', () => {
   it('shows a schedule; pause with a note, run now, resume, backfill and preview from the page', async () => {
-    const created = (await hub.api('POST', '/v1/schedules', { name: 'new year', cron: '0 0 1 1 *', timeZone: 'UTC', run: { prompt: 'hello', sessionPattern: 'c-{ms}' } })).body as { id: string };
+    const created = (
+      await hub.api('POST', '/v1/schedules', { name: 'new year', cron: '0 0 1 1 *', timeZone: 'UTC', run: { prompt: 'hello', sessionPattern: 'c-{ms}' } })
+    ).body as { id: string };
     const schedule = () => hub.api('GET', `/v1/schedules/${created.id}`).then((r) => r.body as Schedule);
     const ticks = () => hub.api('GET', `/v1/schedules/${created.id}/ticks`).then((r) => (r.body as { ticks: Tick[] }).ticks);
     const p = await hub.open();
@@ -64,7 +76,12 @@ describe('schedules', () => {
     await item.getByRole('button', { name: 'Backfill' }).click();
     await item.getByRole('status').filter({ hasText: '2 run(s) asked for' }).waitFor();
     await eventually('the backfilled runs', async () => (await ticks()).filter((t) => t.source === 'backfill' && t.outcome === 'started').length === 2);
-    expect((await ticks()).filter((t) => t.source === 'backfill').map((t) => t.scheduledAt).sort()).toEqual(['2025-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z']);
+    expect(
+      (await ticks())
+        .filter((t) => t.source === 'backfill')
+        .map((t) => t.scheduledAt)
+        .sort(),
+    ).toEqual(['2025-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z']);
 
     await p.screenshot('schedules');
     // The last run's link opens the session it made.
@@ -83,6 +100,9 @@ describe('schedules', () => {
     const item = p.page.locator('li.schedule', { hasText: 'viewer sees' });
     await item.waitFor();
     await item.getByRole('button', { name: 'Pause' }).click();
-    await item.getByRole('alert').filter({ hasText: /admin or operator key/ }).waitFor();
+    await item
+      .getByRole('alert')
+      .filter({ hasText: /admin or operator key/ })
+      .waitFor();
   });
 });

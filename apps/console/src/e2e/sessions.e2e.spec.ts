@@ -21,13 +21,18 @@ async function shown(p: ConsolePage): Promise<Shown[]> {
     els.map((el) => ({
       role: el.classList.contains('msg-user') ? 'user' : 'assistant',
       content: el.querySelector('.msg-content')?.textContent ?? '',
-      toolCalls: [...el.querySelectorAll('.toolcall')].map((t) => `${t.querySelector('.tool')?.textContent} ${t.getAttribute('class')?.replace('toolcall toolcall-', '')}`),
+      toolCalls: [...el.querySelectorAll('.toolcall')].map(
+        (t) => `${t.querySelector('.tool')?.textContent} ${t.getAttribute('class')?.replace('toolcall toolcall-', '')}`,
+      ),
     })),
   );
 }
 
 async function serverState(session: string): Promise<{ shown: Shown[]; cursor: number; status: string }> {
-  const body = (await hub.api('GET', `/v1/sessions/${session}/state`)).body as { state: { status: string; messages: { role: string; content: string; toolCalls?: { name: string; status: string }[] }[] }; cursor: number };
+  const body = (await hub.api('GET', `/v1/sessions/${session}/state`)).body as {
+    state: { status: string; messages: { role: string; content: string; toolCalls?: { name: string; status: string }[] }[] };
+    cursor: number;
+  };
   return {
     shown: body.state.messages.map((m) => ({ role: m.role, content: m.content, toolCalls: (m.toolCalls ?? []).map((t) => `${t.name} ${t.status}`) })),
     cursor: body.cursor,
@@ -80,7 +85,7 @@ describe('sessions', () => {
     await p.page.locator('tr[data-session-id="s-before"]').waitFor();
     await p.page.locator('.feed-live').waitFor();
     // The first connect reads the list once more (useSessionFeed): wait until no read comes for 300 ms.
-    for (let last = -1; last !== reads; ) {
+    for (let last = -1; last !== reads;) {
       last = reads;
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -108,7 +113,7 @@ describe('sessions', () => {
     // Erased by an admin elsewhere: the row leaves the unfiltered list, again without a read.
     await p.page.getByLabel('Status').selectOption('');
     await p.page.locator('tr[data-session-id="s-before"]').waitFor();
-    for (let last = -1; last !== reads; ) {
+    for (let last = -1; last !== reads;) {
       last = reads;
       await new Promise((r) => setTimeout(r, 300));
     }

@@ -23,16 +23,32 @@ beforeAll(async () => {
 });
 afterAll(() => receiver?.close());
 
-interface Endpoint { id: string; url: string; events: string[]; description: string | null; enabled: boolean }
-interface Attempt { messageId: string; attempt: number; responseStatus: number | null; outcome: string; latencyMs: number }
+interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+}
+interface Attempt {
+  messageId: string;
+  attempt: number;
+  responseStatus: number | null;
+  outcome: string;
+  latencyMs: number;
+}
 
 const endpoints = () => hub.api('GET', '/v1/webhooks').then((r) => (r.body as { endpoints: Endpoint[] }).endpoints);
 const attempts = (id: string) => hub.api('GET', `/v1/webhooks/${id}/attempts`).then((r) => (r.body as { attempts: Attempt[] }).attempts);
 
-interface AxeResult { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }
+interface AxeResult {
+  violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+}
 async function seriousViolations(p: ConsolePage): Promise<string[]> {
   const result = await p.page.evaluate(async () => (window as unknown as { axe: { run(ctx: Document): Promise<AxeResult> } }).axe.run(document));
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 /** `d` as a datetime-local input wants it, in the browser's (this machine's) time zone. */
@@ -143,7 +159,10 @@ describe('webhooks', () => {
     await p.screenshot('webhooks-laptop');
 
     // axe-core at both widths, and nothing overflows a phone's width.
-    for (const [label, viewport] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
+    for (const [label, viewport] of [
+      ['laptop', LAPTOP],
+      ['phone', PHONE],
+    ] as const) {
       const q = await hub.open(viewport);
       q.expectedStatuses.add(400);
       await q.context.addInitScript({ content: AXE });
@@ -179,7 +198,8 @@ describe('webhooks', () => {
     await item.getByRole('button', { name: 'Delivery log' }).click();
     await item.locator('tr.attempt .response').filter({ hasText: '200' }).waitFor();
     expect(await p.page.getByRole('form', { name: 'New endpoint' }).count()).toBe(0);
-    for (const name of ['Send test event', 'Disable', 'Rotate secret', 'Delete', 'Redeliver since', /^Redeliver /]) expect({ name, count: await item.getByRole('button', { name }).count() }).toEqual({ name, count: 0 });
+    for (const name of ['Send test event', 'Disable', 'Rotate secret', 'Delete', 'Redeliver since', /^Redeliver /])
+      expect({ name, count: await item.getByRole('button', { name }).count() }).toEqual({ name, count: 0 });
     await expect(p.page.getByLabel(/Approval links/).isDisabled()).resolves.toBe(true);
     await p.screenshot('webhooks-viewer');
   });

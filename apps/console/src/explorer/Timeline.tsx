@@ -45,7 +45,13 @@ export function Timeline({ events, current, onPick }: TimelineProps) {
         </thead>
         <tbody>
           {events.slice(0, limit).map((e) => (
-            <tr key={e.eventId} id={`event-${e.streamPosition}`} data-position={e.streamPosition} data-type={e.type} aria-current={e.streamPosition === current ? 'true' : undefined}>
+            <tr
+              key={e.eventId}
+              id={`event-${e.streamPosition}`}
+              data-position={e.streamPosition}
+              data-type={e.type}
+              aria-current={e.streamPosition === current ? 'true' : undefined}
+            >
               <td>
                 <button type="button" className="ev-at" title="Show the state after this event" onClick={() => onPick(e.streamPosition)}>
                   {e.streamPosition}

@@ -29,7 +29,11 @@ export function ApprovalCard({ approval: a, selected, busy, now, reason, onReaso
       </header>
       <Arguments args={a.arguments} />
       <p className="meta muted">
-        session <a href={`/console/sessions/${encodeURIComponent(a.sessionId)}`} className="session-link">{a.sessionId}</a> · via {protocolName(a.requestedVia)}
+        session{' '}
+        <a href={`/console/sessions/${encodeURIComponent(a.sessionId)}`} className="session-link">
+          {a.sessionId}
+        </a>{' '}
+        · via {protocolName(a.requestedVia)}
       </p>
       <div className="answer">
         <input

@@ -25,7 +25,10 @@ export function InboxScreen({ api, feed }: { api: HubApi; feed: ApprovalFeed }) 
   const now = useNow();
   const answer = useAnswer(api, (n) => setNotices((prev) => [n, ...prev].slice(0, 5)));
   const { pending } = feed;
-  const index = Math.max(0, pending.findIndex((a) => a.approvalId === selectedId));
+  const index = Math.max(
+    0,
+    pending.findIndex((a) => a.approvalId === selectedId),
+  );
   const selected: Approval | undefined = pending[index];
 
   const send = useCallback(

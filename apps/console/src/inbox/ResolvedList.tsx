@@ -12,7 +12,12 @@ export function ResolvedList({ api }: { api: HubApi }) {
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
   if (q.isPending) return <p className="state loading">Loading resolved approvals…</p>;
-  if (q.isError) return <p className="state error" role="alert">Could not load resolved approvals: {q.error.message}</p>;
+  if (q.isError)
+    return (
+      <p className="state error" role="alert">
+        Could not load resolved approvals: {q.error.message}
+      </p>
+    );
   const items = q.data.pages.flatMap((p) => p.approvals);
   if (items.length === 0) return <p className="state empty">No approval has been answered yet.</p>;
   return (
@@ -27,7 +32,9 @@ export function ResolvedList({ api }: { api: HubApi }) {
             </header>
             <Arguments args={a.arguments} />
             <p className="meta muted resolution">
-              {a.resolution ? `${a.resolution.decision} by ${actorName(a.resolution.by)} via ${protocolName(a.resolution.via)} at ${time(a.resolution.at)}` : ''}
+              {a.resolution
+                ? `${a.resolution.decision} by ${actorName(a.resolution.by)} via ${protocolName(a.resolution.via)} at ${time(a.resolution.at)}`
+                : ''}
               {a.resolution?.reason ? ` — “${a.resolution.reason}”` : ''}
             </p>
             <p className="meta muted">

@@ -25,7 +25,10 @@ async function whoAnswered(api: HubApi, a: Approval): Promise<Approval | null> {
 function lateNotice(a: Approval, won: Approval | null): Notice {
   if (!won?.resolution) return { kind: 'late', text: `${a.toolName}: someone else answered first.` };
   const r = won.resolution;
-  return { kind: 'late', text: `${a.toolName} was already ${r.decision} by ${actorName(r.by)} via ${protocolName(r.via)} at ${time(r.at)}${r.reason ? ` (${r.reason})` : ''}.` };
+  return {
+    kind: 'late',
+    text: `${a.toolName} was already ${r.decision} by ${actorName(r.by)} via ${protocolName(r.via)} at ${time(r.at)}${r.reason ? ` (${r.reason})` : ''}.`,
+  };
 }
 
 /** Approve or deny; the first answer wins, and a late one is told who was first. */

@@ -9,7 +9,10 @@ export function useSchedules(api: HubApi) {
 
 /** The next fire times of one schedule. */
 export function usePreview(api: HubApi, schedule: Schedule, count: number) {
-  return useQuery({ queryKey: ['schedule-preview', schedule.id, schedule.updatedAt, count], queryFn: () => api.get('/v1/schedules/{id}/preview', { id: schedule.id }, { count: String(count) }) });
+  return useQuery({
+    queryKey: ['schedule-preview', schedule.id, schedule.updatedAt, count],
+    queryFn: () => api.get('/v1/schedules/{id}/preview', { id: schedule.id }, { count: String(count) }),
+  });
 }
 
 export type ScheduleAction = { kind: 'pause'; note: string } | { kind: 'resume' } | { kind: 'trigger' } | { kind: 'backfill'; from: string; to: string };

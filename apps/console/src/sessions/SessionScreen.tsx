@@ -102,7 +102,15 @@ function LiveSession({ api, sessionId, apiKey }: { api: HubApi; sessionId: strin
   );
 }
 
-function Message({ m, tools, onAnswer }: { m: HarnessMessage; tools: Map<string, ToolDetail>; onAnswer: (type: 'approve' | 'deny', approvalId: string) => void }) {
+function Message({
+  m,
+  tools,
+  onAnswer,
+}: {
+  m: HarnessMessage;
+  tools: Map<string, ToolDetail>;
+  onAnswer: (type: 'approve' | 'deny', approvalId: string) => void;
+}) {
   return (
     <li className={`msg msg-${m.role}`} data-message-id={m.id} data-status={m.status}>
       <div className="msg-role muted">

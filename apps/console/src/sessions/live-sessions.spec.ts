@@ -19,7 +19,10 @@ const session = (sessionId: string, position: number, more: Partial<SessionSumma
   }) as SessionSummary;
 
 const ids = (d: SessionPages | undefined) => d?.pages.map((p) => p.sessions.map((s) => s.sessionId));
-const list = (...pages: SessionSummary[][]): SessionPages => ({ pages: pages.map((sessions) => ({ sessions, nextCursor: null })), pageParams: pages.map(() => undefined) });
+const list = (...pages: SessionSummary[][]): SessionPages => ({
+  pages: pages.map((sessions) => ({ sessions, nextCursor: null })),
+  pageParams: pages.map(() => undefined),
+});
 
 describe('a sessions feed change applied to the loaded list', () => {
   const loaded = list([session('c', 30), session('b', 20)], [session('a', 10)]);
@@ -32,7 +35,7 @@ describe('a sessions feed change applied to the loaded list', () => {
     expect(ids(applySessionChange(loaded, session('d', 40), {}))).toEqual([['d', 'c', 'b'], ['a']]);
   });
 
-  it("drops a session that no longer matches the filters, and never adds one that does not", () => {
+  it('drops a session that no longer matches the filters, and never adds one that does not', () => {
     const running = list([session('c', 30, { status: 'running' })]);
     expect(ids(applySessionChange(running, session('c', 31, { status: 'idle' }), { status: 'running' }))).toEqual([[]]);
     expect(ids(applySessionChange(running, session('z', 32, { openedVia: 'acp' }), { protocol: 'transport' }))).toEqual([['c']]);

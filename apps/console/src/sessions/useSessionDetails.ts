@@ -62,7 +62,11 @@ export function useSessionUsage(api: HubApi, sessionId: string, turnsSeen: numbe
     queryFn: async () => {
       const page = await api.turns(sessionId, 200);
       return page.turns.reduce<Usage>(
-        (sum, t) => ({ promptTokens: sum.promptTokens + t.usage.promptTokens, completionTokens: sum.completionTokens + t.usage.completionTokens, totalTokens: sum.totalTokens + t.usage.totalTokens }),
+        (sum, t) => ({
+          promptTokens: sum.promptTokens + t.usage.promptTokens,
+          completionTokens: sum.completionTokens + t.usage.completionTokens,
+          totalTokens: sum.totalTokens + t.usage.totalTokens,
+        }),
         { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
       );
     },

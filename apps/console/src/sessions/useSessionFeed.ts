@@ -29,5 +29,11 @@ export function useSessionFeed(api: HubApi, onUnauthenticated: (message: string)
     queryClient.setQueriesData<SessionPages>({ queryKey: ['sessions'] }, (data) => applySessionErasure(data, e));
     return e.position;
   };
-  return useLiveFeed(api, '/v1/sessions/stream', { session: (data) => apply(data as SessionSummary), erased: (data) => erase(data as SessionErasure) }, onUnauthenticated, reread);
+  return useLiveFeed(
+    api,
+    '/v1/sessions/stream',
+    { session: (data) => apply(data as SessionSummary), erased: (data) => erase(data as SessionErasure) },
+    onUnauthenticated,
+    reread,
+  );
 }

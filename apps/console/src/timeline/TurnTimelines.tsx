@@ -10,7 +10,13 @@ export function duration(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-const MARK: Partial<Record<Step['outcome'], string>> = { failed: '✕ failed', cancelled: '✕ cancelled', denied: '✕ denied', interrupted: '⚠ interrupted', open: '… running' };
+const MARK: Partial<Record<Step['outcome'], string>> = {
+  failed: '✕ failed',
+  cancelled: '✕ cancelled',
+  denied: '✕ denied',
+  interrupted: '⚠ interrupted',
+  open: '… running',
+};
 
 /**
  * Each turn of the session as a timeline (issue 26): one row per step, its bar placed and sized
@@ -64,7 +70,8 @@ function TurnRows({ turn, sessionId }: { turn: TurnTimeline; sessionId: string }
   return (
     <li className={`turn turn-${turn.status}`} aria-label={`Turn ${turn.turnId}`}>
       <div className="turn-head">
-        <strong>{turn.turnId}</strong> <span className={`turn-status ${turn.status}`}>{turn.status}</span> <span className="muted">{duration(turn.end - turn.start)}</span>
+        <strong>{turn.turnId}</strong> <span className={`turn-status ${turn.status}`}>{turn.status}</span>{' '}
+        <span className="muted">{duration(turn.end - turn.start)}</span>
       </div>
       <ul className="steps">
         {turn.steps.map((s, i) => {
@@ -78,7 +85,13 @@ function TurnRows({ turn, sessionId }: { turn: TurnTimeline; sessionId: string }
                 {s.label} <span className="muted">{duration(s.end - s.start)}</span> {mark && <span className="step-mark">{mark}</span>}
               </span>
               <span className="step-track">
-                <a className="step-bar" href={events(s)} style={{ left: `${Math.min(left, 99.5)}%`, width: `${Math.min(width, 100 - Math.min(left, 99.5))}%` }} aria-label={text} title={text} />
+                <a
+                  className="step-bar"
+                  href={events(s)}
+                  style={{ left: `${Math.min(left, 99.5)}%`, width: `${Math.min(width, 100 - Math.min(left, 99.5))}%` }}
+                  aria-label={text}
+                  title={text}
+                />
               </span>
               <span className="step-detail muted">{s.detail}</span>
             </li>

@@ -3,7 +3,13 @@ import { turnTimelines, type StepEvent } from './turn-steps';
 /** Events of one session, with times `ms` after a start and the actor given (a worker `w1` by default). */
 function log(steps: [ms: number, type: string, data: Record<string, unknown>, actor?: { type: string; id: string; name?: string }][]): StepEvent[] {
   const t0 = Date.parse('2026-11-26T10:00:00.000Z');
-  return steps.map(([ms, type, data, actor], i) => ({ type, data, streamPosition: i + 1, createdAt: new Date(t0 + ms).toISOString(), metadata: { actor: actor ?? { type: 'worker', id: 'w1' } } }));
+  return steps.map(([ms, type, data, actor], i) => ({
+    type,
+    data,
+    streamPosition: i + 1,
+    createdAt: new Date(t0 + ms).toISOString(),
+    metadata: { actor: actor ?? { type: 'worker', id: 'w1' } },
+  }));
 }
 const key = { type: 'api_key', id: 'hub_k', name: 'ops' };
 const usage = { promptTokens: 12, completionTokens: 3, totalTokens: 15 };

@@ -95,7 +95,15 @@ export function turnTimelines(events: readonly StepEvent[]): TurnTimeline[] {
     if (actor?.type === 'worker') {
       if (b.worker !== null && actor.id !== b.worker) {
         for (const key of [...b.open.keys()]) close(b, key, b.lastAt, 'interrupted', e.streamPosition);
-        b.steps.push({ kind: 'retry', label: 'retry', detail: `worker ${b.worker} died; ${actor.id} took over`, start: b.lastAt, end: at, outcome: 'interrupted', positions: [e.streamPosition] });
+        b.steps.push({
+          kind: 'retry',
+          label: 'retry',
+          detail: `worker ${b.worker} died; ${actor.id} took over`,
+          start: b.lastAt,
+          end: at,
+          outcome: 'interrupted',
+          positions: [e.streamPosition],
+        });
       }
       b.worker = actor.id;
     }
@@ -105,7 +113,13 @@ export function turnTimelines(events: readonly StepEvent[]): TurnTimeline[] {
     }
     switch (e.type) {
       case 'ModelCallStarted':
-        begin(b, `model:${String(data.callId)}`, { kind: 'model', label: `model ${String(data.model)}`, detail: String(data.provider), start: at, positions: [e.streamPosition] });
+        begin(b, `model:${String(data.callId)}`, {
+          kind: 'model',
+          label: `model ${String(data.model)}`,
+          detail: String(data.provider),
+          start: at,
+          positions: [e.streamPosition],
+        });
         break;
       case 'ModelCallCompleted': {
         const u = data.usage as { promptTokens: number; completionTokens: number };
@@ -113,25 +127,53 @@ export function turnTimelines(events: readonly StepEvent[]): TurnTimeline[] {
         break;
       }
       case 'ToolCallStarted':
-        begin(b, `tool:${String(data.toolCallId)}`, { kind: 'tool', label: `tool ${String(data.name)}`, detail: `on ${String(data.executor)}`, start: at, positions: [e.streamPosition] });
+        begin(b, `tool:${String(data.toolCallId)}`, {
+          kind: 'tool',
+          label: `tool ${String(data.name)}`,
+          detail: `on ${String(data.executor)}`,
+          start: at,
+          positions: [e.streamPosition],
+        });
         break;
       case 'ToolCallCompleted': {
         const status = String(data.status);
         const s = b.open.get(`tool:${String(data.toolCallId)}`);
-        close(b, `tool:${String(data.toolCallId)}`, at, status === 'complete' ? 'ok' : status === 'denied' ? 'denied' : 'failed', e.streamPosition, s ? `${s.detail}, ${status}` : status);
+        close(
+          b,
+          `tool:${String(data.toolCallId)}`,
+          at,
+          status === 'complete' ? 'ok' : status === 'denied' ? 'denied' : 'failed',
+          e.streamPosition,
+          s ? `${s.detail}, ${status}` : status,
+        );
         break;
       }
       case 'ApprovalRequested':
-        begin(b, `approval:${String(data.approvalId)}`, { kind: 'approval', label: `approval of ${String(data.toolName)}`, detail: 'waiting for an answer', start: at, positions: [e.streamPosition] });
+        begin(b, `approval:${String(data.approvalId)}`, {
+          kind: 'approval',
+          label: `approval of ${String(data.toolName)}`,
+          detail: 'waiting for an answer',
+          start: at,
+          positions: [e.streamPosition],
+        });
         break;
       case 'ApprovalResolved':
-        close(b, `approval:${String(data.approvalId)}`, at, data.decision === 'approved' ? 'ok' : 'denied', e.streamPosition, `${String(data.decision)} by ${who(data.by)}`);
+        close(
+          b,
+          `approval:${String(data.approvalId)}`,
+          at,
+          data.decision === 'approved' ? 'ok' : 'denied',
+          e.streamPosition,
+          `${String(data.decision)} by ${who(data.by)}`,
+        );
         break;
       default:
         if (e.type in ENDS) {
           b.status = ENDS[e.type];
-          const outcome: StepOutcome = b.status === 'failed' ? 'failed' : b.status === 'cancelled' ? 'cancelled' : b.status === 'delivered' ? 'ok' : 'interrupted';
-          for (const key of [...b.open.keys()]) close(b, key, at, key === 'queue' && b.status !== 'failed' ? (b.status === 'cancelled' ? 'cancelled' : 'ok') : outcome, e.streamPosition);
+          const outcome: StepOutcome =
+            b.status === 'failed' ? 'failed' : b.status === 'cancelled' ? 'cancelled' : b.status === 'delivered' ? 'ok' : 'interrupted';
+          for (const key of [...b.open.keys()])
+            close(b, key, at, key === 'queue' && b.status !== 'failed' ? (b.status === 'cancelled' ? 'cancelled' : 'ok') : outcome, e.streamPosition);
         }
     }
     b.end = Math.max(b.end, at);

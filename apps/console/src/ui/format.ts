@@ -19,7 +19,16 @@ export function deadline(iso: string | null, now: number): string {
   return left > 0 ? `due in ${span(left)}` : `overdue by ${span(left)}`;
 }
 
-const PROTOCOL_NAMES: Record<string, string> = { internal: 'HTTP API', transport: 'transport', openharness: 'OpenHarness', zene: 'Zene', openenv: 'OpenEnv', acp: 'ACP', a2a: 'A2A', cli: 'CLI' };
+const PROTOCOL_NAMES: Record<string, string> = {
+  internal: 'HTTP API',
+  transport: 'transport',
+  openharness: 'OpenHarness',
+  zene: 'Zene',
+  openenv: 'OpenEnv',
+  acp: 'ACP',
+  a2a: 'A2A',
+  cli: 'CLI',
+};
 
 export function protocolName(p: string | null | undefined): string {
   return p ? (PROTOCOL_NAMES[p] ?? p) : 'unknown';

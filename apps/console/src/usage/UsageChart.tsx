@@ -42,7 +42,8 @@ export function UsageChart({ title, x, lines }: { title: string; x: number[]; li
       <ul className="chart-legend">
         {lines.map((l) => (
           <li key={l.label}>
-            <span className="swatch" style={{ background: l.color }} aria-hidden="true" /> {l.label}: {l.values.reduce((a, b) => a + b, 0).toLocaleString('en-US')}
+            <span className="swatch" style={{ background: l.color }} aria-hidden="true" /> {l.label}:{' '}
+            {l.values.reduce((a, b) => a + b, 0).toLocaleString('en-US')}
           </li>
         ))}
       </ul>

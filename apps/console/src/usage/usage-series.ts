@@ -28,7 +28,15 @@ export function usageSeries(rows: readonly UsageDay[], from: string, to: string)
   const days = daysBetween(from, to);
   const at = new Map(days.map((d, i) => [d, i]));
   const zeros = () => days.map(() => 0);
-  const s: UsageSeries = { days, x: days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000), completed: zeros(), failed: zeros(), cancelled: zeros(), promptTokens: zeros(), completionTokens: zeros() };
+  const s: UsageSeries = {
+    days,
+    x: days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000),
+    completed: zeros(),
+    failed: zeros(),
+    cancelled: zeros(),
+    promptTokens: zeros(),
+    completionTokens: zeros(),
+  };
   for (const r of rows) {
     const i = at.get(r.day);
     if (i === undefined) continue;

@@ -63,8 +63,13 @@ function LinkSettings({ api, manage }: { api: HubApi; manage: boolean }) {
   return (
     <div className="webhook-settings">
       <label>
-        <input type="checkbox" checked={set.isPending ? set.variables : q.data.approvalLinks} disabled={!manage || set.isPending} onChange={(e) => set.mutate(e.target.checked)} /> Approval links in
-        approval.requested (decide without an API key)
+        <input
+          type="checkbox"
+          checked={set.isPending ? set.variables : q.data.approvalLinks}
+          disabled={!manage || set.isPending}
+          onChange={(e) => set.mutate(e.target.checked)}
+        />{' '}
+        Approval links in approval.requested (decide without an API key)
       </label>
       {set.isError && (
         <p className="state error" role="alert">
@@ -170,7 +175,11 @@ function EndpointItem({ api, endpoint: e, manage, now }: { api: HubApi; endpoint
             <button type="button" onClick={() => action.mutate({ kind: 'enable', enabled: !e.enabled })} disabled={action.isPending}>
               {e.enabled ? 'Disable' : 'Enable'}
             </button>
-            <button type="button" onClick={() => action.mutate({ kind: 'rotate' }, { onSuccess: (r) => setSecret(r.secret ?? null) })} disabled={action.isPending}>
+            <button
+              type="button"
+              onClick={() => action.mutate({ kind: 'rotate' }, { onSuccess: (r) => setSecret(r.secret ?? null) })}
+              disabled={action.isPending}
+            >
               Rotate secret
             </button>
             {confirmDelete ? (

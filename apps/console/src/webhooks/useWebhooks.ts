@@ -74,8 +74,16 @@ export function useMayManage(api: HubApi) {
 
 /** The endpoint's messages and its attempts (newest first), refreshed while it is open: attempts happen on their own. */
 export function useDeliveryLog(api: HubApi, id: string) {
-  const messages = useQuery({ queryKey: ['webhook-messages', id], queryFn: () => api.send<{ messages: Message[] }>('GET', at(id, '/messages?limit=50')), refetchInterval: 2_000 });
-  const attempts = useQuery({ queryKey: ['webhook-attempts', id], queryFn: () => api.send<{ attempts: Attempt[] }>('GET', at(id, '/attempts?limit=200')), refetchInterval: 2_000 });
+  const messages = useQuery({
+    queryKey: ['webhook-messages', id],
+    queryFn: () => api.send<{ messages: Message[] }>('GET', at(id, '/messages?limit=50')),
+    refetchInterval: 2_000,
+  });
+  const attempts = useQuery({
+    queryKey: ['webhook-attempts', id],
+    queryFn: () => api.send<{ attempts: Attempt[] }>('GET', at(id, '/attempts?limit=200')),
+    refetchInterval: 2_000,
+  });
   return { messages, attempts };
 }
 
@@ -109,7 +117,11 @@ export function useEndpointAction(api: HubApi, id: string) {
           return { said: 'deleted' };
         case 'redeliver':
         case 'redeliver-since': {
-          const r = await api.send<{ redelivering: number }>('POST', at(id, '/redeliver'), a.kind === 'redeliver' ? { messageId: a.messageId } : { since: a.since });
+          const r = await api.send<{ redelivering: number }>(
+            'POST',
+            at(id, '/redeliver'),
+            a.kind === 'redeliver' ? { messageId: a.messageId } : { since: a.since },
+          );
           return { said: `${r.redelivering} message(s) redelivering` };
         }
       }
@@ -122,7 +134,11 @@ export function useCreateEndpoint(api: HubApi) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (input: { url: string; events: string[]; description: string }) =>
-      api.send<{ id: string; secret: string }>('POST', '/v1/webhooks', { url: input.url, events: input.events, ...(input.description.trim() ? { description: input.description.trim() } : {}) }),
+      api.send<{ id: string; secret: string }>('POST', '/v1/webhooks', {
+        url: input.url,
+        events: input.events,
+        ...(input.description.trim() ? { description: input.description.trim() } : {}),
+      }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['webhooks'] }),
   });
 }

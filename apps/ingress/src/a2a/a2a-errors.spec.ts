@@ -9,7 +9,13 @@ import { a2aErrorOf } from './a2a-errors';
 const wire = (e: unknown) => {
   const { error, httpStatus } = a2aErrorOf(e);
   const w = encodeError(error, 3);
-  return { status: httpStatus ?? w.httpStatus, code: w.body.error.code, reason: w.body.error.data[0].reason, metadata: w.body.error.data[0].metadata, retryAfterS: w.retryAfterS };
+  return {
+    status: httpStatus ?? w.httpStatus,
+    code: w.body.error.code,
+    reason: w.body.error.data[0].reason,
+    metadata: w.body.error.data[0].metadata,
+    retryAfterS: w.retryAfterS,
+  };
 };
 
 describe('a2aErrorOf', () => {
@@ -19,7 +25,13 @@ describe('a2aErrorOf', () => {
   });
 
   it('a used-up limit is 429 -32052 with its wait in the ErrorInfo and Retry-After', () => {
-    expect(wire(new DomainError('RATE_LIMITED', 'turns per minute', { retryAfterMs: 1500 }))).toEqual({ status: 429, code: -32052, reason: 'RATE_LIMITED', metadata: { retryAfterMs: '1500' }, retryAfterS: 2 });
+    expect(wire(new DomainError('RATE_LIMITED', 'turns per minute', { retryAfterMs: 1500 }))).toEqual({
+      status: 429,
+      code: -32052,
+      reason: 'RATE_LIMITED',
+      metadata: { retryAfterMs: '1500' },
+      retryAfterS: 2,
+    });
   });
 
   it('the body: not JSON -32700, too large 413, refused by the input check -32600 naming the field', () => {

@@ -21,7 +21,8 @@ export function a2aErrorOf(e: unknown): { error: A2aError; httpStatus?: number }
   if (isDomainError(e)) return { error: a2aErrorFromDomain(e.code, e.message, e.details) };
   if (e instanceof HttpException) {
     const status = e.getStatus();
-    if (status === 413) return { error: a2aError('INVALID_REQUEST', 'the request body is larger than this agent accepts', { field: '(body)' }), httpStatus: 413 };
+    if (status === 413)
+      return { error: a2aError('INVALID_REQUEST', 'the request body is larger than this agent accepts', { field: '(body)' }), httpStatus: 413 };
     if (status === 404) return { error: a2aError('METHOD_NOT_FOUND', 'no such route: the JSON-RPC endpoint is POST /v1/a2a'), httpStatus: 404 };
     // The edge input check (http/body-errors.ts): depth, string size, NUL, unpaired surrogates.
     if (e instanceof InvalidInputException) return { error: a2aError('INVALID_REQUEST', `Invalid Request: ${e.message}`, { field: e.path }) };

@@ -81,7 +81,10 @@ export class A2aPushConfigs {
 
   private one(configs: readonly PushConfig[], configId: string): PushConfig {
     const c = configs.find((x) => x.configId === configId);
-    if (!c) throw new PushRefused(a2aError('TASK_NOT_FOUND', `the task has no push notification config ${configId.slice(0, 128)}`, { configId: configId.slice(0, 128) }));
+    if (!c)
+      throw new PushRefused(
+        a2aError('TASK_NOT_FOUND', `the task has no push notification config ${configId.slice(0, 128)}`, { configId: configId.slice(0, 128) }),
+      );
     return c;
   }
 

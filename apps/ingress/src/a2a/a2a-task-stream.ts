@@ -16,7 +16,14 @@ export interface TaskStreamOptions {
  * the live feed meet at the feed's head (SessionStreams), so nothing is missed or sent twice;
  * each SSE event's `id` is the global position of the event it encodes (the client's resume cursor).
  */
-export async function streamTask(streams: SessionStreams, tenantId: string, ref: TaskRef, rpcId: JsonRpcId, openOut: () => EventStream, opts: TaskStreamOptions): Promise<void> {
+export async function streamTask(
+  streams: SessionStreams,
+  tenantId: string,
+  ref: TaskRef,
+  rpcId: JsonRpcId,
+  openOut: () => EventStream,
+  opts: TaskStreamOptions,
+): Promise<void> {
   let view: TaskView | null = null;
   let done = false;
   const early: Recorded<HubEvent>[] = [];
@@ -38,7 +45,12 @@ export async function streamTask(streams: SessionStreams, tenantId: string, ref:
     }
   };
   // The feed first: a cursor ahead of the log is refused as a JSON-RPC error, before the stream's 200.
-  const feed = await streams.open(tenantId, ref.sessionId, (batch) => (view ? apply(batch) : void early.push(...batch)), opts.after === undefined ? {} : { after: opts.after });
+  const feed = await streams.open(
+    tenantId,
+    ref.sessionId,
+    (batch) => (view ? apply(batch) : void early.push(...batch)),
+    opts.after === undefined ? {} : { after: opts.after },
+  );
   opened.close = () => feed.close();
   const out = (opened.out = openOut());
   out.onClose(finish);

@@ -50,7 +50,11 @@ export class A2aController {
   @Get(AGENT_CARD_PATH)
   card(@Req() req: Request) {
     const url = `${req.protocol}://${req.get('host') ?? 'localhost'}/v1/a2a`;
-    return agentCard({ url, version: HUB_VERSION, tools: BUILTIN_TOOLS.map((t) => ({ name: t.name, description: t.description, policy: t.policy, executor: t.executor })) });
+    return agentCard({
+      url,
+      version: HUB_VERSION,
+      tools: BUILTIN_TOOLS.map((t) => ({ name: t.name, description: t.description, policy: t.policy, executor: t.executor })),
+    });
   }
 
   @ApiOperation({ summary: 'One A2A JSON-RPC request (SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask, ListTasks...)' })
@@ -58,13 +62,19 @@ export class A2aController {
   @ApiTenantLimited('JSON-RPC error -32052 (RATE_LIMITED) with HTTP 429')
   @Post()
   @HttpCode(200)
-  async rpc(@Body() body: unknown, @CurrentPrincipal() principal: Principal, @Req() req: Request & { correlationId?: string }, @Res() res: Response): Promise<void> {
+  async rpc(
+    @Body() body: unknown,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: Request & { correlationId?: string },
+    @Res() res: Response,
+  ): Promise<void> {
     const answer = await this.exchange.handle(body, principal, {
       correlationId: req.correlationId ?? '',
       version: req.header(A2A_VERSION_HEADER),
       lastEventId: req.header('last-event-id'),
     });
-    if (answer.kind === 'stream') return streamTask(this.streams, principal.tenantId, answer.ref, answer.rpcId, () => this.sse.open(req, res, principal), answer.opts);
+    if (answer.kind === 'stream')
+      return streamTask(this.streams, principal.tenantId, answer.ref, answer.rpcId, () => this.sse.open(req, res, principal), answer.opts);
     // A refusal answered in the protocol's own shape is still a failed request (issue 17).
     if (answer.error) failRequestSpans(answer.error.kind, answer.error.message);
     if (answer.retryAfterS !== undefined) res.setHeader('Retry-After', String(answer.retryAfterS));

@@ -129,23 +129,53 @@ export class A2aExchange {
     }
     const view = await this.task(p, target.task);
     const status = view.status?.state;
-    if (isTerminal(view)) throw new Refused(a2aError('UNSUPPORTED_OPERATION', `the task is ${status?.replace('TASK_STATE_', '').toLowerCase()}: send a new message in its context (contextId ${target.task.sessionId}) without taskId to go on`));
-    if (status !== 'TASK_STATE_INPUT_REQUIRED') throw new Refused(a2aError('UNSUPPORTED_OPERATION', 'the task takes no input now (it is not input-required): follow it with SubscribeToTask'));
+    if (isTerminal(view))
+      throw new Refused(
+        a2aError(
+          'UNSUPPORTED_OPERATION',
+          `the task is ${status?.replace('TASK_STATE_', '').toLowerCase()}: send a new message in its context (contextId ${target.task.sessionId}) without taskId to go on`,
+        ),
+      );
+    if (status !== 'TASK_STATE_INPUT_REQUIRED')
+      throw new Refused(a2aError('UNSUPPORTED_OPERATION', 'the task takes no input now (it is not input-required): follow it with SubscribeToTask'));
     if (!target.decision) {
       const a = view.pending[0];
-      throw new Refused(invalidParams(`the task waits for approval ${a.approvalId} (${a.toolName}): answer with a data part {"decision": "approved"|"denied"} or the text "approve" / "deny"`, 'params.message.parts'));
+      throw new Refused(
+        invalidParams(
+          `the task waits for approval ${a.approvalId} (${a.toolName}): answer with a data part {"decision": "approved"|"denied"} or the text "approve" / "deny"`,
+          'params.message.parts',
+        ),
+      );
     }
     const approvalId = target.decision.approvalId ?? (view.pending.length === 1 ? view.pending[0].approvalId : undefined);
-    if (!approvalId) throw new Refused(invalidParams(`the task waits for ${view.pending.length} approvals (${view.pending.map((a) => a.approvalId).join(', ')}): name one with approvalId`, 'params.message.parts'));
-    const command: HubCommand = { type: 'ResolveApproval', sessionId: target.task.sessionId, approvalId, decision: target.decision.decision, reason: target.decision.reason ?? null };
+    if (!approvalId)
+      throw new Refused(
+        invalidParams(
+          `the task waits for ${view.pending.length} approvals (${view.pending.map((a) => a.approvalId).join(', ')}): name one with approvalId`,
+          'params.message.parts',
+        ),
+      );
+    const command: HubCommand = {
+      type: 'ResolveApproval',
+      sessionId: target.task.sessionId,
+      approvalId,
+      decision: target.decision.decision,
+      reason: target.decision.reason ?? null,
+    };
     const after = await this.dispatch(command, p, http, `a2a:${target.task.sessionId}:${target.messageId}`);
     return { ref: target.task, after };
   }
 
   private async cancel(ref: TaskRef, id: JsonRpcId, p: Principal, http: A2aHttp): Promise<A2aAnswer> {
     const view = await this.task(p, ref);
-    if (isTerminal(view)) throw new Refused(a2aError('TASK_NOT_CANCELABLE', `the task is already ${view.status?.state.replace('TASK_STATE_', '').toLowerCase()}`));
-    const after = await this.dispatch({ type: 'CancelTurn', sessionId: ref.sessionId, turnId: ref.turnId, reason: 'user' }, p, http, `a2a:${ref.sessionId}:cancel:${randomUUID()}`);
+    if (isTerminal(view))
+      throw new Refused(a2aError('TASK_NOT_CANCELABLE', `the task is already ${view.status?.state.replace('TASK_STATE_', '').toLowerCase()}`));
+    const after = await this.dispatch(
+      { type: 'CancelTurn', sessionId: ref.sessionId, turnId: ref.turnId, reason: 'user' },
+      p,
+      http,
+      `a2a:${ref.sessionId}:cancel:${randomUUID()}`,
+    );
     await this.outcomes.wait(p.tenantId, ref.sessionId, ref.turnId, BLOCKING_WAIT_MS, { after });
     return ok(id, taskOf(await this.task(p, ref)));
   }
@@ -156,7 +186,8 @@ export class A2aExchange {
     const view = foldTask(events, ref, cursor);
     if (!foldTask(events, ref).status) throw new Refused(a2aError('TASK_NOT_FOUND', 'no such task'));
     // A task that had ended by the client's cursor (or, without one, by now) has nothing to follow (§3.1.6).
-    if (isTerminal(cursor === undefined ? foldTask(events, ref) : view)) throw new Refused(a2aError('UNSUPPORTED_OPERATION', 'the task has ended: read it with GetTask'));
+    if (isTerminal(cursor === undefined ? foldTask(events, ref) : view))
+      throw new Refused(a2aError('UNSUPPORTED_OPERATION', 'the task has ended: read it with GetTask'));
     return { kind: 'stream', rpcId: id, ref, opts: { ...(cursor === undefined ? {} : { after: cursor }), endOnInput: false } };
   }
 
@@ -164,7 +195,12 @@ export class A2aExchange {
     // Another key's session is, to a client key, one nobody has: no tasks, as for an unknown context.
     const events = await this.events(p, call.sessionId).catch((e: unknown) => (isDomainError(e) && e.code === 'SESSION_NOT_FOUND' ? [] : Promise.reject(e)));
     const turns = [...new Set(events.flatMap((e) => (e.type === 'TurnRequested' ? [e.data.turnId] : [])))].reverse();
-    const tasks = turns.slice(0, call.pageSize).map((turnId) => taskOf(foldTask(events, { sessionId: call.sessionId, turnId }), { artifacts: call.includeArtifacts, ...(call.historyLength === undefined ? {} : { historyLength: call.historyLength }) }));
+    const tasks = turns.slice(0, call.pageSize).map((turnId) =>
+      taskOf(foldTask(events, { sessionId: call.sessionId, turnId }), {
+        artifacts: call.includeArtifacts,
+        ...(call.historyLength === undefined ? {} : { historyLength: call.historyLength }),
+      }),
+    );
     return { tasks, nextPageToken: '', pageSize: call.pageSize, totalSize: turns.length };
   }
 
@@ -191,7 +227,8 @@ export class A2aExchange {
 /** `Last-Event-ID`: a global position the hub gave; anything else is refused, never read as 0. */
 function cursorOf(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === '') return undefined;
-  if (!/^\d{1,15}$/.test(header.trim())) throw new Refused(invalidParams('Last-Event-ID must be the id of an SSE event this hub sent (a non-negative integer)', 'Last-Event-ID'));
+  if (!/^\d{1,15}$/.test(header.trim()))
+    throw new Refused(invalidParams('Last-Event-ID must be the id of an SSE event this hub sent (a non-negative integer)', 'Last-Event-ID'));
   return Number(header.trim());
 }
 
@@ -202,4 +239,3 @@ function ok(id: JsonRpcId, result: unknown): A2aAnswer {
 function errorAnswer(wire: WireError, error: A2aError): A2aAnswer {
   return { kind: 'json', httpStatus: wire.httpStatus, body: wire.body, error, ...(wire.retryAfterS === undefined ? {} : { retryAfterS: wire.retryAfterS }) };
 }
-

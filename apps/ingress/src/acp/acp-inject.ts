@@ -18,7 +18,11 @@ import { pendingInjections } from './acp-remind';
 /** The live-input extension methods served here. */
 export const INJECT_METHODS = ['session/inject', 'session/revoke_inject', 'session/replace_inject', 'session/pending_injections'] as const;
 
-const InjectParams = z.looseObject({ sessionId: z.string().min(1), mode: z.enum(['steer', 'queue']).default('queue'), content: z.union([z.string().min(1), z.array(ContentBlock).min(1)]) });
+const InjectParams = z.looseObject({
+  sessionId: z.string().min(1),
+  mode: z.enum(['steer', 'queue']).default('queue'),
+  content: z.union([z.string().min(1), z.array(ContentBlock).min(1)]),
+});
 const RevokeParams = z.looseObject({ sessionId: z.string().min(1), messageId: z.string().min(1) });
 const ReplaceParams = z.looseObject({ sessionId: z.string().min(1), messageId: z.string().min(1), content: InjectParams.shape.content });
 const PendingParams = z.looseObject({ sessionId: z.string().min(1) });
@@ -79,7 +83,17 @@ async function replace(c: AcpConnection, params: unknown) {
   const mode = s.injected.get(p.messageId)?.mode ?? 'queue';
   const turnId = `${injectTurnId(p.messageId)}-r${randomUUID().slice(0, 8)}`;
   await cancelQueued(c, p.sessionId, old, p.messageId);
-  await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: injectContext(mode, p.messageId, s, control.mcpServers), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+  await c.dispatch(
+    {
+      type: 'SubmitTurn',
+      sessionId: p.sessionId,
+      turnId,
+      prompt: text,
+      context: injectContext(mode, p.messageId, s, control.mcpServers),
+      busyPolicy: 'enqueue',
+    },
+    `acp:${p.sessionId}:${turnId}`,
+  );
   s.injected.set(p.messageId, { mode, text, turnId });
   return { messageId: p.messageId, status: 'replaced' };
 }
@@ -95,7 +109,10 @@ export async function inject(c: AcpConnection, method: string, params: unknown):
     const s = await c.session(p.sessionId);
     const messageId = `msg-${randomUUID()}`;
     const turnId = injectTurnId(messageId);
-    await c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: injectContext(p.mode, messageId, s, servers), busyPolicy: 'enqueue' }, `acp:${p.sessionId}:${turnId}`);
+    await c.dispatch(
+      { type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: injectContext(p.mode, messageId, s, servers), busyPolicy: 'enqueue' },
+      `acp:${p.sessionId}:${turnId}`,
+    );
     s.injected.set(messageId, { mode: p.mode, text, turnId });
     return { status: 'accepted', messageId };
   }
@@ -108,7 +125,8 @@ export async function inject(c: AcpConnection, method: string, params: unknown):
       turnId = await queuedTurn(c, s, p.sessionId, p.messageId);
     } catch (e) {
       // Revoking twice is not a race: it answers `already_revoked`.
-      if (e instanceof AcpRpcError && (e.data as { reason?: string } | undefined)?.reason === 'already_revoked') return { messageId: p.messageId, status: 'already_revoked' };
+      if (e instanceof AcpRpcError && (e.data as { reason?: string } | undefined)?.reason === 'already_revoked')
+        return { messageId: p.messageId, status: 'already_revoked' };
       throw e;
     }
     await cancelQueued(c, p.sessionId, turnId, p.messageId);

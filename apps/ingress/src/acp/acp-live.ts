@@ -1,4 +1,20 @@
-import { attach, AttachParams, checkParams, DetachParams, detach, harnMeta, heartbeat, HeartbeatParams, RPC, AcpRpcError, takeover, TakeoverParams, type LiveFact, type LiveResult, type LiveState } from '@hub/protocol-acp';
+import {
+  attach,
+  AttachParams,
+  checkParams,
+  DetachParams,
+  detach,
+  harnMeta,
+  heartbeat,
+  HeartbeatParams,
+  RPC,
+  AcpRpcError,
+  takeover,
+  TakeoverParams,
+  type LiveFact,
+  type LiveResult,
+  type LiveState,
+} from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 
 /** The live-session extension methods (spec: "Live session attach/detach"). */
@@ -18,7 +34,10 @@ export async function live(c: AcpConnection, method: string, params: unknown): P
     case 'session/attach': {
       const p = checkParams(AttachParams, method, params);
       const s = await c.session(p.sessionId);
-      const fact = (): LiveFact => ({ type: 'AcpClientAttached', data: { clientId: p.clientId, mode: p.mode, takeover: p.takeover, metadata: harnMeta(p._meta), at: now } });
+      const fact = (): LiveFact => ({
+        type: 'AcpClientAttached',
+        data: { clientId: p.clientId, mode: p.mode, takeover: p.takeover, metadata: harnMeta(p._meta), at: now },
+      });
       const res = answer(await reg.apply(tenant, p.sessionId, (st) => attach(st, p, now), fact, c.request));
       c.attached.set(p.sessionId, p.clientId);
       s.askPending();
@@ -26,7 +45,10 @@ export async function live(c: AcpConnection, method: string, params: unknown): P
     }
     case 'session/takeover': {
       const p = checkParams(TakeoverParams, method, params);
-      const fact = (before: LiveState): LiveFact => ({ type: 'AcpControlTakenOver', data: { clientId: p.clientId, previousControllerId: before.controllerId, at: now } });
+      const fact = (before: LiveState): LiveFact => ({
+        type: 'AcpControlTakenOver',
+        data: { clientId: p.clientId, previousControllerId: before.controllerId, at: now },
+      });
       const res = answer(await reg.apply(tenant, p.sessionId, (st) => takeover(st, p.clientId, now), fact, c.request));
       c.attached.set(p.sessionId, p.clientId);
       c.sessions.get(p.sessionId)?.askPending();

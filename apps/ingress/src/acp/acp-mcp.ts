@@ -11,7 +11,10 @@ export function sessionMcpServers(raw: readonly unknown[], allow: McpAllowlists)
   if (!mapped.ok) throw new AcpRpcError(RPC.INVALID_PARAMS, mapped.message);
   return mapped.servers.map((s) => {
     const spec = McpServerSpec.safeParse(s);
-    if (!spec.success) throw new AcpRpcError(RPC.INVALID_PARAMS, `MCP server ${s.name}: ${spec.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`, { server: s.name });
+    if (!spec.success)
+      throw new AcpRpcError(RPC.INVALID_PARAMS, `MCP server ${s.name}: ${spec.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`, {
+        server: s.name,
+      });
     const refused = mcpServerRefusal(spec.data, allow);
     if (refused) throw new AcpRpcError(RPC.INVALID_PARAMS, refused.message, { server: s.name });
     // Headers the hub's spec cannot carry would be dropped silently: refuse instead.

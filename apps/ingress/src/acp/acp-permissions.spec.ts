@@ -8,7 +8,11 @@ describe('PermissionRequests', () => {
     jest.useFakeTimers();
     sent = [];
     decided = [];
-    p = new PermissionRequests((m) => sent.push(m as never), (d) => decided.push(d), 1000);
+    p = new PermissionRequests(
+      (m) => sent.push(m as never),
+      (d) => decided.push(d),
+      1000,
+    );
   });
   afterEach(() => jest.useRealTimers());
 
@@ -27,7 +31,11 @@ describe('PermissionRequests', () => {
     p.answer('perm-1', undefined, { code: -32603, message: 'boom' });
     p.answer('perm-2', { whatever: true }, undefined);
     jest.advanceTimersByTime(1001);
-    expect(decided.map((d) => [d.approvalId, d.decision])).toEqual([['a1', 'denied'], ['a2', 'denied'], ['a3', 'denied']]);
+    expect(decided.map((d) => [d.approvalId, d.decision])).toEqual([
+      ['a1', 'denied'],
+      ['a2', 'denied'],
+      ['a3', 'denied'],
+    ]);
   });
 
   it('withdraws a request resolved elsewhere with $/cancel_request and decides nothing', () => {

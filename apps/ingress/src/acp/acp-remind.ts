@@ -35,7 +35,8 @@ const rmd = (code: 'HARN-RMD-001' | 'HARN-RMD-002', reason: string, detail: stri
 export function parseRemind(params: unknown): z.infer<typeof RemindParams> {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) throw rmd('HARN-RMD-002', 'invalid_shape', 'reminder params must be an object');
   const unknown = Object.keys(params).filter((k) => !OPTIONS.includes(k));
-  if (unknown.length) throw rmd('HARN-RMD-001', 'unknown_option', `unknown reminder option(s): ${unknown.join(', ')} (host metadata belongs under _meta)`, { options: unknown });
+  if (unknown.length)
+    throw rmd('HARN-RMD-001', 'unknown_option', `unknown reminder option(s): ${unknown.join(', ')} (host metadata belongs under _meta)`, { options: unknown });
   const r = RemindParams.safeParse(params);
   if (!r.success) throw rmd('HARN-RMD-002', 'invalid_shape', `invalid reminder: ${issueText(r.error)}`);
   return r.data;
@@ -56,8 +57,17 @@ async function remind(c: AcpConnection, params: unknown) {
   await c.session(sessionId);
   const reminderId = `reminder-${randomUUID()}`;
   const reminder: Reminder = {
-    reminderId, body: p.body, tags: p.tags, dedupeKey: p.dedupe_key ?? null, ttlTurns: p.ttl_turns ?? null, roleHint: p.role_hint, mode: p.mode,
-    propagate: p.propagate ?? null, preserveOnCompact: p.preserve_on_compact, source: 'host', meta: p._meta,
+    reminderId,
+    body: p.body,
+    tags: p.tags,
+    dedupeKey: p.dedupe_key ?? null,
+    ttlTurns: p.ttl_turns ?? null,
+    roleHint: p.role_hint,
+    mode: p.mode,
+    propagate: p.propagate ?? null,
+    preserveOnCompact: p.preserve_on_compact,
+    source: 'host',
+    meta: p._meta,
   };
   await c.dispatch({ type: 'QueueReminder', sessionId, reminder }, `acp:remind:${reminderId}`);
   return { reminderId, status: 'accepted' };
@@ -104,7 +114,17 @@ export function pendingInjections(events: readonly HubEvent[]) {
       if (typeof acp?.messageId === 'string') rows.push({ kind: 'user', messageId: acp.messageId, mode: acp.inject ?? 'queue', content: e.data.prompt });
     } else if (e.type === 'ReminderQueued' && pending.has(e.data.reminderId)) {
       const d = e.data;
-      rows.push({ kind: 'reminder', reminderId: d.reminderId, mode: d.mode, body: d.body, tags: d.tags, dedupeKey: d.dedupeKey, ttlTurns: d.ttlTurns, roleHint: d.roleHint, source: d.source });
+      rows.push({
+        kind: 'reminder',
+        reminderId: d.reminderId,
+        mode: d.mode,
+        body: d.body,
+        tags: d.tags,
+        dedupeKey: d.dedupeKey,
+        ttlTurns: d.ttlTurns,
+        roleHint: d.roleHint,
+        source: d.source,
+      });
     }
   }
   return { pendingCount: rows.length, injections: rows };

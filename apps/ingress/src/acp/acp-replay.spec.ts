@@ -16,7 +16,19 @@ describe('loadReplaySpeed (session/load _meta.replay)', () => {
   });
 
   it('refuses anything else with invalid params', () => {
-    const bad = [{ speed: 0 }, { speed: -1 }, { speed: 1000.5 }, { speed: Infinity }, { speed: NaN }, { speed: '10' }, { speed: null }, 'yes', 10, [], ['speed']];
+    const bad = [
+      { speed: 0 },
+      { speed: -1 },
+      { speed: 1000.5 },
+      { speed: Infinity },
+      { speed: NaN },
+      { speed: '10' },
+      { speed: null },
+      'yes',
+      10,
+      [],
+      ['speed'],
+    ];
     for (const replay of bad) {
       let thrown: unknown;
       try {

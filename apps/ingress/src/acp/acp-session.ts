@@ -1,6 +1,19 @@
 import { publicFailureMessage, type ApprovalRequested, type HubEvent, type Recorded } from '@hub/domain';
 import type { EventStore, StoredEvent } from '@hub/event-store';
-import { AcpRpcError, emptyLiveState, encode, initialAcpView, LIVE_FACT_TYPES, liveSessionUpdate, permissionRequest, RPC, stopReasonOf, type AcpView, type LiveFact, type LiveState } from '@hub/protocol-acp';
+import {
+  AcpRpcError,
+  emptyLiveState,
+  encode,
+  initialAcpView,
+  LIVE_FACT_TYPES,
+  liveSessionUpdate,
+  permissionRequest,
+  RPC,
+  stopReasonOf,
+  type AcpView,
+  type LiveFact,
+  type LiveState,
+} from '@hub/protocol-acp';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
 import { paced } from '../transport/replay-pace';
 import { sessionLogUpTo } from '../transport/session-log-pages';
@@ -108,7 +121,8 @@ export class AcpSession {
         count++;
       }
     } catch (e) {
-      if (this.closing.signal.aborted) throw new AcpRpcError(RPC.INTERNAL_ERROR, `replay of session ${this.sessionId} stopped: the session was closed on this connection`);
+      if (this.closing.signal.aborted)
+        throw new AcpRpcError(RPC.INTERNAL_ERROR, `replay of session ${this.sessionId} stopped: the session was closed on this connection`);
       throw e;
     }
     return count;
@@ -129,7 +143,8 @@ export class AcpSession {
 
   /** Asks for the approvals still open (at start, and when this client gains control). */
   askPending(): void {
-    for (const [id, a] of this.pending) this.peer.askPermission(id, permissionRequest(this.sessionId, a, new Date().toISOString(), this.executorOf(a.toolCallId)));
+    for (const [id, a] of this.pending)
+      this.peer.askPermission(id, permissionRequest(this.sessionId, a, new Date().toISOString(), this.executorOf(a.toolCallId)));
   }
 
   async close(): Promise<void> {
@@ -201,7 +216,9 @@ export type InjectedTurnStatus = 'queued' | 'started' | 'cancelled' | 'ended';
 export function trackTurnStatus(turns: Map<string, InjectedTurnStatus>, e: HubEvent): void {
   // A steered message went into the running turn: its own queued turn is delivered.
   if (e.type === 'UserMessageInjected') return void turns.set(e.data.fromTurnId, 'ended');
-  const status = ({ TurnRequested: 'queued', TurnStarted: 'started', TurnCancelled: 'cancelled', TurnCompleted: 'ended', TurnFailed: 'ended' } as const)[e.type as string];
+  const status = ({ TurnRequested: 'queued', TurnStarted: 'started', TurnCancelled: 'cancelled', TurnCompleted: 'ended', TurnFailed: 'ended' } as const)[
+    e.type as string
+  ];
   if (!status || !('turnId' in e.data)) return;
   const turnId = (e.data as { turnId: string }).turnId;
   // A cancelled queued turn is revoked; a cancelled running one was delivered.

@@ -43,7 +43,12 @@ export interface SessionInfo {
 export async function createSession(store: EventStore, principal: Principal, cwd: string, correlationId: string): Promise<string> {
   const sessionId = `${CREATED_ID_PREFIX}${randomUUID()}`;
   const at = new Date().toISOString();
-  await store.append(principal.tenantId, liveStreamId(sessionId), [{ type: SESSION_CREATED_FACT, data: { cwd, at }, metadata: { correlationId, protocol: 'acp', actor: actorOf(principal) } }], { expectedVersion: 'no_stream' });
+  await store.append(
+    principal.tenantId,
+    liveStreamId(sessionId),
+    [{ type: SESSION_CREATED_FACT, data: { cwd, at }, metadata: { correlationId, protocol: 'acp', actor: actorOf(principal) } }],
+    { expectedVersion: 'no_stream' },
+  );
   return sessionId;
 }
 

@@ -3,7 +3,22 @@ import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { actorOf, mayDo, type Principal } from '@hub/auth';
 import { isDomainError, retryAfterMsOf, SESSION_ID_PATTERN, type HubCommand } from '@hub/domain';
-import { acceptsUpdate, AcpRpcError, detach, isAgentMethod, optInAfter, parseFrame, parseParams, RPC, rpcError, rpcResult, type AgentMethod, type ExtensionOptIn, type Incoming, type ParamsOf } from '@hub/protocol-acp';
+import {
+  acceptsUpdate,
+  AcpRpcError,
+  detach,
+  isAgentMethod,
+  optInAfter,
+  parseFrame,
+  parseParams,
+  RPC,
+  rpcError,
+  rpcResult,
+  type AgentMethod,
+  type ExtensionOptIn,
+  type Incoming,
+  type ParamsOf,
+} from '@hub/protocol-acp';
 import { AcpSession, type LiveFacts, type PacedReplay } from './acp-session';
 import { sessionExists } from './acp-sessions';
 import { PermissionRequests, type PermissionDecision } from './acp-permissions';
@@ -50,7 +65,11 @@ export class AcpConnection {
     /** From the upgrade request's `traceparent`: every request on this socket continues that trace. */
     private readonly traceContext: TraceContext = contextFromTraceparent(undefined),
   ) {
-    this.permissions = new PermissionRequests((m) => this.send(m), (d) => void this.resolveApproval(d), deps.permissionTimeoutMs);
+    this.permissions = new PermissionRequests(
+      (m) => this.send(m),
+      (d) => void this.resolveApproval(d),
+      deps.permissionTimeoutMs,
+    );
     this.handlers = handlersFor(this);
   }
 
@@ -81,15 +100,19 @@ export class AcpConnection {
   private onRequest(id: string | number, method: string, params: unknown): Promise<void> {
     // One span per request, in the caller's trace, so a prompt's command and turn hang under it.
     const attrs = { [ATTR.TENANT_ID]: this.principal.tenantId, [ATTR.PROTOCOL]: 'acp', [ATTR.METHOD]: method };
-    return withContext(this.traceContext, () => runWithCorrelation(this.correlationId, () => withSpan('acp request', attrs, async () => {
-      try {
-        const result = await this.route(method, params);
-        this.send(rpcResult(id, result ?? {}));
-      } catch (e) {
-        failRequestSpans(isDomainError(e) ? e.code : e instanceof AcpRpcError ? `RPC_${e.code}` : 'INTERNAL', e instanceof Error ? e.message : String(e));
-        this.send(rpcError(id, toRpcError(e, this.log, this.correlationId)));
-      }
-    })));
+    return withContext(this.traceContext, () =>
+      runWithCorrelation(this.correlationId, () =>
+        withSpan('acp request', attrs, async () => {
+          try {
+            const result = await this.route(method, params);
+            this.send(rpcResult(id, result ?? {}));
+          } catch (e) {
+            failRequestSpans(isDomainError(e) ? e.code : e instanceof AcpRpcError ? `RPC_${e.code}` : 'INTERNAL', e instanceof Error ? e.message : String(e));
+            this.send(rpcError(id, toRpcError(e, this.log, this.correlationId)));
+          }
+        }),
+      ),
+    );
   }
 
   private async route(method: string, params: unknown): Promise<unknown> {
@@ -124,7 +147,8 @@ export class AcpConnection {
       commandId,
       extra: { acpClient: clientName(this.clientInfo) },
     });
-    if (!outcome.ok) throw new AcpRpcError(outcome.code === 'SESSION_NOT_FOUND' ? RPC.RESOURCE_NOT_FOUND : RPC.INVALID_PARAMS, outcome.message, { code: outcome.code });
+    if (!outcome.ok)
+      throw new AcpRpcError(outcome.code === 'SESSION_NOT_FOUND' ? RPC.RESOURCE_NOT_FOUND : RPC.INVALID_PARAMS, outcome.message, { code: outcome.code });
   }
 
   /**
@@ -183,7 +207,10 @@ export class AcpConnection {
     const streamId = liveStreamId(sessionId);
     return {
       read: async () => (await this.deps.store.readStream(tenantId, streamId)).events,
-      follow: (after, onFacts) => this.deps.subscriber.subscribe({ tenantId, streamId, after }, onFacts, (e) => this.log.warn(`acp: live facts of ${sessionId}: ${(e as Error).message}`)),
+      follow: (after, onFacts) =>
+        this.deps.subscriber.subscribe({ tenantId, streamId, after }, onFacts, (e) =>
+          this.log.warn(`acp: live facts of ${sessionId}: ${(e as Error).message}`),
+        ),
     };
   }
 
@@ -241,7 +268,11 @@ export class AcpConnection {
     if (d.input === undefined) return base;
     const executor = this.sessions.get(d.sessionId)?.executorOfApproval(d.approvalId);
     if (executor === 'builtin' || executor?.startsWith('mcp:')) return { ...base, input: d.input };
-    return { ...base, decision: 'denied', reason: `refused: rewritten args are not supported for a tool run by ${executor ?? 'an unknown executor'}; answer without args to run the original call` };
+    return {
+      ...base,
+      decision: 'denied',
+      reason: `refused: rewritten args are not supported for a tool run by ${executor ?? 'an unknown executor'}; answer without args to run the original call`,
+    };
   }
 
   async close(): Promise<void> {
@@ -251,7 +282,13 @@ export class AcpConnection {
     const at = new Date().toISOString();
     const detaching = [...this.attached].map(([sessionId, clientId]) =>
       this.deps.live
-        .apply(this.principal.tenantId, sessionId, (st) => detach(st, clientId), () => ({ type: 'AcpClientDetached', data: { clientId, reason: 'client_exit', at } }), this.request)
+        .apply(
+          this.principal.tenantId,
+          sessionId,
+          (st) => detach(st, clientId),
+          () => ({ type: 'AcpClientDetached', data: { clientId, reason: 'client_exit', at } }),
+          this.request,
+        )
         .catch((e: Error) => this.log.warn(`acp: client_exit of ${clientId} on ${sessionId} not recorded: ${e.message}`)),
     );
     this.attached.clear();
@@ -274,7 +311,8 @@ function clientName(info: unknown): string | undefined {
 function toRpcError(e: unknown, log: Logger, correlationId: string) {
   if (e instanceof AcpRpcError) return e.toJSON();
   // A domain error's text may quote a queue library or a driver: only client-facing ones go out.
-  if (isDomainError(e)) return { code: RPC.INTERNAL_ERROR, message: publicErrorMessage(e, log, 'acp: handler', correlationId), data: { code: e.code, ...retryAfterOf(e) } };
+  if (isDomainError(e))
+    return { code: RPC.INTERNAL_ERROR, message: publicErrorMessage(e, log, 'acp: handler', correlationId), data: { code: e.code, ...retryAfterOf(e) } };
   log.error(`acp: handler failed: ${(e as Error).stack}`);
   return { code: RPC.INTERNAL_ERROR, message: 'Internal error' };
 }

@@ -40,7 +40,12 @@ export class AcpGateway implements OnGatewayConnection {
     const header = req.headers['x-correlation-id'];
     const correlationId = correlationIdFrom(Array.isArray(header) ? header[0] : header);
     // A client that stops reading is closed 4008 and its sessions' feeds released (slow-consumer.ts).
-    const sendFrame = boundedSender(ws, this.settings.wsMaxBufferedBytes, SLOW_CONSUMER_RESUME.acp, () => void conn.close().catch((e: Error) => this.log.warn(`acp: releasing a slow consumer: ${e.message}`)));
+    const sendFrame = boundedSender(
+      ws,
+      this.settings.wsMaxBufferedBytes,
+      SLOW_CONSUMER_RESUME.acp,
+      () => void conn.close().catch((e: Error) => this.log.warn(`acp: releasing a slow consumer: ${e.message}`)),
+    );
     const send = (msg: unknown, catchUp?: boolean) => void sendFrame(msg, catchUp);
     const deps = {
       streams: this.streams,
@@ -55,11 +60,17 @@ export class AcpGateway implements OnGatewayConnection {
     const conn = new AcpConnection(send, req.principal, deps, this.log, correlationId, (c) => new AcpHandlers(c), contextFromHeaders(req.headers));
     // Frames are handled in arrival order per method call, but a long `session/prompt` must not
     // block the `session/cancel` or permission answer that follows it: each frame runs on its own.
-    ws.on('message', guarded('acp frame', (data: RawData, isBinary: boolean) => {
-      if (isBinary) return send(rpcError(null, { code: RPC.INVALID_REQUEST, message: 'binary frames are not part of this protocol' }));
-      return conn.onFrame(data.toString());
-    }));
-    ws.on('close', guarded('acp close', () => conn.close()));
+    ws.on(
+      'message',
+      guarded('acp frame', (data: RawData, isBinary: boolean) => {
+        if (isBinary) return send(rpcError(null, { code: RPC.INVALID_REQUEST, message: 'binary frames are not part of this protocol' }));
+        return conn.onFrame(data.toString());
+      }),
+    );
+    ws.on(
+      'close',
+      guarded('acp close', () => conn.close()),
+    );
     ws.on('error', (e) => this.log.warn(`socket error: ${e.message}`));
   }
 }

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { OWN_SESSIONS_ONLY, requireGrant } from '@hub/auth';
-import { AcpRpcError, extensionOptIn, initializeResult, promptText, RPC, rpcNotification, SESSION_MODES, type AgentMethod, type ParamsOf } from '@hub/protocol-acp';
+import {
+  AcpRpcError,
+  extensionOptIn,
+  initializeResult,
+  promptText,
+  RPC,
+  rpcNotification,
+  SESSION_MODES,
+  type AgentMethod,
+  type ParamsOf,
+} from '@hub/protocol-acp';
 import type { AcpConnection } from './acp.connection';
 import { live, LIVE_METHODS } from './acp-live';
 import { inject, INJECT_METHODS } from './acp-inject';
@@ -122,7 +132,17 @@ export class AcpHandlers {
     const servers = await this.c.assertControl(p.sessionId);
     const turnId = `acp-${p.messageId ?? randomUUID()}`;
     const ended = s.waitForTurn(turnId);
-    await this.c.dispatch({ type: 'SubmitTurn', sessionId: p.sessionId, turnId, prompt: text, context: { acp: { mcpServers: servers.map((m) => m.name), mode: s.mode }, ...mcpContext(servers) }, busyPolicy: 'reject' }, `acp:${p.sessionId}:${turnId}`);
+    await this.c.dispatch(
+      {
+        type: 'SubmitTurn',
+        sessionId: p.sessionId,
+        turnId,
+        prompt: text,
+        context: { acp: { mcpServers: servers.map((m) => m.name), mode: s.mode }, ...mcpContext(servers) },
+        busyPolicy: 'reject',
+      },
+      `acp:${p.sessionId}:${turnId}`,
+    );
     const end = await ended;
     if (!end.ok) throw new AcpRpcError(RPC.INTERNAL_ERROR, end.message, { code: end.code, retryable: end.retryable });
     return { stopReason: end.stopReason, _meta: { harn: { turnId } } };

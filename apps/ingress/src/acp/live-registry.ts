@@ -24,7 +24,8 @@ export interface LiveControl {
   mcpServers: McpServerSpec[];
 }
 
-const stateOf = (events: readonly StoredEvent[]): LiveState => foldLive(events.filter((e) => LIVE_FACT_TYPES.has(e.type)).map((e) => ({ type: e.type, data: e.data }) as LiveFact));
+const stateOf = (events: readonly StoredEvent[]): LiveState =>
+  foldLive(events.filter((e) => LIVE_FACT_TYPES.has(e.type)).map((e) => ({ type: e.type, data: e.data }) as LiveFact));
 
 /** The session's MCP servers as last recorded; none when it never had any. */
 function serversOf(events: readonly StoredEvent[]): McpServerSpec[] {
@@ -52,20 +53,35 @@ export class LiveRegistry {
   }
 
   /** Decides one transition on the recorded state and records it; nothing is recorded when it is refused. */
-  apply(tenantId: string, sessionId: string, step: (s: LiveState) => LiveResult, fact: (before: LiveState) => LiveFact, request: LiveRequest): Promise<LiveResult> {
-    return appendWithRetry(async () => {
-      const { version, state } = await this.state(tenantId, sessionId);
-      const r = step(state);
-      if (!r.ok) return r;
-      await this.store.append(tenantId, liveStreamId(sessionId), [{ ...fact(state), metadata: { ...request, protocol: 'acp' } }], { expectedVersion: version });
-      return r;
-    }, { attempts: 10 });
+  apply(
+    tenantId: string,
+    sessionId: string,
+    step: (s: LiveState) => LiveResult,
+    fact: (before: LiveState) => LiveFact,
+    request: LiveRequest,
+  ): Promise<LiveResult> {
+    return appendWithRetry(
+      async () => {
+        const { version, state } = await this.state(tenantId, sessionId);
+        const r = step(state);
+        if (!r.ok) return r;
+        await this.store.append(tenantId, liveStreamId(sessionId), [{ ...fact(state), metadata: { ...request, protocol: 'acp' } }], {
+          expectedVersion: version,
+        });
+        return r;
+      },
+      { attempts: 10 },
+    );
   }
 
   /** Records the session's MCP servers (ACP `mcpServers`, already checked): every later turn gets them. */
   async setMcpServers(tenantId: string, sessionId: string, given: readonly McpServerSpec[], request: LiveRequest): Promise<void> {
-    const servers = await Promise.all(given.map(async (s) => (s.transport === 'stdio' && Object.keys(s.env).length > 0 ? { ...s, env: await this.secrets.seal(tenantId, s.env) } : s)));
-    await this.store.append(tenantId, liveStreamId(sessionId), [{ type: MCP_SERVERS_FACT, data: { servers }, metadata: { ...request, protocol: 'acp' } }], { expectedVersion: 'any' });
+    const servers = await Promise.all(
+      given.map(async (s) => (s.transport === 'stdio' && Object.keys(s.env).length > 0 ? { ...s, env: await this.secrets.seal(tenantId, s.env) } : s)),
+    );
+    await this.store.append(tenantId, liveStreamId(sessionId), [{ type: MCP_SERVERS_FACT, data: { servers }, metadata: { ...request, protocol: 'acp' } }], {
+      expectedVersion: 'any',
+    });
   }
 
   /**

@@ -55,11 +55,26 @@ export class AdminController {
   async createKey(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Req() req: { correlationId?: string }) {
     requireAdmin(p);
     const parsed = NewKey.safeParse(body);
-    if (!parsed.success) throw new DomainError('INVALID_COMMAND', `body must be {"name", "role": ${ROLES.join('|')}, "expiresAt"?: ISO time}: ${parsed.error.issues[0]?.message ?? ''}`);
+    if (!parsed.success)
+      throw new DomainError(
+        'INVALID_COMMAND',
+        `body must be {"name", "role": ${ROLES.join('|')}, "expiresAt"?: ISO time}: ${parsed.error.issues[0]?.message ?? ''}`,
+      );
     const expiresAt = parsed.data.expiresAt === undefined ? null : new Date(parsed.data.expiresAt);
     if (expiresAt !== null && expiresAt.getTime() <= Date.now()) throw new DomainError('INVALID_COMMAND', 'expiresAt must be in the future');
     const created = await this.keys.createKey(p.tenantId, parsed.data.name, { role: parsed.data.role, expiresAt });
-    await recordAdmin(this.store, p.tenantId, [{ type: 'ApiKeyCreated', data: { keyPrefix: created.keyPrefix, name: parsed.data.name, role: created.role, expiresAt: expiresAt?.toISOString() ?? null } }], p, req.correlationId);
+    await recordAdmin(
+      this.store,
+      p.tenantId,
+      [
+        {
+          type: 'ApiKeyCreated',
+          data: { keyPrefix: created.keyPrefix, name: parsed.data.name, role: created.role, expiresAt: expiresAt?.toISOString() ?? null },
+        },
+      ],
+      p,
+      req.correlationId,
+    );
     return { apiKey: created.apiKey, prefix: created.keyPrefix, name: parsed.data.name, role: created.role, expiresAt: expiresAt?.toISOString() ?? null };
   }
 
@@ -81,7 +96,10 @@ export class AdminController {
     return { prefix, revoked: true };
   }
 
-  @ApiOperation({ summary: "This tenant's limits (admin): {limits: {turnsPerMinute, concurrentTurns, tokensPerDay, sessions, openSockets, eventBytesPerDay, retentionDays}}, each a number or null" })
+  @ApiOperation({
+    summary:
+      "This tenant's limits (admin): {limits: {turnsPerMinute, concurrentTurns, tokensPerDay, sessions, openSockets, eventBytesPerDay, retentionDays}}, each a number or null",
+  })
   @Get('limits')
   async getLimits(@CurrentPrincipal() p: Principal) {
     requireAdmin(p);
@@ -95,7 +113,11 @@ export class AdminController {
   async setLimits(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Req() req: { correlationId?: string }) {
     requireAdmin(p);
     const parsed = TenantLimits.strict().safeParse(body);
-    if (!parsed.success) throw new DomainError('INVALID_COMMAND', `body must be {"turnsPerMinute", "concurrentTurns", "tokensPerDay", "sessions", "openSockets", "eventBytesPerDay", "retentionDays"}, each a positive integer or null: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
+    if (!parsed.success)
+      throw new DomainError(
+        'INVALID_COMMAND',
+        `body must be {"turnsPerMinute", "concurrentTurns", "tokensPerDay", "sessions", "openSockets", "eventBytesPerDay", "retentionDays"}, each a positive integer or null: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`,
+      );
     await recordAdmin(this.store, p.tenantId, [{ type: 'TenantLimitsSet', data: { limits: parsed.data } }], p, req.correlationId);
     this.limits.forget(p.tenantId);
     return { limits: parsed.data };

@@ -48,13 +48,21 @@ export class PolicyController {
     return this.policies.current(p.tenantId);
   }
 
-  @ApiOperation({ summary: "Replace the tenant's approval policy (admin): recorded as the next version; an invalid one is refused (400, `path` names the field) and nothing changes" })
+  @ApiOperation({
+    summary:
+      "Replace the tenant's approval policy (admin): recorded as the next version; an invalid one is refused (400, `path` names the field) and nothing changes",
+  })
   @ApiBody({ schema: apiRef('ApprovalPolicy') })
   @ApiQuery({ name: 'expectedVersion', required: false, description: 'Refuse (409) unless the policy is still at this version' })
   @ApiOkResponse({ schema: apiRef('PolicyView') })
   @ApiResponse({ status: 400, description: 'The policy is invalid: problem+json with `path` (the first bad field) and `issues` (all of them)' })
   @Put()
-  async set(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Query('expectedVersion') expected: string | undefined, @Req() req: { correlationId?: string }) {
+  async set(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: unknown,
+    @Query('expectedVersion') expected: string | undefined,
+    @Req() req: { correlationId?: string },
+  ) {
     if (p.role !== 'admin') throw new DomainError('FORBIDDEN', `this needs an admin key; this key's role is ${p.role}`);
     const expectedVersion = expected === undefined ? undefined : Number(expected);
     if (expectedVersion !== undefined && !Number.isInteger(expectedVersion)) throw new DomainError('INVALID_COMMAND', 'expectedVersion must be an integer');
@@ -71,11 +79,20 @@ export class PolicyController {
     const parsed = ExplainBody.safeParse(body ?? {});
     if (!parsed.success) {
       const i = parsed.error.issues[0];
-      throw new DomainError('INVALID_COMMAND', `body must be {"tool", "input", "executor"?, "riskTier"?, "builtin"?}: ${i?.path.join('.') ?? ''} ${i?.message ?? ''}`);
+      throw new DomainError(
+        'INVALID_COMMAND',
+        `body must be {"tool", "input", "executor"?, "riskTier"?, "builtin"?}: ${i?.path.join('.') ?? ''} ${i?.message ?? ''}`,
+      );
     }
     const { tool, input, executor, riskTier, builtin } = parsed.data;
     const own = BUILTIN_TOOLS.get(tool);
-    const asked = { tool, input, executor: executor ?? own?.executor ?? 'builtin', riskTier: riskTier ?? own?.riskTier ?? 'medium', builtin: builtin ?? own?.policy ?? 'allow' };
+    const asked = {
+      tool,
+      input,
+      executor: executor ?? own?.executor ?? 'builtin',
+      riskTier: riskTier ?? own?.riskTier ?? 'medium',
+      builtin: builtin ?? own?.policy ?? 'allow',
+    };
     const { version, policy } = await this.policies.current(p.tenantId);
     const { verdict, trace } = explain(policy, asked);
     return { version, ...verdict, trace };

@@ -34,7 +34,8 @@ interface OpenedRun {
 export function lastEventIdOf(req: Request): number | undefined {
   const raw = req.header('last-event-id');
   if (raw === undefined || raw === '') return undefined;
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(raw)) throw new AgUiRefusal(agUiError('INVALID_INPUT', 'Last-Event-ID must be a cursor this hub sent (a global position).', '$header.last-event-id'));
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(raw))
+    throw new AgUiRefusal(agUiError('INVALID_INPUT', 'Last-Event-ID must be a cursor this hub sent (a global position).', '$header.last-event-id'));
   return Number(raw);
 }
 
@@ -75,7 +76,9 @@ export class AgUiRuns {
       // have heard of it yet, and it may not be settled yet while an older transaction runs: the
       // feed waits for it): an approval answered a moment ago elsewhere is not shown as waiting.
       const committed = await this.store.committedHeadPosition(principal.tenantId);
-      feed = await this.streams.open(principal.tenantId, request.sessionId, (batch) => (deliver.to ? deliver.to(batch) : void early.push(batch)), { after: Math.max(after ?? 0, committed) });
+      feed = await this.streams.open(principal.tenantId, request.sessionId, (batch) => (deliver.to ? deliver.to(batch) : void early.push(batch)), {
+        after: Math.max(after ?? 0, committed),
+      });
       const cursor = after ?? feed.head;
       const view = foldAgUi(feed.history.filter((e) => e.globalPosition <= cursor));
       const catchUp = feed.history.filter((e) => e.globalPosition > cursor);

@@ -29,7 +29,11 @@ export class AgUiStream {
 
   /** The last frame for a key revoked mid-run: a run error the frontend's verifier accepts. */
   static revokedFrame(encoder: EventEncoder): string {
-    return encoder.encodeSSE({ type: EventType.RUN_ERROR, message: 'the API key of this stream was revoked; sign in again with a valid key', code: 'UNAUTHENTICATED' } as BaseEvent);
+    return encoder.encodeSSE({
+      type: EventType.RUN_ERROR,
+      message: 'the API key of this stream was revoked; sign in again with a valid key',
+      code: 'UNAUTHENTICATED',
+    } as BaseEvent);
   }
 
   get finished(): boolean {
@@ -58,7 +62,9 @@ export class AgUiStream {
       }
       if (check) this.finish();
     } catch (e) {
-      this.log.error(`run ${this.run.runId} of session ${this.run.threadId} failed (correlation id ${this.correlationId}): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      this.log.error(
+        `run ${this.run.runId} of session ${this.run.threadId} failed (correlation id ${this.correlationId}): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+      );
       this.send([{ event: { type: EventType.RUN_ERROR, message: `internal error (correlation id ${this.correlationId})`, code: 'INTERNAL' } as BaseEvent }]);
       this.end();
     }

@@ -23,7 +23,12 @@ export class KeyChanges implements OnApplicationShutdown {
   private readonly log = new Logger('keys');
 
   constructor(keys: ApiKeyService, liveness: KeyLiveness, settings: Pick<IngressSettings, 'databaseUrl'>) {
-    this.listen = new ListenConnection(settings.databaseUrl, () => this.changed(), (message, error) => this.log.warn(`${message}${error ? `: ${String(error)}` : ''}`), KEY_CHANGES_CHANNEL);
+    this.listen = new ListenConnection(
+      settings.databaseUrl,
+      () => this.changed(),
+      (message, error) => this.log.warn(`${message}${error ? `: ${String(error)}` : ''}`),
+      KEY_CHANGES_CHANNEL,
+    );
     this.verified = new VerifiedKeys(keys, liveness, { listening: () => this.listen.connected, maxAgeMs: MAX_KEY_AGE_MS });
   }
 

@@ -38,18 +38,34 @@ export class OidcAdminController {
     return { provider: provider && providerView(provider) };
   }
 
-  @ApiOperation({ summary: "Set this tenant's identity provider (admin): {issuer, clientId, clientSecret?, audience?, name?, scopes?, groupsClaim?, groupRoles, allowedDomains?, apiKeyConsole?}" })
+  @ApiOperation({
+    summary:
+      "Set this tenant's identity provider (admin): {issuer, clientId, clientSecret?, audience?, name?, scopes?, groupsClaim?, groupRoles, allowedDomains?, apiKeyConsole?}",
+  })
   @Put()
   async set(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Req() req: Req) {
     requireAdmin(p);
     const parsed = IdentityProviderInput.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new DomainError('INVALID_COMMAND', `identity provider: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`, { field: issue?.path.join('.') });
+      throw new DomainError('INVALID_COMMAND', `identity provider: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`, {
+        field: issue?.path.join('.'),
+      });
     }
     const provider = await this.providers.set(p.tenantId, parsed.data);
     const { issuer, clientId, groupRoles, allowedDomains, apiKeyConsole } = provider;
-    await recordAdmin(this.store, p.tenantId, [{ type: 'IdentityProviderSet', data: { issuer, clientId, hasClientSecret: provider.clientSecret !== undefined, groupRoles, allowedDomains, apiKeyConsole } }], p, req.correlationId);
+    await recordAdmin(
+      this.store,
+      p.tenantId,
+      [
+        {
+          type: 'IdentityProviderSet',
+          data: { issuer, clientId, hasClientSecret: provider.clientSecret !== undefined, groupRoles, allowedDomains, apiKeyConsole },
+        },
+      ],
+      p,
+      req.correlationId,
+    );
     return { provider: providerView(provider) };
   }
 
@@ -59,7 +75,8 @@ export class OidcAdminController {
   async remove(@CurrentPrincipal() p: Principal, @Req() req: Req) {
     requireAdmin(p);
     const before = await this.providers.get(p.tenantId);
-    if (!before || before.source !== 'tenant' || !(await this.providers.remove(p.tenantId))) throw new NotFoundException('this tenant has no identity provider of its own');
+    if (!before || before.source !== 'tenant' || !(await this.providers.remove(p.tenantId)))
+      throw new NotFoundException('this tenant has no identity provider of its own');
     await recordAdmin(this.store, p.tenantId, [{ type: 'IdentityProviderRemoved', data: { issuer: before.issuer } }], p, req.correlationId);
     return { removed: true };
   }

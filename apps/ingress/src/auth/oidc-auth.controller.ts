@@ -24,7 +24,13 @@ function flowOf(req: Request): SignInFlow | undefined {
   if (!raw) return undefined;
   try {
     const f = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<SignInFlow>;
-    return typeof f.tenantId === 'string' && typeof f.state === 'string' && typeof f.nonce === 'string' && typeof f.verifier === 'string' && typeof f.returnTo === 'string' ? (f as SignInFlow) : undefined;
+    return typeof f.tenantId === 'string' &&
+      typeof f.state === 'string' &&
+      typeof f.nonce === 'string' &&
+      typeof f.verifier === 'string' &&
+      typeof f.returnTo === 'string'
+      ? (f as SignInFlow)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -64,10 +70,21 @@ export class OidcAuthController {
     try {
       const { url, flow } = await this.signIn.start(tenant || undefined, `${originOf(req)}${FLOW_PATH}/callback`, returnTo);
       // Lax, not Strict: the provider's redirect back to the callback is a cross-site navigation.
-      res.setHeader('Set-Cookie', setCookie(FLOW_COOKIE, Buffer.from(JSON.stringify(flow)).toString('base64url'), { path: FLOW_PATH, maxAgeS: FLOW_SECONDS, sameSite: 'Lax', secure: overTls(req) }));
+      res.setHeader(
+        'Set-Cookie',
+        setCookie(FLOW_COOKIE, Buffer.from(JSON.stringify(flow)).toString('base64url'), {
+          path: FLOW_PATH,
+          maxAgeS: FLOW_SECONDS,
+          sameSite: 'Lax',
+          secure: overTls(req),
+        }),
+      );
       res.redirect(302, url);
     } catch (e) {
-      res.status(400).type('html').send(refusalPage(400, isDomainError(e) ? e.message : `cannot reach the identity provider: ${(e as Error).message}`));
+      res
+        .status(400)
+        .type('html')
+        .send(refusalPage(400, isDomainError(e) ? e.message : `cannot reach the identity provider: ${(e as Error).message}`));
     }
   }
 
@@ -78,7 +95,12 @@ export class OidcAuthController {
     const flow = flowOf(req);
     const secure = overTls(req);
     const clearFlow = setCookie(FLOW_COOKIE, '', { path: FLOW_PATH, maxAgeS: 0, sameSite: 'Lax', secure });
-    if (!flow) return void res.status(400).setHeader('Set-Cookie', clearFlow).type('html').send(refusalPage(400, 'this sign-in was not started here, or took longer than 10 minutes: start again'));
+    if (!flow)
+      return void res
+        .status(400)
+        .setHeader('Set-Cookie', clearFlow)
+        .type('html')
+        .send(refusalPage(400, 'this sign-in was not started here, or took longer than 10 minutes: start again'));
     try {
       const origin = originOf(req);
       const { cookie } = await this.signIn.finish(new URL(req.originalUrl, origin), flow, `${origin}${FLOW_PATH}/callback`);
@@ -86,7 +108,11 @@ export class OidcAuthController {
       res.redirect(302, flow.returnTo);
     } catch (e) {
       const status = isDomainError(e) && e.code === 'FORBIDDEN' ? 403 : 401;
-      res.status(status).setHeader('Set-Cookie', clearFlow).type('html').send(refusalPage(status, isDomainError(e) ? e.message : `sign-in failed: ${(e as Error).message}`));
+      res
+        .status(status)
+        .setHeader('Set-Cookie', clearFlow)
+        .type('html')
+        .send(refusalPage(status, isDomainError(e) ? e.message : `sign-in failed: ${(e as Error).message}`));
     }
   }
 
@@ -102,7 +128,9 @@ export class OidcAuthController {
     return { logoutUrl };
   }
 
-  @ApiOperation({ summary: "The browser's console session, if it has one (public, always 200): {signedIn, role, actor, csrfToken} or {signedIn: false, reason}" })
+  @ApiOperation({
+    summary: "The browser's console session, if it has one (public, always 200): {signedIn, role, actor, csrfToken} or {signedIn: false, reason}",
+  })
   @Public()
   @Get('v1/auth/oidc/session')
   async session(@Req() req: Request) {
@@ -121,6 +149,12 @@ export class OidcAuthController {
   @Get('v1/auth/me')
   async me(@CurrentPrincipal() p: Principal, @Req() req: Request) {
     const session = p.person?.sessionId ? await this.cookies.session(req) : undefined;
-    return { tenantId: p.tenantId, role: p.role, actor: actorOf(p), csrfToken: session?.csrfToken ?? null, expiresAt: p.person ? new Date(p.person.expiresAt).toISOString() : null };
+    return {
+      tenantId: p.tenantId,
+      role: p.role,
+      actor: actorOf(p),
+      csrfToken: session?.csrfToken ?? null,
+      expiresAt: p.person ? new Date(p.person.expiresAt).toISOString() : null,
+    };
   }
 }

@@ -21,16 +21,31 @@ export function cookieOf(req: Pick<IncomingMessage, 'headers'>, name: string): s
 
 /** Whether the request came over TLS (directly, or as the proxy in front says): then cookies are `Secure`. */
 export function overTls(req: Pick<IncomingMessage, 'headers'> & { protocol?: string; secure?: boolean }): boolean {
-  return req.secure === true || req.protocol === 'https' || String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https';
+  return (
+    req.secure === true ||
+    req.protocol === 'https' ||
+    String(req.headers['x-forwarded-proto'] ?? '')
+      .split(',')[0]
+      ?.trim() === 'https'
+  );
 }
 
 /** A `Set-Cookie` value: HttpOnly always, Secure over TLS; `maxAgeS` 0 deletes it. */
 export function setCookie(name: string, value: string, o: { path: string; maxAgeS: number; sameSite: 'Strict' | 'Lax'; secure: boolean }): string {
-  return [`${name}=${encodeURIComponent(value)}`, `Path=${o.path}`, `Max-Age=${o.maxAgeS}`, 'HttpOnly', `SameSite=${o.sameSite}`, ...(o.secure ? ['Secure'] : [])].join('; ');
+  return [
+    `${name}=${encodeURIComponent(value)}`,
+    `Path=${o.path}`,
+    `Max-Age=${o.maxAgeS}`,
+    'HttpOnly',
+    `SameSite=${o.sameSite}`,
+    ...(o.secure ? ['Secure'] : []),
+  ].join('; ');
 }
 
 /** The hub's own origin as the browser sees it (for the redirect URI the provider sends people back to). */
 export function originOf(req: Pick<IncomingMessage, 'headers'> & { protocol?: string; secure?: boolean }): string {
-  const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost').split(',')[0].trim();
+  const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost')
+    .split(',')[0]
+    .trim();
   return `${overTls(req) ? 'https' : 'http'}://${host}`;
 }

@@ -10,7 +10,14 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** A person's principal from their console session. */
 export function sessionPrincipal(s: PersonSession): Principal {
-  return personPrincipal(s.tenantId, s.role, { iss: s.iss, sub: s.sub, ...(s.name === null ? {} : { name: s.name }), ...(s.email === null ? {} : { email: s.email }), expiresAt: s.expiresAt.getTime(), sessionId: s.id });
+  return personPrincipal(s.tenantId, s.role, {
+    iss: s.iss,
+    sub: s.sub,
+    ...(s.name === null ? {} : { name: s.name }),
+    ...(s.email === null ? {} : { email: s.email }),
+    expiresAt: s.expiresAt.getTime(),
+    sessionId: s.id,
+  });
 }
 
 function sameToken(a: string | undefined, b: string): boolean {
@@ -42,7 +49,8 @@ export class SessionCookieAuth {
     if (found.state === 'none') throw new DomainError('UNAUTHENTICATED', 'your console session has ended or was revoked: sign in again');
     if (found.state === 'live') return found.session;
     const refreshed = await this.signIn.refresh(found.session);
-    if ('refused' in refreshed) throw new DomainError(/map to no role|only people with an email/.test(refreshed.refused) ? 'FORBIDDEN' : 'UNAUTHENTICATED', refreshed.refused);
+    if ('refused' in refreshed)
+      throw new DomainError(/map to no role|only people with an email/.test(refreshed.refused) ? 'FORBIDDEN' : 'UNAUTHENTICATED', refreshed.refused);
     return refreshed.session;
   }
 
@@ -51,7 +59,10 @@ export class SessionCookieAuth {
     const s = await this.session(req);
     if (!s) return undefined;
     if (!SAFE_METHODS.has(req.method) && !sameToken(req.header(CSRF_HEADER), s.csrfToken)) {
-      throw new DomainError('FORBIDDEN', `a request signed in by the session cookie that changes something must carry the CSRF token (header ${CSRF_HEADER}, from GET /v1/auth/me)`);
+      throw new DomainError(
+        'FORBIDDEN',
+        `a request signed in by the session cookie that changes something must carry the CSRF token (header ${CSRF_HEADER}, from GET /v1/auth/me)`,
+      );
     }
     return sessionPrincipal(s);
   }

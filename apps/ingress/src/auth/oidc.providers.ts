@@ -15,7 +15,11 @@ import { SessionCookieAuth } from './oidc-session-auth';
  * sign-in and sessions.
  */
 export const oidcProviders: Provider[] = [
-  { provide: IdentityProviders, inject: [PG_POOL, INGRESS_CONFIG], useFactory: (pool: Pool, s: IngressSettings) => new IdentityProviders(pool, deploymentProvider(s.oidc)) },
+  {
+    provide: IdentityProviders,
+    inject: [PG_POOL, INGRESS_CONFIG],
+    useFactory: (pool: Pool, s: IngressSettings) => new IdentityProviders(pool, deploymentProvider(s.oidc)),
+  },
   { provide: OidcClients, useFactory: () => new OidcClients() },
   { provide: AccessTokens, inject: [IdentityProviders, OidcClients], useFactory: (p: IdentityProviders, c: OidcClients) => new AccessTokens(p, c) },
   { provide: Credentials, inject: [KeyChanges, AccessTokens], useFactory: (keys: KeyChanges, tokens: AccessTokens) => new Credentials(keys.verified, tokens) },
@@ -23,7 +27,8 @@ export const oidcProviders: Provider[] = [
   {
     provide: ConsoleSignIn,
     inject: [IdentityProviders, OidcClients, PersonSessions, INGRESS_CONFIG],
-    useFactory: (p: IdentityProviders, c: OidcClients, s: PersonSessions, settings: IngressSettings) => new ConsoleSignIn(p, c, s, { sessionSeconds: settings.oidc.sessionSeconds, maxSessionSeconds: MAX_SESSION_SECONDS }),
+    useFactory: (p: IdentityProviders, c: OidcClients, s: PersonSessions, settings: IngressSettings) =>
+      new ConsoleSignIn(p, c, s, { sessionSeconds: settings.oidc.sessionSeconds, maxSessionSeconds: MAX_SESSION_SECONDS }),
   },
   SessionCookieAuth,
 ];

@@ -71,7 +71,14 @@ export class CommandService {
     return this.admitAndDecide(command, tenantId, actor, ctx, this.deadline());
   }
 
-  private async admitAndDecide(command: HubCommand, tenantId: string, actor: Actor, ctx: DispatchContext, deadline: number, whenOpened?: () => Promise<void>): Promise<CommandOutcome> {
+  private async admitAndDecide(
+    command: HubCommand,
+    tenantId: string,
+    actor: Actor,
+    ctx: DispatchContext,
+    deadline: number,
+    whenOpened?: () => Promise<void>,
+  ): Promise<CommandOutcome> {
     // An admitted turn holds its place among the tenant's running turns until it is decided.
     const release = command.type === 'SubmitTurn' ? await this.untilDeadline(() => this.limits.takeTurn(tenantId, command.sessionId), deadline) : undefined;
     const meta: CommandMetadata = {
@@ -86,7 +93,9 @@ export class CommandService {
     };
     const attrs = { [ATTR.TENANT_ID]: meta.tenantId, [ATTR.SESSION_ID]: command.sessionId, [ATTR.COMMAND]: command.type };
     try {
-      return await runWithCorrelation(meta.correlationId, () => runWithTenant(meta.tenantId, () => withSpan('command', attrs, () => this.decide(command, meta, deadline, whenOpened))));
+      return await runWithCorrelation(meta.correlationId, () =>
+        runWithTenant(meta.tenantId, () => withSpan('command', attrs, () => this.decide(command, meta, deadline, whenOpened))),
+      );
     } finally {
       await release?.();
     }

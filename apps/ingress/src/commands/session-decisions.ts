@@ -52,7 +52,12 @@ export class SessionDecisions implements OnModuleInit, OnApplicationShutdown {
     this.queued = new QueuedTurnWatch(log, {
       writer: 'ingress',
       // The job id comes from the tenant, session, turn and key only; the rest is the payload's shape.
-      jobState: (t) => queues.jobState('runTurn', { tenantId: t.tenantId, sessionId: t.sessionId, turnId: t.turnId, reason: 'start', trace: { correlationId: t.metadata.correlationId } }, t.key),
+      jobState: (t) =>
+        queues.jobState(
+          'runTurn',
+          { tenantId: t.tenantId, sessionId: t.sessionId, turnId: t.turnId, reason: 'start', trace: { correlationId: t.metadata.correlationId } },
+          t.key,
+        ),
       warn: (message) => this.log.warn(message),
     });
     followUps.turnScheduled = (turn) => this.queued.watch(turn);

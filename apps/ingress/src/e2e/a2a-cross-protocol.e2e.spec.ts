@@ -50,7 +50,9 @@ it('an A2A task approved from the console inbox streams the same text to A2A, AG
   expect(waiting.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'interrupt' } });
 
   // A2A keeps following the task from its last cursor (no gap, no duplicate) while it waits.
-  const following = collect(a2a.resubscribeTask({ tenant: '', id: taskId }, { serviceParameters: { 'Last-Event-ID': String(cursorOf(first.at(-1) as StreamResponse)) } }));
+  const following = collect(
+    a2a.resubscribeTask({ tenant: '', id: taskId }, { serviceParameters: { 'Last-Event-ID': String(cursorOf(first.at(-1) as StreamResponse)) } }),
+  );
 
   // The console inbox: the approval is listed there, and answered with its own route.
   let approvalId = '';
@@ -60,7 +62,10 @@ it('an A2A task approved from the console inbox streams the same text to A2A, AG
     if (!approvalId) await new Promise((r) => setTimeout(r, 100));
   }
   expect(approvalId).not.toBe('');
-  const answered = await hubJson('POST', `${stack.url}/v1/sessions/${session}/approvals/${approvalId}`, tenant.apiKey, { decision: 'approved', reason: 'from the inbox' });
+  const answered = await hubJson('POST', `${stack.url}/v1/sessions/${session}/approvals/${approvalId}`, tenant.apiKey, {
+    decision: 'approved',
+    reason: 'from the inbox',
+  });
   expect(answered.status).toBe(200);
 
   // The AG-UI frontend runs again (a fresh HttpAgent: the old one holds the interrupt it was told
@@ -82,7 +87,9 @@ it('an A2A task approved from the console inbox streams the same text to A2A, AG
     transport: transport.lastAssistant()?.content,
   }).toEqual({ a2a: text, agui: text, transport: text });
   // Who approved, and over what: the inbox's HTTP API; the task started over A2A.
-  expect(events.find((e) => e.type === 'ApprovalResolved')?.data).toEqual(expect.objectContaining({ decision: 'approved', via: 'internal', reason: 'from the inbox' }));
+  expect(events.find((e) => e.type === 'ApprovalResolved')?.data).toEqual(
+    expect.objectContaining({ decision: 'approved', via: 'internal', reason: 'from the inbox' }),
+  );
   expect(events.find((e) => e.type === 'TurnRequested')?.metadata.protocol).toBe('a2a');
   await transport.close();
 });

@@ -21,7 +21,14 @@ let client: Client;
 beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   stack = await HubStack.start({ label: 'a2a_push', workers: 0, ingressEnv: LOOPBACK });
-  await stack.addWorker({ ...LOOPBACK, HUB_WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s', HUB_WEBHOOK_POLL_MS: '50', HUB_WEBHOOK_TIMEOUT_MS: '2000', HUB_OFFLINE_DELAY_MS: '2', HUB_APPROVAL_TTL_MS: '600000' });
+  await stack.addWorker({
+    ...LOOPBACK,
+    HUB_WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s',
+    HUB_WEBHOOK_POLL_MS: '50',
+    HUB_WEBHOOK_TIMEOUT_MS: '2000',
+    HUB_OFFLINE_DELAY_MS: '2',
+    HUB_APPROVAL_TTL_MS: '600000',
+  });
   tenant = await stack.createTenant('acme');
   client = await a2aClient(stack.url, tenant.apiKey);
 });
@@ -42,11 +49,24 @@ async function until<T>(what: string, f: () => T | undefined | false, timeoutMs 
 
 /** Each notification at `path`, read back through the SDK's own `StreamResponse.fromJSON`. */
 const updatesAt = (path: string) => receiver.at(path).map((r) => ({ r, update: StreamResponse.fromJSON(JSON.parse(r.body)) }));
-const statesAt = (path: string) => updatesAt(path).map((u) => stateOf(u.update)).filter((s) => s !== undefined);
-const pushConfig = (taskId: string, path: string, token: string, id = ''): TaskPushNotificationConfig => ({ tenant: '', id, taskId, url: receiver.url(path), token, authentication: undefined });
+const statesAt = (path: string) =>
+  updatesAt(path)
+    .map((u) => stateOf(u.update))
+    .filter((s) => s !== undefined);
+const pushConfig = (taskId: string, path: string, token: string, id = ''): TaskPushNotificationConfig => ({
+  tenant: '',
+  id,
+  taskId,
+  url: receiver.url(path),
+  token,
+  authentication: undefined,
+});
 /** `SendMessage` with a push config in its configuration (blocking: until the task ends or asks for input). */
 async function sendWithPush(message: Message, config: TaskPushNotificationConfig): Promise<Task> {
-  const r = await client.sendMessage({ ...sendParams(message), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config, returnImmediately: false } });
+  const r = await client.sendMessage({
+    ...sendParams(message),
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config, returnImmediately: false },
+  });
   if (!('status' in r)) throw new Error(`SendMessage answered a message: ${JSON.stringify(r)}`);
   return r;
 }
@@ -64,8 +84,15 @@ describe('push notifications of a task', () => {
     const got = updatesAt(path);
     expect(got.every(({ r }) => r.headers['x-a2a-notification-token'] === 'tok-send' && r.headers['content-type'] === 'application/a2a+json')).toBe(true);
     // Every update is of this task, in the log's order, each once (its webhook-id).
-    expect(got.every(({ update }) => (update.payload?.value as { taskId?: string; id?: string }).taskId === asked.id || (update.payload?.value as { id?: string }).id === asked.id)).toBe(true);
-    const cursors = got.map(({ update }) => ((update.payload?.value as { metadata?: Record<string, { cursor?: number }> }).metadata?.['dev.harnesshub']?.cursor ?? 0));
+    expect(
+      got.every(
+        ({ update }) =>
+          (update.payload?.value as { taskId?: string; id?: string }).taskId === asked.id || (update.payload?.value as { id?: string }).id === asked.id,
+      ),
+    ).toBe(true);
+    const cursors = got.map(
+      ({ update }) => (update.payload?.value as { metadata?: Record<string, { cursor?: number }> }).metadata?.['dev.harnesshub']?.cursor ?? 0,
+    );
     expect(cursors).toEqual([...cursors].sort((a, b) => a - b));
     expect(new Set(got.map(({ r }) => r.headers['webhook-id'])).size).toBe(got.length);
     const states = statesAt(path);
@@ -73,7 +100,9 @@ describe('push notifications of a task', () => {
     expect(states).toContain(TaskState.TASK_STATE_WORKING);
     // The config is a fact in the log, on the session's push stream, naming who set it.
     const facts = await stack.streamEvents(tenant.tenantId, `a2a-push-${asked.contextId}`);
-    expect(facts.map((f) => [f.type, f.data.configId, f.data.turnId, f.metadata.protocol])).toEqual([['A2aPushConfigSet', 'cfg-send', `a2a-${message.messageId}`, 'a2a']]);
+    expect(facts.map((f) => [f.type, f.data.configId, f.data.turnId, f.metadata.protocol])).toEqual([
+      ['A2aPushConfigSet', 'cfg-send', `a2a-${message.messageId}`, 'a2a'],
+    ]);
   });
 
   it('a config set on a waiting task: get and list read it from the log; a 500 is retried with the same webhook-id; delete removes it; erasing the session erases them', async () => {
@@ -105,7 +134,10 @@ describe('push notifications of a task', () => {
     expect(await sent()).toBeGreaterThan(0);
     const erased = await fetch(`${stack.url}/v1/sessions/${asked.contextId}`, { method: 'DELETE', headers: { authorization: `Bearer ${tenant.apiKey}` } });
     expect(erased.status).toBe(200);
-    expect(((await erased.json()) as { erased: { streamId: string }[] }).erased.map((e) => e.streamId)).toEqual([`session-${asked.contextId}`, `a2a-push-${asked.contextId}`]);
+    expect(((await erased.json()) as { erased: { streamId: string }[] }).erased.map((e) => e.streamId)).toEqual([
+      `session-${asked.contextId}`,
+      `a2a-push-${asked.contextId}`,
+    ]);
     expect(await stack.streamEvents(tenant.tenantId, `a2a-push-${asked.contextId}`)).toEqual([]);
     expect(await sent()).toBe(0);
   });

@@ -2,7 +2,19 @@ import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { Client as PgClient } from 'pg';
 import { HubStack, hubJson } from '@hub/testing';
-import { a2aClient, answerOf, sendTask, collect, cursorOf, dataPart, sendParams, stateOf, streamedText, textOfParts, userMessage } from '../a2a/testing/a2a-sdk';
+import {
+  a2aClient,
+  answerOf,
+  sendTask,
+  collect,
+  cursorOf,
+  dataPart,
+  sendParams,
+  stateOf,
+  streamedText,
+  textOfParts,
+  userMessage,
+} from '../a2a/testing/a2a-sdk';
 
 // A2A v1.0 at /v1/a2a against real ingress and worker processes, driven by the real
 // @a2a-js/sdk 1.3.0 client (issue 27): card discovery with the API key, send, stream,
@@ -27,8 +39,16 @@ const completedText = async (sessionId: string, turnId: string) => {
   return done?.type === 'TurnCompleted' ? done.data.text : undefined;
 };
 const rpc = async (method: string, params: unknown, key: string | null = tenant.apiKey, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${stack.url}/v1/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params }) });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as { id: unknown; result?: unknown; error?: { code: number; message: string; data?: { reason: string }[] } } };
+  const res = await fetch(`${stack.url}/v1/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params }),
+  });
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as { id: unknown; result?: unknown; error?: { code: number; message: string; data?: { reason: string }[] } },
+  };
 };
 
 describe('the agent card', () => {
@@ -45,7 +65,11 @@ describe('the agent card', () => {
   it('without a key, or with a revoked one, is a 401 JSON-RPC error naming the bearer scheme', async () => {
     const res = await fetch(`${stack.url}/v1/a2a/.well-known/agent-card.json`);
     expect([res.status, res.headers.get('www-authenticate')]).toEqual([401, expect.stringMatching(/^Bearer/)]);
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32050, data: [expect.objectContaining({ reason: 'UNAUTHENTICATED' })] }) });
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: expect.objectContaining({ code: -32050, data: [expect.objectContaining({ reason: 'UNAUTHENTICATED' })] }),
+    });
     await expect(a2aClient(stack.url, 'hub_nope')).rejects.toThrow(/401/);
   });
 });
@@ -92,7 +116,10 @@ describe('a task is a turn of a hub session', () => {
 describe('tracing', () => {
   it('X-Correlation-ID and traceparent travel into the events of the task, and the id is echoed', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const r = await rpc('SendMessage', { message: { messageId: 'traced-1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } }, tenant.apiKey, { 'X-Correlation-ID': 'a2a-corr-1', traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    const r = await rpc('SendMessage', { message: { messageId: 'traced-1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } }, tenant.apiKey, {
+      'X-Correlation-ID': 'a2a-corr-1',
+      traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+    });
     expect([r.status, r.headers.get('x-correlation-id')]).toEqual([200, 'a2a-corr-1']);
     const events = await stack.events(tenant.tenantId, 'a2a-traced-1');
     expect(events.length).toBeGreaterThan(3);
@@ -101,7 +128,7 @@ describe('tracing', () => {
   });
 });
 
-describe('a stream that starts at the hub\'s own append', () => {
+describe("a stream that starts at the hub's own append", () => {
   // The stream of a SendMessage starts at the position of the turn it just appended. While a
   // transaction older than that append still runs, the position is committed but not settled
   // (not yet readable by feeds): CI found the stream refused as "cursor ahead of the log". It
@@ -144,7 +171,9 @@ describe('input-required', () => {
     expect(rest[0].payload?.$case).toBe('task');
     expect(stateOf(rest.at(-1) as StreamResponse)).toBe(TaskState.TASK_STATE_COMPLETED);
     const events = await stack.events(tenant.tenantId, contextId);
-    expect(events.find((e) => e.type === 'ApprovalResolved')).toEqual(expect.objectContaining({ data: expect.objectContaining({ decision: 'approved', via: 'a2a', reason: 'ok' }) }));
+    expect(events.find((e) => e.type === 'ApprovalResolved')).toEqual(
+      expect.objectContaining({ data: expect.objectContaining({ decision: 'approved', via: 'a2a', reason: 'ok' }) }),
+    );
     expect(events.find((e) => e.type === 'ToolCallCompleted')?.data).toEqual(expect.objectContaining({ status: 'complete' }));
     expect(streamedText([...first, ...rest])).toBe(await completedText(contextId, `a2a-${ask.messageId}`));
     // A message to the finished task is refused, pointing at its context.
@@ -237,7 +266,11 @@ describe('what a client is refused, and how', () => {
 
   it('invalid JSON: -32700; a file part: -32005; a cursor that is not one: -32602; nothing appended', async () => {
     const n = await stack.countAllEvents();
-    const res = await fetch(`${stack.url}/v1/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.apiKey}` }, body: '{"jsonrpc":' });
+    const res = await fetch(`${stack.url}/v1/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.apiKey}` },
+      body: '{"jsonrpc":',
+    });
     expect([res.status, ((await res.json()) as { error: { code: number } }).error.code]).toEqual([200, -32700]);
     const file = await rpc('SendMessage', { message: { messageId: 'f1', role: 'ROLE_USER', parts: [{ url: 'https://x/y.png' }] } });
     expect(file.body.error?.code).toBe(-32005);

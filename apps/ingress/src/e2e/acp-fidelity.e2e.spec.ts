@@ -18,7 +18,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-type Msg = { id?: number | string; method?: string; params?: Record<string, unknown> & { update?: { sessionUpdate: string; _meta?: { harn?: Record<string, unknown> } } }; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+type Msg = {
+  id?: number | string;
+  method?: string;
+  params?: Record<string, unknown> & { update?: { sessionUpdate: string; _meta?: { harn?: Record<string, unknown> } } };
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 /** A bare JSON-RPC client on `WS /v1/acp`; `answer` replies to the hub's own requests. */
 async function rawClient(answer: (m: Msg) => unknown = () => ({ outcome: { outcome: 'selected', optionId: 'allow-once' } })) {
@@ -42,7 +48,8 @@ async function rawClient(answer: (m: Msg) => unknown = () => ({ outcome: { outco
       await new Promise((r) => setTimeout(r, 20));
     }
   };
-  const updates = (sessionId: string) => got.flatMap((m) => (m.method === 'session/update' && m.params?.['sessionId'] === sessionId && m.params.update ? [m.params.update] : []));
+  const updates = (sessionId: string) =>
+    got.flatMap((m) => (m.method === 'session/update' && m.params?.['sessionId'] === sessionId && m.params.update ? [m.params.update] : []));
   const closed = new Promise((r) => ws.once('close', r));
   return { call, updates, got, close: () => (ws.close(), closed) };
 }
@@ -76,7 +83,9 @@ describe('session/list (item 12)', () => {
     const a = await newSession(c, '/work/alpha');
     const b = (await c.call<{ sessionId: string }>('session/new', { cwd: '/work/beta', mcpServers: [] })).sessionId;
     const all = await c.call<{ sessions: { sessionId: string; cwd: string }[] }>('session/list', {});
-    expect(all.sessions).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: a, cwd: '/work/alpha' }), expect.objectContaining({ sessionId: b, cwd: '/work/beta' })]));
+    expect(all.sessions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ sessionId: a, cwd: '/work/alpha' }), expect.objectContaining({ sessionId: b, cwd: '/work/beta' })]),
+    );
     const alpha = await c.call<{ sessions: { sessionId: string; cwd: string }[] }>('session/list', { cwd: '/work/alpha' });
     expect(alpha.sessions.map((s) => [s.sessionId, s.cwd])).toEqual([[a, '/work/alpha']]);
     // A prompted session keeps its cwd, and a created one can be prompted, resumed and loaded.
@@ -103,7 +112,11 @@ describe('live-session updates (item 13)', () => {
     await portal.call('session/detach', { sessionId, clientId: 'portal', reason: 'done' });
     await portal.call('session/attach', { sessionId, clientId: 'portal', mode: 'observer' });
     await tui.close();
-    const actions = () => portal.updates(sessionId).filter((u) => u.sessionUpdate === 'live_session_client').map((u) => [u._meta?.harn?.['action'], u._meta?.harn?.['clientId'], (u._meta?.harn?.['state'] as { reason?: string }).reason ?? null]);
+    const actions = () =>
+      portal
+        .updates(sessionId)
+        .filter((u) => u.sessionUpdate === 'live_session_client')
+        .map((u) => [u._meta?.harn?.['action'], u._meta?.harn?.['clientId'], (u._meta?.harn?.['state'] as { reason?: string }).reason ?? null]);
     const end = Date.now() + 30_000;
     while (actions().length < 7 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     expect(actions()).toEqual([
@@ -121,7 +134,10 @@ describe('live-session updates (item 13)', () => {
 
   it('initialize advertises live_session_client; a client that neither attached nor opted in gets none', async () => {
     const c = await rawClient();
-    const init = await c.call<{ agentCapabilities: { _meta: { harn: { sessionUpdateExtensions: string[] } } } }>('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const init = await c.call<{ agentCapabilities: { _meta: { harn: { sessionUpdateExtensions: string[] } } } }>('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
     expect(init.agentCapabilities._meta.harn.sessionUpdateExtensions).toContain('live_session_client');
     const sessionId = (await c.call<{ sessionId: string }>('session/new', { cwd: '/', mcpServers: [] })).sessionId;
     const other = await rawClient();
@@ -140,12 +156,20 @@ describe('permission answered with rewritten args (item 10)', () => {
     const r = await c.call<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write "original" to original.txt' }] });
     expect(r.stopReason).toBe('end_turn');
     const events = await stack.events(tenant.tenantId, sessionId);
-    expect(events.filter((e) => e.type === 'ApprovalResolved').map((e) => e.data)).toEqual([expect.objectContaining({ decision: 'approved', input: { path: 'edited.txt', content: 'edited by the approver' } })]);
-    expect(events.filter((e) => e.type === 'ToolCallCompleted').map((e) => [e.data.status, e.data.output])).toEqual([['complete', expect.stringContaining('edited.txt')]]);
+    expect(events.filter((e) => e.type === 'ApprovalResolved').map((e) => e.data)).toEqual([
+      expect.objectContaining({ decision: 'approved', input: { path: 'edited.txt', content: 'edited by the approver' } }),
+    ]);
+    expect(events.filter((e) => e.type === 'ToolCallCompleted').map((e) => [e.data.status, e.data.output])).toEqual([
+      ['complete', expect.stringContaining('edited.txt')],
+    ]);
     // The workspace has the edited file, not the original one.
     c.got.length = 0;
     await c.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'read edited.txt' }] });
-    const text = c.updates(sessionId).filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => (u as unknown as { content: { text: string } }).content.text).join('');
+    const text = c
+      .updates(sessionId)
+      .filter((u) => u.sessionUpdate === 'agent_message_chunk')
+      .map((u) => (u as unknown as { content: { text: string } }).content.text)
+      .join('');
     expect(text).toContain('edited by the approver');
     await c.close();
   });
@@ -171,7 +195,10 @@ describe('bin/hub acp stdin limits (issue 11 defect 8)', () => {
       let timer: NodeJS.Timeout | undefined;
       const code = await Promise.race([p.exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 60_000)))]);
       clearTimeout(timer);
-      const lines = p.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Msg);
+      const lines = p.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Msg);
       expect(lines.find((m) => m.id === 2)?.error).toEqual(expect.objectContaining({ code: -32600, message: expect.stringContaining('too large') }));
       expect(lines.find((m) => m.id === 3)?.result).toEqual(expect.objectContaining({ sessions: expect.any(Array) }));
       expect(lines.find((m) => m.id === 1)?.result).toBeDefined();
@@ -190,7 +217,10 @@ describe('bin/hub acp stdin limits (issue 11 defect 8)', () => {
       let timer: NodeJS.Timeout | undefined;
       const code = await Promise.race([p.exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 60_000)))]);
       clearTimeout(timer);
-      const lines = p.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Msg);
+      const lines = p.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Msg);
       expect(lines.find((m) => m.id === 2)?.error).toEqual(expect.objectContaining({ code: -32600, data: { reason: 'too_large', limitBytes: 4096 } }));
       expect(code).toBe(0);
     } finally {

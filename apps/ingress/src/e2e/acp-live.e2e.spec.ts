@@ -54,7 +54,10 @@ async function started(c: AcpSdkClient, mcpServers: unknown[] = []): Promise<str
 }
 
 const agentText = (c: AcpSdkClient, sessionId: string) =>
-  c.updates.filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'agent_message_chunk').map((u) => (u.update as { content: { text: string } }).content.text).join('');
+  c.updates
+    .filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'agent_message_chunk')
+    .map((u) => (u.update as { content: { text: string } }).content.text)
+    .join('');
 const allValid = (c: AcpSdkClient) => {
   for (const u of c.updates) expect(v.check({ jsonrpc: '2.0', method: 'session/update', params: u } as never)).toEqual([]);
 };
@@ -77,7 +80,9 @@ describe('session/inject steer', () => {
     expect(injected).toEqual([expect.objectContaining({ fromTurnId: `acp-inject-${steered}`, text: 'calculate 6 * 7', beforeStep: 1 })]);
     expect(events.filter((e) => e.type === 'TurnStarted')).toHaveLength(1);
     expect(agentText(c, sessionId)).toContain('The result is 42');
-    await expect(c.request('session/revoke_inject', { sessionId, messageId: steered })).rejects.toEqual(expect.objectContaining({ data: expect.objectContaining({ reason: 'already_delivered' }) }));
+    await expect(c.request('session/revoke_inject', { sessionId, messageId: steered })).rejects.toEqual(
+      expect.objectContaining({ data: expect.objectContaining({ reason: 'already_delivered' }) }),
+    );
     allValid(c);
   });
 
@@ -89,7 +94,9 @@ describe('session/inject steer', () => {
       expect(await c.request('session/revoke_inject', { sessionId, messageId })).toEqual({ messageId, status: 'revoked' });
       return allow;
     };
-    expect((await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write "r" to revoked.txt' }] })).stopReason).toBe('end_turn');
+    expect(
+      (await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write "r" to revoked.txt' }] })).stopReason,
+    ).toBe('end_turn');
     const events = await stack.events(tenant.tenantId, sessionId);
     expect(events.some((e) => e.type === 'UserMessageInjected')).toBe(false);
     expect(events.filter((e) => e.type === 'TurnStarted')).toHaveLength(1);
@@ -100,7 +107,13 @@ describe('session/inject steer', () => {
 /** A bare JSON-RPC client (it must see Harn extension variants as sent). */
 async function rawClient(url = stack.url) {
   const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/acp`, { headers: { Authorization: `Bearer ${tenant.apiKey}` } });
-  const got: { id?: number; method?: string; params?: { sessionId: string; update: { sessionUpdate: string; _meta?: { harn?: Record<string, unknown> }; content?: { text: string } } }; result?: unknown; error?: unknown }[] = [];
+  const got: {
+    id?: number;
+    method?: string;
+    params?: { sessionId: string; update: { sessionUpdate: string; _meta?: { harn?: Record<string, unknown> }; content?: { text: string } } };
+    result?: unknown;
+    error?: unknown;
+  }[] = [];
   ws.on('message', (d) => got.push(JSON.parse(d.toString())));
   await new Promise((r) => ws.once('open', r));
   let next = 1;
@@ -124,32 +137,77 @@ describe('session/remind', () => {
     const c = await rawClient();
     await c.call('initialize', { protocolVersion: 1, clientCapabilities: { _meta: { harn: { sessionUpdateExtensions: true } } } });
     const { sessionId } = await c.call<{ sessionId: string }>('session/new', { cwd: '/', mcpServers: [] });
-    const refused = (params: unknown) => c.call('session/remind', params).then(() => null, (e: { code: number; data: { code: string } }) => [e.code, e.data.code]);
+    const refused = (params: unknown) =>
+      c.call('session/remind', params).then(
+        () => null,
+        (e: { code: number; data: { code: string } }) => [e.code, e.data.code],
+      );
     expect(await refused({ sessionId, body: 'x', colour: 'red' })).toEqual([-32602, 'HARN-RMD-001']);
     expect(await refused({ sessionId, tags: ['a'] })).toEqual([-32602, 'HARN-RMD-002']);
     expect(await refused({ sessionId, body: 'x', mode: 'whenever' })).toEqual([-32602, 'HARN-RMD-002']);
     expect(await refused({ sessionId, body: 'x', ttl_turns: 0 })).toEqual([-32602, 'HARN-RMD-002']);
 
-    const kept = await c.call<{ reminderId: string; status: string }>('session/remind', { sessionId, body: 'Re-read src/lib.rs before editing.', tags: ['workspace'], dedupe_key: 'ws', ttl_turns: 1, role_hint: 'system', mode: 'interrupt_immediate', _meta: { harn: { origin: 'file-watcher' } } });
+    const kept = await c.call<{ reminderId: string; status: string }>('session/remind', {
+      sessionId,
+      body: 'Re-read src/lib.rs before editing.',
+      tags: ['workspace'],
+      dedupe_key: 'ws',
+      ttl_turns: 1,
+      role_hint: 'system',
+      mode: 'interrupt_immediate',
+      _meta: { harn: { origin: 'file-watcher' } },
+    });
     const dropped = await c.call<{ reminderId: string }>('session/remind', { sessionId, body: 'never shown', mode: 'finish_step' });
     expect(kept.status).toBe('accepted');
     const pending = await c.call<{ pendingCount: number; injections: Record<string, unknown>[] }>('session/pending_injections', { sessionId });
     expect(pending.pendingCount).toBe(2);
-    expect(pending.injections[0]).toEqual({ kind: 'reminder', reminderId: kept.reminderId, mode: 'interrupt_immediate', body: 'Re-read src/lib.rs before editing.', tags: ['workspace'], dedupeKey: 'ws', ttlTurns: 1, roleHint: 'system', source: 'host' });
-    expect(await c.call('session/revoke_reminder', { sessionId, reminderId: dropped.reminderId })).toEqual({ reminderId: dropped.reminderId, status: 'revoked' });
-    expect(await c.call('session/revoke_reminder', { sessionId, reminderId: dropped.reminderId })).toEqual({ reminderId: dropped.reminderId, status: 'already_revoked' });
-    await expect(c.call('session/revoke_reminder', { sessionId, reminderId: 'nope' })).rejects.toEqual(expect.objectContaining({ data: expect.objectContaining({ reason: 'unknown_reminder_id' }) }));
+    expect(pending.injections[0]).toEqual({
+      kind: 'reminder',
+      reminderId: kept.reminderId,
+      mode: 'interrupt_immediate',
+      body: 'Re-read src/lib.rs before editing.',
+      tags: ['workspace'],
+      dedupeKey: 'ws',
+      ttlTurns: 1,
+      roleHint: 'system',
+      source: 'host',
+    });
+    expect(await c.call('session/revoke_reminder', { sessionId, reminderId: dropped.reminderId })).toEqual({
+      reminderId: dropped.reminderId,
+      status: 'revoked',
+    });
+    expect(await c.call('session/revoke_reminder', { sessionId, reminderId: dropped.reminderId })).toEqual({
+      reminderId: dropped.reminderId,
+      status: 'already_revoked',
+    });
+    await expect(c.call('session/revoke_reminder', { sessionId, reminderId: 'nope' })).rejects.toEqual(
+      expect.objectContaining({ data: expect.objectContaining({ reason: 'unknown_reminder_id' }) }),
+    );
 
     await c.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'what are my system reminders?' }] });
-    const text = c.updates().filter((u) => u.update.sessionUpdate === 'agent_message_chunk').map((u) => u.update.content?.text).join('');
+    const text = c
+      .updates()
+      .filter((u) => u.update.sessionUpdate === 'agent_message_chunk')
+      .map((u) => u.update.content?.text)
+      .join('');
     expect(text).toBe('I see these system reminders: "Re-read src/lib.rs before editing.".');
     const emitted = c.updates().filter((u) => u.update.sessionUpdate === 'reminder_emitted');
-    expect(emitted.map((u) => u.update._meta?.harn?.['reminder'])).toEqual([expect.objectContaining({ reminderId: kept.reminderId, renderedRole: 'system', roleHint: 'system', ttlTurns: 1, tags: ['workspace'] })]);
-    await expect(c.call('session/revoke_reminder', { sessionId, reminderId: kept.reminderId })).rejects.toEqual(expect.objectContaining({ data: expect.objectContaining({ reason: 'already_delivered' }) }));
+    expect(emitted.map((u) => u.update._meta?.harn?.['reminder'])).toEqual([
+      expect.objectContaining({ reminderId: kept.reminderId, renderedRole: 'system', roleHint: 'system', ttlTurns: 1, tags: ['workspace'] }),
+    ]);
+    await expect(c.call('session/revoke_reminder', { sessionId, reminderId: kept.reminderId })).rejects.toEqual(
+      expect.objectContaining({ data: expect.objectContaining({ reason: 'already_delivered' }) }),
+    );
     expect((await c.call<{ pendingCount: number }>('session/pending_injections', { sessionId })).pendingCount).toBe(0);
     // ttl_turns 1: the next turn no longer sees it.
     await c.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'system reminders again?' }] });
-    expect(c.updates().filter((u) => u.update.sessionUpdate === 'agent_message_chunk').map((u) => u.update.content?.text).join('')).toContain('I see no system reminders.');
+    expect(
+      c
+        .updates()
+        .filter((u) => u.update.sessionUpdate === 'agent_message_chunk')
+        .map((u) => u.update.content?.text)
+        .join(''),
+    ).toContain('I see no system reminders.');
     for (const u of c.updates()) expect(v.check({ jsonrpc: '2.0', method: 'session/update', params: u } as never)).toEqual([]);
     c.close();
   });
@@ -175,25 +233,47 @@ describe('session/new mcpServers', () => {
     expect(agentText(other, sessionId)).toContain('echo: from elsewhere');
     // An HTTP server off HUB_MCP_HTTP_URLS is refused like a stdio command off its allowlist.
     const web = [{ type: 'http', name: 'web', url: 'http://169.254.169.254/mcp', headers: [] }];
-    await expect(other.request('session/new', { cwd: '/', mcpServers: web })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('HUB_MCP_HTTP_URLS') });
+    await expect(other.request('session/new', { cwd: '/', mcpServers: web })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('HUB_MCP_HTTP_URLS'),
+    });
   });
 
   it('refuses a stdio command off the allowlist, an sse server and a malformed entry with -32602', async () => {
     const c = client();
     await c.request('initialize', { protocolVersion: 1 });
-    const refusal = (mcpServers: unknown[]) => c.request('session/new', { cwd: '/', mcpServers }).then(() => null, (e: { code: number; message: string }) => [e.code, e.message]);
-    expect(await refusal([{ name: 'sh', command: '/bin/sh', args: ['-c', 'echo hi'], env: [] }])).toEqual([-32602, expect.stringContaining('HUB_MCP_STDIO_COMMANDS')]);
-    expect(await refusal([{ type: 'sse', name: 'old', url: 'http://127.0.0.1:1/sse', headers: [] }])).toEqual([-32602, expect.stringContaining('sse MCP servers are not supported')]);
+    const refusal = (mcpServers: unknown[]) =>
+      c.request('session/new', { cwd: '/', mcpServers }).then(
+        () => null,
+        (e: { code: number; message: string }) => [e.code, e.message],
+      );
+    expect(await refusal([{ name: 'sh', command: '/bin/sh', args: ['-c', 'echo hi'], env: [] }])).toEqual([
+      -32602,
+      expect.stringContaining('HUB_MCP_STDIO_COMMANDS'),
+    ]);
+    expect(await refusal([{ type: 'sse', name: 'old', url: 'http://127.0.0.1:1/sse', headers: [] }])).toEqual([
+      -32602,
+      expect.stringContaining('sse MCP servers are not supported'),
+    ]);
     expect(await refusal([{ name: 'x', args: [] }])).toEqual([-32602, expect.stringContaining('mcpServers[0]')]);
   });
 });
 
 describe('live sessions in the log', () => {
   const liveFacts = async (sessionId: string) =>
-    (await new EventStore(pool).readStream(tenant.tenantId, `acp-live:${sessionId}`)).events.map((e) => [e.type, (e.data as { clientId: string }).clientId, (e.data as { reason?: string }).reason ?? (e.data as { mode?: string }).mode ?? null]);
+    (await new EventStore(pool).readStream(tenant.tenantId, `acp-live:${sessionId}`)).events.map((e) => [
+      e.type,
+      (e.data as { clientId: string }).clientId,
+      (e.data as { reason?: string }).reason ?? (e.data as { mode?: string }).mode ?? null,
+    ]);
 
   it('attach, takeover, detach and a dropped connection are recorded, and a second ingress decides from them', async () => {
-    const second = new HubProcess(['ingress'], { ...stack.baseEnv(), PORT: '0', HOST: '127.0.0.1', HUB_ACP_PERMISSION_TIMEOUT_MS: String(PERMISSION_TIMEOUT_MS) });
+    const second = new HubProcess(['ingress'], {
+      ...stack.baseEnv(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      HUB_ACP_PERMISSION_TIMEOUT_MS: String(PERMISSION_TIMEOUT_MS),
+    });
     try {
       const otherUrl = String((await second.waitForLog('ingress listening')).url).replace('[::1]', '127.0.0.1');
       const tui = client();
@@ -202,12 +282,20 @@ describe('live sessions in the log', () => {
       // Another ingress instance sees tui as the controller: no second controller, no prompt from an observer.
       const portal = client(otherUrl);
       await portal.request('initialize', { protocolVersion: 1 });
-      await expect(portal.request('session/attach', { sessionId, clientId: 'portal', mode: 'controller' })).rejects.toEqual(expect.objectContaining({ data: expect.objectContaining({ reason: 'controller_already_attached', active_controller_id: 'tui' }) }));
+      await expect(portal.request('session/attach', { sessionId, clientId: 'portal', mode: 'controller' })).rejects.toEqual(
+        expect.objectContaining({ data: expect.objectContaining({ reason: 'controller_already_attached', active_controller_id: 'tui' }) }),
+      );
       await portal.request('session/attach', { sessionId, clientId: 'portal', mode: 'observer' });
-      await expect(portal.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 1 + 1' }] })).rejects.toEqual(expect.objectContaining({ data: { reason: 'not_owner_or_not_authorized' } }));
-      expect(await portal.request('session/takeover', { sessionId, clientId: 'portal' })).toEqual(expect.objectContaining({ previous_controller_id: 'tui', active_controller_id: 'portal' }));
+      await expect(portal.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 1 + 1' }] })).rejects.toEqual(
+        expect.objectContaining({ data: { reason: 'not_owner_or_not_authorized' } }),
+      );
+      expect(await portal.request('session/takeover', { sessionId, clientId: 'portal' })).toEqual(
+        expect.objectContaining({ previous_controller_id: 'tui', active_controller_id: 'portal' }),
+      );
       // ...and the first instance now refuses tui.
-      await expect(tui.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 1 + 1' }] })).rejects.toEqual(expect.objectContaining({ data: { reason: 'not_owner_or_not_authorized' } }));
+      await expect(tui.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 1 + 1' }] })).rejects.toEqual(
+        expect.objectContaining({ data: { reason: 'not_owner_or_not_authorized' } }),
+      );
       await portal.request('session/detach', { sessionId, clientId: 'portal', reason: 'done' });
       await tui.close();
       const deadline = Date.now() + 30_000;

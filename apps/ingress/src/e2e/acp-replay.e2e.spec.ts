@@ -67,7 +67,9 @@ describe('session/load with _meta.replay', () => {
   it('the session is finished, with history spread over measurable time', () => {
     expect(recorded.spanMs).toBeGreaterThan(1_500);
     expect(plain.length).toBeGreaterThan(20);
-    expect(plain.map((u) => u.update.sessionUpdate)).toEqual(expect.arrayContaining(['user_message_chunk', 'tool_call', 'tool_call_update', 'agent_message_chunk']));
+    expect(plain.map((u) => u.update.sessionUpdate)).toEqual(
+      expect.arrayContaining(['user_message_chunk', 'tool_call', 'tool_call_update', 'agent_message_chunk']),
+    );
   });
 
   it('at speed 100 sends the same session/update list as a plain load, all before the answer', async () => {
@@ -94,7 +96,9 @@ describe('session/load with _meta.replay', () => {
   it('refuses a bad speed with invalid params (-32602) and sends nothing', async () => {
     for (const meta of [{ speed: 0 }, { speed: -2 }, { speed: 1001 }, { speed: '100' }, { speed: null }, 'fast', 5]) {
       const c = await client();
-      await expect(c.request('session/load', { sessionId, cwd: '/work', mcpServers: [], _meta: { replay: meta } })).rejects.toEqual(expect.objectContaining({ code: -32602 }));
+      await expect(c.request('session/load', { sessionId, cwd: '/work', mcpServers: [], _meta: { replay: meta } })).rejects.toEqual(
+        expect.objectContaining({ code: -32602 }),
+      );
       // Nothing was opened: a later event of the session would not reach this client either.
       await new Promise((r) => setTimeout(r, 50));
       expect(c.updates).toEqual([]);
@@ -107,7 +111,9 @@ describe('session/load with _meta.replay', () => {
     // Give anything the replay might have set off time to show in the log.
     await new Promise((r) => setTimeout(r, 500));
     expect(await stack.events(tenant.tenantId, sessionId)).toHaveLength(recorded.count);
-    expect((await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 2 * 21' }] })).stopReason).toBe('end_turn');
+    expect((await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 2 * 21' }] })).stopReason).toBe(
+      'end_turn',
+    );
     const after = await stack.events(tenant.tenantId, sessionId);
     expect(after.filter((e) => e.type === 'TurnStarted')).toHaveLength(3);
     // The new turn's updates come live, after the replayed history.

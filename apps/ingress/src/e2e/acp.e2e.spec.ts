@@ -36,7 +36,10 @@ const client = (kind: 'ws' | 'stdio') => {
 };
 
 async function started(c: AcpSdkClient): Promise<string> {
-  const init = await c.request<{ protocolVersion: number; agentCapabilities: { loadSession: boolean; _meta: { harn: Record<string, string[]> } } }>('initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'e2e', version: '1' } });
+  const init = await c.request<{ protocolVersion: number; agentCapabilities: { loadSession: boolean; _meta: { harn: Record<string, string[]> } } }>(
+    'initialize',
+    { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
+  );
   expect(init.protocolVersion).toBe(1);
   expect(init.agentCapabilities.loadSession).toBe(true);
   expect(init.agentCapabilities._meta.harn.sessionUpdateExtensions).toEqual(expect.arrayContaining(['progress', 'hitl_request']));
@@ -59,7 +62,10 @@ describe.each(['ws', 'stdio'] as const)('ACP over %s', (kind) => {
     expect(r.stopReason).toBe('end_turn');
     const kinds = c.kinds(sessionId);
     expect(kinds).toEqual(expect.arrayContaining(['user_message_chunk', 'tool_call', 'tool_call_update', 'agent_message_chunk']));
-    const text = c.updates.filter((u) => u.update.sessionUpdate === 'agent_message_chunk').map((u) => (u.update as { content: { text: string } }).content.text).join('');
+    const text = c.updates
+      .filter((u) => u.update.sessionUpdate === 'agent_message_chunk')
+      .map((u) => (u.update as { content: { text: string } }).content.text)
+      .join('');
     expect(text).toContain('Remember to water the plants');
     const done = c.updates.find((u) => u.update.sessionUpdate === 'tool_call_update' && (u.update as { status?: string }).status === 'completed');
     expect(done?.update._meta).toEqual({ harn: expect.objectContaining({ executor: expect.any(String), durationMs: expect.any(Number) }) });
@@ -74,14 +80,22 @@ describe.each(['ws', 'stdio'] as const)('ACP over %s', (kind) => {
     expect(c.permissionRequests).toHaveLength(1);
     expect(v.permissionRequest(c.permissionRequests[0])).toEqual([]);
     // The SDK's stable parser keeps `_meta` only; the spec's top-level copies are checked in the raw test.
-    expect(c.permissionRequests[0]._meta?.['harn']).toEqual(expect.objectContaining({ approvalRequest: expect.objectContaining({ action: 'write_file' }), policyDecision: expect.objectContaining({ action: 'ask' }) }));
+    expect(c.permissionRequests[0]._meta?.['harn']).toEqual(
+      expect.objectContaining({
+        approvalRequest: expect.objectContaining({ action: 'write_file' }),
+        policyDecision: expect.objectContaining({ action: 'ask' }),
+      }),
+    );
     c.policy = async () => ({ outcome: { outcome: 'selected', optionId: 'reject-once' } });
     const denied = await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'delete out.txt' }] });
     expect(denied.stopReason).toBe('end_turn');
     const statuses = c.updates.filter((u) => u.update.sessionUpdate === 'tool_call_update').map((u) => (u.update as { status?: string }).status);
     expect(statuses).toEqual(expect.arrayContaining(['completed', 'failed']));
     const resolved = (await stack.events(tenant.tenantId, sessionId)).filter((e) => e.type === 'ApprovalResolved');
-    expect(resolved.map((e) => [e.data.decision, e.data.via])).toEqual([['approved', 'acp'], ['denied', 'acp']]);
+    expect(resolved.map((e) => [e.data.decision, e.data.via])).toEqual([
+      ['approved', 'acp'],
+      ['denied', 'acp'],
+    ]);
     allValid(c);
   });
 
@@ -103,7 +117,9 @@ describe.each(['ws', 'stdio'] as const)('ACP over %s', (kind) => {
     await b.request('session/load', { sessionId, cwd: '/work', mcpServers: [] });
     expect(b.kinds(sessionId)).toEqual(a.kinds(sessionId));
     allValid(b);
-    await expect(b.request('session/load', { sessionId: 'no-such-session', cwd: '/', mcpServers: [] })).rejects.toEqual(expect.objectContaining({ code: -32002 }));
+    await expect(b.request('session/load', { sessionId: 'no-such-session', cwd: '/', mcpServers: [] })).rejects.toEqual(
+      expect.objectContaining({ code: -32002 }),
+    );
   });
 });
 
@@ -133,7 +149,13 @@ describe('Harn session-update extensions', () => {
 
 describe('live sessions (attach / detach / takeover / heartbeat)', () => {
   const attach = (c: AcpSdkClient, sessionId: string, clientId: string, mode: string, takeover = false) =>
-    c.request<{ active_controller_id: string | null; previous_controller_id: string | null; client: { mode: string } }>('session/attach', { sessionId, clientId, mode, takeover, _meta: { harn: { surface: clientId } } });
+    c.request<{ active_controller_id: string | null; previous_controller_id: string | null; client: { mode: string } }>('session/attach', {
+      sessionId,
+      clientId,
+      mode,
+      takeover,
+      _meta: { harn: { surface: clientId } },
+    });
 
   it('an observer sees everything and cannot prompt; takeover moves control', async () => {
     const tui = client('ws');
@@ -142,20 +164,38 @@ describe('live sessions (attach / detach / takeover / heartbeat)', () => {
     await portal.request('initialize', { protocolVersion: 1 });
     expect((await attach(tui, sessionId, 'tui', 'controller')).active_controller_id).toBe('tui');
     expect((await attach(portal, sessionId, 'portal', 'observer')).client.mode).toBe('observer');
-    await expect(attach(portal, sessionId, 'portal', 'controller')).rejects.toEqual(expect.objectContaining({ data: expect.objectContaining({ reason: 'controller_already_attached', active_controller_id: 'tui' }) }));
-    await expect(portal.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 1 + 1' }] })).rejects.toEqual(expect.objectContaining({ data: { reason: 'not_owner_or_not_authorized' } }));
+    await expect(attach(portal, sessionId, 'portal', 'controller')).rejects.toEqual(
+      expect.objectContaining({ data: expect.objectContaining({ reason: 'controller_already_attached', active_controller_id: 'tui' }) }),
+    );
+    await expect(portal.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 1 + 1' }] })).rejects.toEqual(
+      expect.objectContaining({ data: { reason: 'not_owner_or_not_authorized' } }),
+    );
     // The controller is asked permission; the observer sees the updates but is not asked.
-    expect((await tui.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write "a" to live.txt' }] })).stopReason).toBe('end_turn');
+    expect(
+      (await tui.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write "a" to live.txt' }] })).stopReason,
+    ).toBe('end_turn');
     await portal.waitFor('the observed turn', () => portal.kinds(sessionId).filter((k) => k === 'tool_call_update').length >= 2);
     expect(portal.kinds(sessionId)).toEqual(expect.arrayContaining(['user_message_chunk', 'tool_call', 'agent_message_chunk']));
     expect([tui.permissionRequests.length, portal.permissionRequests.length]).toEqual([1, 0]);
-    const hb = await portal.request<{ client: { metadata: Record<string, unknown> } }>('session/heartbeat', { sessionId, clientId: 'portal', _meta: { harn: { focus: 'diff' } } });
+    const hb = await portal.request<{ client: { metadata: Record<string, unknown> } }>('session/heartbeat', {
+      sessionId,
+      clientId: 'portal',
+      _meta: { harn: { focus: 'diff' } },
+    });
     expect(hb.client.metadata).toEqual({ surface: 'portal', focus: 'diff' });
     const t = await portal.request<{ previous_controller_id: string; active_controller_id: string }>('session/takeover', { sessionId, clientId: 'portal' });
     expect([t.previous_controller_id, t.active_controller_id]).toEqual(['tui', 'portal']);
-    await expect(tui.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 1 + 1' }] })).rejects.toEqual(expect.objectContaining({ data: { reason: 'not_owner_or_not_authorized' } }));
-    expect((await portal.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 2 * 21' }] })).stopReason).toBe('end_turn');
-    const d = await portal.request<{ active_controller_id: string | null; reason: string }>('session/detach', { sessionId, clientId: 'portal', reason: 'done' });
+    await expect(tui.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 1 + 1' }] })).rejects.toEqual(
+      expect.objectContaining({ data: { reason: 'not_owner_or_not_authorized' } }),
+    );
+    expect(
+      (await portal.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'calculate 2 * 21' }] })).stopReason,
+    ).toBe('end_turn');
+    const d = await portal.request<{ active_controller_id: string | null; reason: string }>('session/detach', {
+      sessionId,
+      clientId: 'portal',
+      reason: 'done',
+    });
     expect(d).toEqual(expect.objectContaining({ active_controller_id: null, reason: 'done' }));
   });
 
@@ -165,11 +205,14 @@ describe('live sessions (attach / detach / takeover / heartbeat)', () => {
     await attach(a, sessionId, 'gone', 'controller');
     const b = client('ws');
     await b.request('initialize', { protocolVersion: 1 });
-    await expect(attach(b, sessionId, 'next', 'controller')).rejects.toEqual(expect.objectContaining({ data: expect.objectContaining({ reason: 'controller_already_attached' }) }));
+    await expect(attach(b, sessionId, 'next', 'controller')).rejects.toEqual(
+      expect.objectContaining({ data: expect.objectContaining({ reason: 'controller_already_attached' }) }),
+    );
     await a.close();
     // The close reaches the ingress asynchronously: retry until control is released.
     let r: Awaited<ReturnType<typeof attach>> | undefined;
-    for (let i = 0; i < 100 && !r; i++) r = await attach(b, sessionId, 'next', 'controller').catch(() => new Promise<undefined>((res) => setTimeout(() => res(undefined), 50)));
+    for (let i = 0; i < 100 && !r; i++)
+      r = await attach(b, sessionId, 'next', 'controller').catch(() => new Promise<undefined>((res) => setTimeout(() => res(undefined), 50)));
     expect([r?.active_controller_id, r?.previous_controller_id]).toEqual(['next', null]);
   });
 });
@@ -181,31 +224,59 @@ describe('live input (session/inject)', () => {
     const prompt = c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'slow long answer 200' }] });
     await c.waitFor('the answer to stream', () => c.kinds(sessionId).includes('agent_message_chunk'));
     const kept = await c.request<{ status: string; messageId: string }>('session/inject', { sessionId, mode: 'queue', content: 'calculate 2 * 21' });
-    const dropped = await c.request<{ status: string; messageId: string }>('session/inject', { sessionId, mode: 'steer', content: [{ type: 'text', text: 'calculate 1000 * 7' }] });
+    const dropped = await c.request<{ status: string; messageId: string }>('session/inject', {
+      sessionId,
+      mode: 'steer',
+      content: [{ type: 'text', text: 'calculate 1000 * 7' }],
+    });
     const edited = await c.request<{ status: string; messageId: string }>('session/inject', { sessionId, mode: 'queue', content: 'calculate 300 * 3' });
     expect([kept.status, dropped.status, edited.status]).toEqual(['accepted', 'accepted', 'accepted']);
     const pending = await c.request<{ pendingCount: number; injections: { messageId: string; kind: string }[] }>('session/pending_injections', { sessionId });
-    expect(pending.injections.map((i) => [i.kind, i.messageId])).toEqual([['user', kept.messageId], ['user', dropped.messageId], ['user', edited.messageId]]);
-    expect(await c.request('session/replace_inject', { sessionId, messageId: edited.messageId, content: 'calculate 5 * 5' })).toEqual({ messageId: edited.messageId, status: 'replaced' });
+    expect(pending.injections.map((i) => [i.kind, i.messageId])).toEqual([
+      ['user', kept.messageId],
+      ['user', dropped.messageId],
+      ['user', edited.messageId],
+    ]);
+    expect(await c.request('session/replace_inject', { sessionId, messageId: edited.messageId, content: 'calculate 5 * 5' })).toEqual({
+      messageId: edited.messageId,
+      status: 'replaced',
+    });
     expect(await c.request('session/revoke_inject', { sessionId, messageId: dropped.messageId })).toEqual({ messageId: dropped.messageId, status: 'revoked' });
     expect((await prompt).stopReason).toBe('end_turn');
     const turnOf = (id: string) => `acp-inject-${id}`;
     const events = async () => stack.events(tenant.tenantId, sessionId);
     // Generous: the two injected turns run after a slow one, and CI runs other suites beside this.
     const deadline = Date.now() + 60_000;
-    const replacedDone = (es: Awaited<ReturnType<typeof events>>) => es.some((e) => e.type === 'TurnCompleted' && e.data.turnId.startsWith(`${turnOf(edited.messageId)}-r`));
+    const replacedDone = (es: Awaited<ReturnType<typeof events>>) =>
+      es.some((e) => e.type === 'TurnCompleted' && e.data.turnId.startsWith(`${turnOf(edited.messageId)}-r`));
     while (!replacedDone(await events()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const all = await events();
-    expect(all.filter((e) => e.type === 'TurnStarted').map((e) => e.data.turnId)).toEqual([expect.stringMatching(/^acp-/), turnOf(kept.messageId), expect.stringMatching(new RegExp(`^${turnOf(edited.messageId)}-r`))]);
-    const text = c.updates.filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'agent_message_chunk').map((u) => (u.update as { content: { text: string } }).content.text).join('');
+    expect(all.filter((e) => e.type === 'TurnStarted').map((e) => e.data.turnId)).toEqual([
+      expect.stringMatching(/^acp-/),
+      turnOf(kept.messageId),
+      expect.stringMatching(new RegExp(`^${turnOf(edited.messageId)}-r`)),
+    ]);
+    const text = c.updates
+      .filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'agent_message_chunk')
+      .map((u) => (u.update as { content: { text: string } }).content.text)
+      .join('');
     expect(text).toContain('42');
     expect(text).toContain('25');
     expect(text).not.toContain('7000');
     expect(text).not.toContain('900');
-    await expect(c.request('session/replace_inject', { sessionId, messageId: dropped.messageId, content: 'x' })).rejects.toEqual(expect.objectContaining({ data: expect.objectContaining({ reason: 'already_revoked' }) }));
-    expect(await c.request('session/revoke_inject', { sessionId, messageId: dropped.messageId })).toEqual({ messageId: dropped.messageId, status: 'already_revoked' });
-    await expect(c.request('session/revoke_inject', { sessionId, messageId: kept.messageId })).rejects.toEqual(expect.objectContaining({ data: expect.objectContaining({ reason: 'already_delivered' }) }));
-    await expect(c.request('session/revoke_inject', { sessionId, messageId: 'nope' })).rejects.toEqual(expect.objectContaining({ data: expect.objectContaining({ reason: 'unknown_message_id' }) }));
+    await expect(c.request('session/replace_inject', { sessionId, messageId: dropped.messageId, content: 'x' })).rejects.toEqual(
+      expect.objectContaining({ data: expect.objectContaining({ reason: 'already_revoked' }) }),
+    );
+    expect(await c.request('session/revoke_inject', { sessionId, messageId: dropped.messageId })).toEqual({
+      messageId: dropped.messageId,
+      status: 'already_revoked',
+    });
+    await expect(c.request('session/revoke_inject', { sessionId, messageId: kept.messageId })).rejects.toEqual(
+      expect.objectContaining({ data: expect.objectContaining({ reason: 'already_delivered' }) }),
+    );
+    await expect(c.request('session/revoke_inject', { sessionId, messageId: 'nope' })).rejects.toEqual(
+      expect.objectContaining({ data: expect.objectContaining({ reason: 'unknown_message_id' }) }),
+    );
   });
 });
 
@@ -271,7 +342,9 @@ describe('across protocols', () => {
     await t.waitFor('a pending approval', (x) => x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'pending');
     t.send([{ type: 'approve', approvalId: t.lastAssistant()?.toolCalls?.[0]?.approval?.id }]);
     expect((await prompt).stopReason).toBe('end_turn');
-    const seen = c.updates.filter((u) => u.update.sessionUpdate === 'tool_call_update').map((u) => u.update._meta?.['harn'] as { approval?: { decision: string; via: string } } | undefined);
+    const seen = c.updates
+      .filter((u) => u.update.sessionUpdate === 'tool_call_update')
+      .map((u) => u.update._meta?.['harn'] as { approval?: { decision: string; via: string } } | undefined);
     expect(seen.map((m) => m?.approval).filter(Boolean)).toEqual([expect.objectContaining({ decision: 'approved', via: 'transport' })]);
     release(); // the ACP client's late answer changes nothing: the first answer won
     const resolved = (await stack.events(tenant.tenantId, sessionId)).filter((e) => e.type === 'ApprovalResolved');

@@ -77,7 +77,9 @@ describe("a tenant's keys, with its admin key", () => {
     const { apiKey: admin } = await stack.createTenant('expiry');
     // 3 s: room for the create and the first read on a loaded machine; then past the expiry.
     const expiry = Date.now() + 3000;
-    const key = (await (await call('POST', '/v1/admin/keys', admin, { name: 'short', role: 'client', expiresAt: new Date(expiry).toISOString() })).json()) as { apiKey: string };
+    const key = (await (await call('POST', '/v1/admin/keys', admin, { name: 'short', role: 'client', expiresAt: new Date(expiry).toISOString() })).json()) as {
+      apiKey: string;
+    };
     expect((await call('GET', '/v1/sessions', key.apiKey)).status).toBe(200);
     // A socket opened under the key before it expires (issue 30: its closing was untested).
     const socket = await TransportTestClient.connect(stack.url, key.apiKey, { session: 'expiring' });
@@ -96,17 +98,37 @@ describe("a tenant's keys, with its admin key", () => {
 
 describe("the tenant's admin stream (issue 15)", () => {
   it('holds every admin action over the API, each naming the key by prefix and name (never its secret), the protocol and the correlation id', async () => {
-    const made = (await (await call('POST', '/v1/admin/tenants', OPERATOR_KEY, { name: 'audited' })).json()) as { tenantId: string; apiKey: string; keyPrefix: string };
+    const made = (await (await call('POST', '/v1/admin/tenants', OPERATOR_KEY, { name: 'audited' })).json()) as {
+      tenantId: string;
+      apiKey: string;
+      keyPrefix: string;
+    };
     const as = (method: string, path: string, body: unknown, correlation: string) =>
-      fetch(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${made.apiKey}`, 'content-type': 'application/json', 'x-correlation-id': correlation }, body: JSON.stringify(body) });
+      fetch(`${stack.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${made.apiKey}`, 'content-type': 'application/json', 'x-correlation-id': correlation },
+        body: JSON.stringify(body),
+      });
     const key = (await (await as('POST', '/v1/admin/keys', { name: 'ci', role: 'operator' }, 'corr-key')).json()) as { apiKey: string; prefix: string };
-    expect((await as('PUT', '/v1/admin/limits', { turnsPerMinute: 100, concurrentTurns: null, tokensPerDay: null, sessions: null, retentionDays: 30 }, 'corr-limits')).status).toBe(200);
+    expect(
+      (
+        await as(
+          'PUT',
+          '/v1/admin/limits',
+          { turnsPerMinute: 100, concurrentTurns: null, tokensPerDay: null, sessions: null, retentionDays: 30 },
+          'corr-limits',
+        )
+      ).status,
+    ).toBe(200);
     expect((await as('PUT', '/v1/openenv/lab', { description: 'a lab', rubric: { kind: 'expected_answer', expected: '42' } }, 'corr-env')).status).toBe(200);
     expect((await as('DELETE', `/v1/admin/keys/${key.prefix}`, undefined, 'corr-revoke')).status).toBe(200);
 
     const events = await stack.streamEvents(made.tenantId, 'tenant-admin');
     expect(events.map((e) => e.type)).toEqual(['TenantCreated', 'ApiKeyCreated', 'ApiKeyCreated', 'TenantLimitsSet', 'EnvironmentConfigured', 'ApiKeyRevoked']);
-    expect(events.slice(0, 2).map((e) => e.metadata.actor)).toEqual([expect.objectContaining({ type: 'system', id: 'operator' }), expect.objectContaining({ type: 'system', id: 'operator' })]);
+    expect(events.slice(0, 2).map((e) => e.metadata.actor)).toEqual([
+      expect.objectContaining({ type: 'system', id: 'operator' }),
+      expect.objectContaining({ type: 'system', id: 'operator' }),
+    ]);
     const byAdmin = { type: 'api_key', id: made.keyPrefix, name: 'default', role: 'admin' };
     expect(events.slice(2).map((e) => [e.metadata.actor, e.metadata.correlationId, typeof e.metadata.protocol])).toEqual(
       ['corr-key', 'corr-limits', 'corr-env', 'corr-revoke'].map((c) => [byAdmin, c, 'string']),
@@ -123,7 +145,12 @@ describe('the CLI', () => {
     const { tenantId } = await stack.createTenant('cli');
     const tenants = await stack.cli(['tenant', 'list']);
     expect(tenants.code).toBe(0);
-    expect(tenants.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)).toContainEqual(expect.objectContaining({ name: 'cli' }));
+    expect(
+      tenants.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    ).toContainEqual(expect.objectContaining({ name: 'cli' }));
     expect(tenants.stdout).toContain(tenantId);
     const created = await stack.cli(['key', 'create', tenantId, '--name', 'ops', '--role', 'approver', '--expires', '30d']);
     expect(created.code).toBe(0);
@@ -131,7 +158,10 @@ describe('the CLI', () => {
     expect(key.role).toBe('approver');
     expect(Date.parse(key.expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
     const listed = await stack.cli(['key', 'list', tenantId]);
-    const rows = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { prefix: string; role: string });
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { prefix: string; role: string });
     expect(rows).toEqual([expect.objectContaining({ role: 'admin' }), expect.objectContaining({ prefix: key.keyPrefix, role: 'approver', lastUsedAt: null })]);
     expect((await stack.cli(['key', 'create', tenantId, '--role', 'root'])).code).not.toBe(0);
     const revoked = await stack.cli(['key', 'revoke', key.keyPrefix]);
@@ -145,7 +175,13 @@ describe('the CLI', () => {
 
     const st = await stack.cli(['status', '--json']);
     expect(st.code).toBe(0);
-    const report = JSON.parse(st.stdout) as { workers: Array<{ queue: string; workers: number }>; queues: unknown[]; turns: { running: number; stuck: unknown[] }; approvals: { pending: number }; projections: Array<{ name: string }> };
+    const report = JSON.parse(st.stdout) as {
+      workers: Array<{ queue: string; workers: number }>;
+      queues: unknown[];
+      turns: { running: number; stuck: unknown[] };
+      approvals: { pending: number };
+      projections: Array<{ name: string }>;
+    };
     expect(report.workers).toEqual(expect.arrayContaining([expect.objectContaining({ queue: 'turns', workers: expect.any(Number) })]));
     expect(report.workers.find((w) => w.queue === 'turns')?.workers).toBeGreaterThan(0);
     expect(report.turns.stuck).toEqual([]);

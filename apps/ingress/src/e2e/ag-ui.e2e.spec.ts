@@ -23,7 +23,11 @@ const agentFor = (threadId: string, key = tenant.apiKey, initialMessages: Messag
   new HttpAgent({ url: `${stack.url}/v1/ag-ui`, headers: { Authorization: `Bearer ${key}` }, threadId, initialMessages });
 
 /** Runs the agent once with a new user message (or none), keeping every event it got. */
-async function runWith(agent: HttpAgent, prompt: string | null, params: Parameters<HttpAgent['runAgent']>[0] = {}): Promise<{ events: BaseEvent[]; error?: Error }> {
+async function runWith(
+  agent: HttpAgent,
+  prompt: string | null,
+  params: Parameters<HttpAgent['runAgent']>[0] = {},
+): Promise<{ events: BaseEvent[]; error?: Error }> {
   if (prompt !== null) agent.addMessage({ id: `u-${Math.random().toString(36).slice(2)}`, role: 'user', content: prompt });
   const events: BaseEvent[] = [];
   const subscriber: AgentSubscriber = { onEvent: ({ event }) => void events.push(event) };
@@ -60,11 +64,24 @@ describe('HttpAgent against /v1/ag-ui', () => {
   });
 
   it('a run sent again (same runId, same message) is the same turn: it ends at once with the answer, appending nothing', async () => {
-    const input = { threadId: 'ag-again', runId: 'run-again', messages: [{ id: 'u-again', role: 'user' as const, content: 'hello once' }], tools: [], context: [] };
+    const input = {
+      threadId: 'ag-again',
+      runId: 'run-again',
+      messages: [{ id: 'u-again', role: 'user' as const, content: 'hello once' }],
+      tools: [],
+      context: [],
+    };
     const send = async () => {
-      const res = await fetch(`${stack.url}/v1/ag-ui`, { method: 'POST', headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify(input) });
+      const res = await fetch(`${stack.url}/v1/ag-ui`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(input),
+      });
       expect(res.status).toBe(200);
-      return (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+      return (await res.text())
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
     };
     const first = await send();
     const before = await stack.countAllEvents();
@@ -82,12 +99,18 @@ describe('HttpAgent against /v1/ag-ui', () => {
   });
 
   it("carries the request's X-Correlation-ID into the turn's events, each naming ag-ui as its protocol", async () => {
-    const agent = new HttpAgent({ url: `${stack.url}/v1/ag-ui`, headers: { Authorization: `Bearer ${tenant.apiKey}`, 'X-Correlation-ID': 'agui-corr-1' }, threadId: 'ag-corr' });
+    const agent = new HttpAgent({
+      url: `${stack.url}/v1/ag-ui`,
+      headers: { Authorization: `Bearer ${tenant.apiKey}`, 'X-Correlation-ID': 'agui-corr-1' },
+      threadId: 'ag-corr',
+    });
     expect((await runWith(agent, 'hello')).error).toBeUndefined();
     const events = await stack.events(tenant.tenantId, 'ag-corr');
     const requested = events.find((e) => e.type === 'TurnRequested');
     expect(requested?.metadata).toMatchObject({ correlationId: 'agui-corr-1', protocol: 'ag-ui' });
-    expect(events.filter((e) => e.metadata.correlationId === 'agui-corr-1').map((e) => e.type)).toEqual(expect.arrayContaining(['TurnRequested', 'TurnStarted', 'TurnCompleted']));
+    expect(events.filter((e) => e.metadata.correlationId === 'agui-corr-1').map((e) => e.type)).toEqual(
+      expect.arrayContaining(['TurnRequested', 'TurnStarted', 'TurnCompleted']),
+    );
   });
 
   it('a tool call with its result, and the answer made from it; a second run on the thread continues the same session', async () => {
@@ -112,13 +135,17 @@ describe('HttpAgent against /v1/ag-ui', () => {
     const first = await runWith(agent, 'write "hi" to notes.txt');
     expect(first.error).toBeUndefined();
     expect(first.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'interrupt' } });
-    expect(agent.pendingInterrupts).toEqual([expect.objectContaining({ reason: 'tool_approval', toolCallId: expect.any(String), responseSchema: expect.any(Object) })]);
+    expect(agent.pendingInterrupts).toEqual([
+      expect.objectContaining({ reason: 'tool_approval', toolCallId: expect.any(String), responseSchema: expect.any(Object) }),
+    ]);
     expect(agent.state).toEqual(await hubState('ag-approve'));
     expect(agent.state).toMatchObject({ status: 'running' });
     const interrupt = agent.pendingInterrupts[0];
     const resumed = await runWith(agent, null, { resume: [{ interruptId: interrupt?.id ?? '', status: 'resolved', payload: { decision: 'approved' } }] });
     expect(resumed.error).toBeUndefined();
-    expect(ofType(resumed.events, EventType.TOOL_CALL_RESULT)).toEqual([expect.objectContaining({ toolCallId: interrupt?.toolCallId, content: 'wrote 2 bytes to notes.txt' })]);
+    expect(ofType(resumed.events, EventType.TOOL_CALL_RESULT)).toEqual([
+      expect.objectContaining({ toolCallId: interrupt?.toolCallId, content: 'wrote 2 bytes to notes.txt' }),
+    ]);
     expect(resumed.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
     expect(agent.pendingInterrupts).toEqual([]);
     expect(lastAssistant(agent)?.content).toContain('Done: wrote 2 bytes to notes.txt.');
@@ -137,7 +164,10 @@ describe('HttpAgent against /v1/ag-ui', () => {
     // A frontend that opens the thread while the approval waits is told so, as an interrupt.
     const early = agentFor('ag-cross');
     const waiting = await runWith(early, null);
-    expect(waiting.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'interrupt', interrupts: [expect.objectContaining({ id: approvalId })] } });
+    expect(waiting.events.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      outcome: { type: 'interrupt', interrupts: [expect.objectContaining({ id: approvalId })] },
+    });
     const answer = await fetch(`${stack.url}/v1/sessions/ag-cross/approvals/${approvalId}`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json' },
@@ -171,9 +201,15 @@ describe('HttpAgent against /v1/ag-ui', () => {
   it('client-side tools are refused with 422 problem+json CLIENT_TOOLS_UNSUPPORTED, and nothing is appended', async () => {
     const before = await stack.countAllEvents();
     const agent = agentFor('ag-client-tools');
-    const { error } = await runWith(agent, 'hello', { tools: [{ name: 'confirm', description: 'asks the user', parameters: { type: 'object', properties: {} } }] });
+    const { error } = await runWith(agent, 'hello', {
+      tools: [{ name: 'confirm', description: 'asks the user', parameters: { type: 'object', properties: {} } }],
+    });
     expect((error as Error & { status?: number }).status).toBe(422);
-    expect(JSON.parse(String((error as Error & { payload?: unknown }).payload))).toMatchObject({ code: 'CLIENT_TOOLS_UNSUPPORTED', path: '$.tools[0]', status: 422 });
+    expect(JSON.parse(String((error as Error & { payload?: unknown }).payload))).toMatchObject({
+      code: 'CLIENT_TOOLS_UNSUPPORTED',
+      path: '$.tools[0]',
+      status: 422,
+    });
     expect(await stack.countAllEvents()).toBe(before);
   });
 });
@@ -186,7 +222,13 @@ describe('a key revoked during a run', () => {
     const errors: Record<string, unknown>[] = [];
     let contents = 0;
     const run = agent
-      .runAgent({}, { onTextMessageContentEvent: () => void (++contents === 3 && void stack.revokeKey(other.keyPrefix)), onRunErrorEvent: ({ event }) => void errors.push(event as unknown as Record<string, unknown>) })
+      .runAgent(
+        {},
+        {
+          onTextMessageContentEvent: () => void (++contents === 3 && void stack.revokeKey(other.keyPrefix)),
+          onRunErrorEvent: ({ event }) => void errors.push(event as unknown as Record<string, unknown>),
+        },
+      )
       .catch((e: unknown) => e);
     await run;
     expect(errors).toEqual([expect.objectContaining({ type: EventType.RUN_ERROR, code: 'UNAUTHENTICATED' })]);
@@ -203,16 +245,19 @@ describe("the tenant's openSockets limit", () => {
     let refused: Response | undefined;
     let contents = 0;
     first.addMessage({ id: 'u-sockets-1', role: 'user', content: 'slow long answer 40' });
-    await first.runAgent({}, {
-      onTextMessageContentEvent: async () => {
-        if (++contents !== 2) return;
-        refused = await fetch(`${stack.url}/v1/ag-ui`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${t.apiKey}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ threadId: 'ag-sockets-2', runId: 'r2', messages: [{ id: 'u2', role: 'user', content: 'hello' }], tools: [], context: [] }),
-        });
+    await first.runAgent(
+      {},
+      {
+        onTextMessageContentEvent: async () => {
+          if (++contents !== 2) return;
+          refused = await fetch(`${stack.url}/v1/ag-ui`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${t.apiKey}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ threadId: 'ag-sockets-2', runId: 'r2', messages: [{ id: 'u2', role: 'user', content: 'hello' }], tools: [], context: [] }),
+          });
+        },
       },
-    });
+    );
     expect(refused?.status).toBe(429);
     expect(refused?.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -236,7 +281,11 @@ describe('a dropped stream', () => {
       buffer = parts.pop() ?? '';
       for (const part of parts) {
         const id = /^id: (\d+)$/m.exec(part)?.[1];
-        const data = part.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        const data = part
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n');
         if (data) frames.push({ ...(id ? { id: Number(id) } : {}), event: JSON.parse(data) as Record<string, unknown> });
       }
       if (stop(frames)) {
@@ -247,11 +296,25 @@ describe('a dropped stream', () => {
     return frames;
   }
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${stack.url}/v1/ag-ui`, { method: 'POST', headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json', Accept: 'text/event-stream', ...headers }, body: JSON.stringify(body) });
-  const text = (frames: { event: Record<string, unknown> }[]) => frames.filter((f) => f.event['type'] === EventType.TEXT_MESSAGE_CONTENT).map((f) => String(f.event['delta'])).join('');
+    fetch(`${stack.url}/v1/ag-ui`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json', Accept: 'text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
+  const text = (frames: { event: Record<string, unknown> }[]) =>
+    frames
+      .filter((f) => f.event['type'] === EventType.TEXT_MESSAGE_CONTENT)
+      .map((f) => String(f.event['delta']))
+      .join('');
 
   it('resumes after Last-Event-ID with exactly the missed events: no gap, no duplicate', async () => {
-    const input = { threadId: 'ag-drop', runId: 'run-drop', messages: [{ id: 'u-drop', role: 'user', content: 'slow long answer 60' }], tools: [], context: [] };
+    const input = {
+      threadId: 'ag-drop',
+      runId: 'run-drop',
+      messages: [{ id: 'u-drop', role: 'user', content: 'slow long answer 60' }],
+      tools: [],
+      context: [],
+    };
     const first = await readFrames(await post(input), (f) => f.filter((x) => x.event['type'] === EventType.TEXT_MESSAGE_CONTENT).length >= 5);
     const lastId = Math.max(...first.filter((f) => f.id !== undefined).map((f) => f.id as number));
     // What the client holds: every frame up to the last one with an id (frames after it are re-sent).
@@ -278,11 +341,13 @@ describe('a dropped stream', () => {
     const agent = agentFor('ag-reconnect');
     let contents = 0;
     agent.addMessage({ id: 'u-reconnect', role: 'user', content: 'slow long answer 40' });
-    await agent
-      .runAgent({}, { onTextMessageContentEvent: () => void (++contents === 5 && agent.abortRun()) })
-      .catch(() => undefined);
+    await agent.runAgent({}, { onTextMessageContentEvent: () => void (++contents === 5 && agent.abortRun()) }).catch(() => undefined);
     expect(contents).toBeGreaterThanOrEqual(5);
-    const again = agentFor('ag-reconnect', tenant.apiKey, agent.messages.filter((m) => m.role === 'user'));
+    const again = agentFor(
+      'ag-reconnect',
+      tenant.apiKey,
+      agent.messages.filter((m) => m.role === 'user'),
+    );
     const { events, error } = await runWith(again, null);
     expect(error).toBeUndefined();
     expect(ofType(events, EventType.MESSAGES_SNAPSHOT)).toHaveLength(1);

@@ -29,7 +29,12 @@ const call = (method: string, path: string, key: string, body?: unknown) =>
 const POLICY = {
   rules: [
     { id: 'tmp-writes', match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', glob: 'tmp/**' }] }, outcome: 'allow' },
-    { id: 'no-outside', description: 'nothing outside the workspace', match: { tool: '*_file', args: [{ kind: 'path', arg: 'path', outsideWorkspace: true }] }, outcome: 'deny' },
+    {
+      id: 'no-outside',
+      description: 'nothing outside the workspace',
+      match: { tool: '*_file', args: [{ kind: 'path', arg: 'path', outsideWorkspace: true }] },
+      outcome: 'deny',
+    },
     { id: 'no-rm-rf', match: { tool: 'write_file', args: [{ kind: 'regex', arg: 'content', pattern: 'rm\\s+-rf' }] }, outcome: 'deny' },
     { id: 'writes-ask', match: { tool: ['write_file', 'delete_file'] }, outcome: 'ask', approval: { deadline: { afterSeconds: 3600 } } },
   ],
@@ -61,7 +66,15 @@ describe('an approval policy over the admin API', () => {
     const bad = [
       [{ rules: [{ match: { tool: 'write_{file' }, outcome: 'allow' }] }, '$.rules[0].match.tool'],
       [{ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { approvers: { roles: ['finance'] } } }] }, '$.rules[0].approval.approvers.roles[0]'],
-      [{ rules: [{ match: {}, outcome: 'allow' }, { match: { tool: 'y' }, outcome: 'deny' }] }, '$.rules[1]'],
+      [
+        {
+          rules: [
+            { match: {}, outcome: 'allow' },
+            { match: { tool: 'y' }, outcome: 'deny' },
+          ],
+        },
+        '$.rules[1]',
+      ],
       [{ rules: [{ match: { args: [{ kind: 'regex', arg: 'content', pattern: '(' }] }, outcome: 'deny' }] }, '$.rules[0].match.args[0].pattern'],
       [{ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { required: 2 } }] }, '$.rules[0].approval.required'],
     ] as const;
@@ -69,7 +82,9 @@ describe('an approval policy over the admin API', () => {
       const res = await call('PUT', '/v1/admin/policy', tenant.apiKey, policy);
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toMatch(/problem\+json/);
-      expect(await res.json()).toEqual(expect.objectContaining({ code: 'INVALID_COMMAND', path, issues: expect.arrayContaining([expect.objectContaining({ at: path })]) }));
+      expect(await res.json()).toEqual(
+        expect.objectContaining({ code: 'INVALID_COMMAND', path, issues: expect.arrayContaining([expect.objectContaining({ at: path })]) }),
+      );
     }
     const current = (await (await call('GET', '/v1/admin/policy', tenant.apiKey)).json()) as { version: number };
     expect(current.version).toBe(0);

@@ -121,20 +121,36 @@ describe.each(BAD)('%s', (_name, bad) => {
   });
 
   it('OpenHarness: the error object, invalid_request, naming the field', async () => {
-    const r = await appendsNothing(() => http('POST', '/v1/openharness', `{"protocol_version":"1.0.0","request_id":"bad-1","correlation_id":"corr-bad-1","request":{"context":{"session_id":"oh-bad","user_intent":${bad}}}}`));
+    const r = await appendsNothing(() =>
+      http(
+        'POST',
+        '/v1/openharness',
+        `{"protocol_version":"1.0.0","request_id":"bad-1","correlation_id":"corr-bad-1","request":{"context":{"session_id":"oh-bad","user_intent":${bad}}}}`,
+      ),
+    );
     expect(r.status).toBe(400);
-    expect(r.body.response).toEqual(expect.objectContaining({ status: 'error', error: expect.objectContaining({ code: 'invalid_request', details: { field: at('request.context.user_intent') } }) }));
+    expect(r.body.response).toEqual(
+      expect.objectContaining({
+        status: 'error',
+        error: expect.objectContaining({ code: 'invalid_request', details: { field: at('request.context.user_intent') } }),
+      }),
+    );
     // Like every other OpenHarness error, the refusal echoes the ids (issue 27).
     expect([r.body.request_id, r.body.correlation_id]).toEqual(['bad-1', 'corr-bad-1']);
   });
 
   it('AG-UI: problem+json 400 naming the field, before any stream opens', async () => {
-    const r = await appendsNothing(() => http('POST', '/v1/ag-ui', `{"threadId":"ag-bad","runId":"r-bad","messages":[{"id":"u","role":"user","content":${bad}}],"tools":[],"context":[]}`));
+    const r = await appendsNothing(() =>
+      http('POST', '/v1/ag-ui', `{"threadId":"ag-bad","runId":"r-bad","messages":[{"id":"u","role":"user","content":${bad}}],"tools":[],"context":[]}`),
+    );
     problemShape(r, '$.messages[0].content');
   });
 
   it('OpenEnv HTTP: PUT (rubric), reset (episode_id) and step (unknown action field) answer 422', async () => {
-    openEnv422(await appendsNothing(() => http('PUT', '/v1/openenv/bad-env', `{"description":"d","rubric":{"kind":"expected_answer","expected":${bad}}}`)), '$.rubric.expected');
+    openEnv422(
+      await appendsNothing(() => http('PUT', '/v1/openenv/bad-env', `{"description":"d","rubric":{"kind":"expected_answer","expected":${bad}}}`)),
+      '$.rubric.expected',
+    );
     openEnv422(await appendsNothing(() => http('POST', '/v1/openenv/bad-env/reset', `{"episode_id":${bad}}`)), '$.episode_id');
     openEnv422(await appendsNothing(() => http('POST', '/v1/openenv/bad-env/step', `{"action":{"message":"hi","extra":${bad}}}`)), '$.action.extra');
   });
@@ -146,7 +162,10 @@ describe.each(BAD)('%s', (_name, bad) => {
 
   it('OpenEnv /ws: VALIDATION_ERROR; /harness: an error HarnessEvent', async () => {
     const ws = await rawSocket('/v1/openenv/bad-env/ws');
-    expect(await appendsNothing(() => ws.ask(`{"type":"step","data":{"message":${bad}}}`))).toEqual({ type: 'error', data: { code: 'VALIDATION_ERROR', message: expect.stringContaining('$.data.message') } });
+    expect(await appendsNothing(() => ws.ask(`{"type":"step","data":{"message":${bad}}}`))).toEqual({
+      type: 'error',
+      data: { code: 'VALIDATION_ERROR', message: expect.stringContaining('$.data.message') },
+    });
     const harness = await OpenEnvWs.open(stack.url, '/v1/openenv/bad-env/harness', tenant.apiKey);
     closers.push(() => harness.close());
     await harness.until('the stream', () => harness.frames.length > 0 || harness.closeCode !== null, 5_000).catch(() => undefined);
@@ -155,7 +174,9 @@ describe.each(BAD)('%s', (_name, bad) => {
       harness.ws.send(`{"message":${bad}}`);
       await harness.until('the refusal', () => harness.frames.slice(n).some((f) => f['type'] === 'error'));
     });
-    expect(harness.frames.slice(n).find((f) => f['type'] === 'error')?.['data']).toEqual(expect.objectContaining({ message: expect.stringContaining('$.message') }));
+    expect(harness.frames.slice(n).find((f) => f['type'] === 'error')?.['data']).toEqual(
+      expect.objectContaining({ message: expect.stringContaining('$.message') }),
+    );
   });
 
   it('Transport WS: an error frame, invalid_message, naming the field', async () => {
@@ -177,9 +198,22 @@ describe.each(BAD)('%s', (_name, bad) => {
   });
 
   it('A2A: JSON-RPC -32600 naming the field', async () => {
-    const r = await appendsNothing(() => http('POST', '/v1/a2a', `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":${bad}}]}}}`));
+    const r = await appendsNothing(() =>
+      http(
+        'POST',
+        '/v1/a2a',
+        `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":${bad}}]}}}`,
+      ),
+    );
     expect([r.status, r.type]).toEqual([200, expect.stringMatching(/^application\/json/)]);
-    expect(r.body).toEqual({ jsonrpc: '2.0', id: 7, error: expect.objectContaining({ code: -32600, data: [expect.objectContaining({ reason: 'INVALID_REQUEST', metadata: { field: at('$.params.message.parts[0].text') } })] }) });
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: expect.objectContaining({
+        code: -32600,
+        data: [expect.objectContaining({ reason: 'INVALID_REQUEST', metadata: { field: at('$.params.message.parts[0].text') } })],
+      }),
+    });
   });
 
   it('Zene HTTP and `hub host`: INVALID_REQUEST', async () => {
@@ -187,7 +221,9 @@ describe.each(BAD)('%s', (_name, bad) => {
     const r = await appendsNothing(() => http('POST', '/v1/zene', line));
     expect(r.status).toBe(400);
     expect(r.body).toEqual(expect.objectContaining({ ok: false, error_code: 'INVALID_REQUEST' }));
-    const cli = await appendsNothing(() => runHost({ hubUrl: stack.url, apiKey: tenant.apiKey, baseEnv: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, input: `${line}\n` }));
+    const cli = await appendsNothing(() =>
+      runHost({ hubUrl: stack.url, apiKey: tenant.apiKey, baseEnv: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, input: `${line}\n` }),
+    );
     expect([cli.code, cli.first['error_code']]).toEqual([2, 'INVALID_REQUEST']);
     expect(String(cli.first['error_message'])).toMatch(/\$\.prompt/);
   });
@@ -196,7 +232,8 @@ describe.each(BAD)('%s', (_name, bad) => {
 describe('OpenHarness ids on a refusal of the generic input limits (issue 27)', () => {
   it('a 440 KB inline base64 attachment: invalid_request with request_id and correlation_id echoed; an id that itself breaks the rules is not', async () => {
     const blob = Buffer.alloc(330 * 1024, 7).toString('base64');
-    const body = (ids: string) => `{"protocol_version":"1.0.0",${ids},"request":{"context":{"session_id":"oh-blob","user_intent":"look","attachments":[{"filename":"a.bin","base64":"${blob}"}]}}}`;
+    const body = (ids: string) =>
+      `{"protocol_version":"1.0.0",${ids},"request":{"context":{"session_id":"oh-blob","user_intent":"look","attachments":[{"filename":"a.bin","base64":"${blob}"}]}}}`;
     const r = await appendsNothing(() => http('POST', '/v1/openharness', body('"request_id":"blob-1","correlation_id":"corr-blob-1"')));
     expect(blob.length).toBeGreaterThan(440 * 1000);
     expect(r.status).toBe(400);
@@ -214,14 +251,30 @@ describe('AG-UI: a body that is not a RunAgentInput', () => {
     ['not JSON', '{"threadId":', 400, 'HTTP_400', undefined],
     ['no messages', '{"threadId":"ag-bad","runId":"r"}', 400, 'INVALID_INPUT', '$.messages'],
     ['a threadId the hub cannot use', '{"threadId":"a b","runId":"r","messages":[]}', 400, 'INVALID_INPUT', '$.threadId'],
-    ['another major version', '{"threadId":"ag-bad","runId":"r","messages":[],"protocolVersion":"2.0"}', 400, 'UNSUPPORTED_PROTOCOL_VERSION', '$.protocolVersion'],
-    ['an image in the prompt', '{"threadId":"ag-bad","runId":"r","messages":[{"id":"u","role":"user","content":[{"type":"image","source":{"type":"url","value":"https://example.com/a.png"}}]}]}', 422, 'UNSUPPORTED_CONTENT', '$.messages[0].content[0]'],
+    [
+      'another major version',
+      '{"threadId":"ag-bad","runId":"r","messages":[],"protocolVersion":"2.0"}',
+      400,
+      'UNSUPPORTED_PROTOCOL_VERSION',
+      '$.protocolVersion',
+    ],
+    [
+      'an image in the prompt',
+      '{"threadId":"ag-bad","runId":"r","messages":[{"id":"u","role":"user","content":[{"type":"image","source":{"type":"url","value":"https://example.com/a.png"}}]}]}',
+      422,
+      'UNSUPPORTED_CONTENT',
+      '$.messages[0].content[0]',
+    ],
     ['a Last-Event-ID that is no cursor', '{"threadId":"ag-bad","runId":"r","messages":[]}', 400, 'INVALID_INPUT', '$header.last-event-id'],
   ])('%s: problem+json %s %s', async (name, body, status, code, path) => {
     const r = await appendsNothing(async () => {
       const res = await fetch(`${stack.url}/v1/ag-ui`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${tenant.apiKey}`, 'Content-Type': 'application/json', ...(name.startsWith('a Last-Event-ID') ? { 'Last-Event-ID': 'abc' } : {}) },
+        headers: {
+          Authorization: `Bearer ${tenant.apiKey}`,
+          'Content-Type': 'application/json',
+          ...(name.startsWith('a Last-Event-ID') ? { 'Last-Event-ID': 'abc' } : {}),
+        },
         body,
       });
       return { status: res.status, type: res.headers.get('content-type') ?? '', body: (await res.json()) as Json };

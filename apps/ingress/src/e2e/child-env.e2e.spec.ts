@@ -34,10 +34,12 @@ afterAll(async () => {
 });
 
 /** NODE_OPTIONS that make node run the tenant's code first: it creates `file`. */
-const attack = (file: string) => `--import=data:text/javascript,${encodeURIComponent(`import fs from "node:fs";fs.writeFileSync(${JSON.stringify(file)},"pwned")`)}`;
+const attack = (file: string) =>
+  `--import=data:text/javascript,${encodeURIComponent(`import fs from "node:fs";fs.writeFileSync(${JSON.stringify(file)},"pwned")`)}`;
 const marker = () => join(tmpdir(), `hub-pwned-${randomUUID()}`);
 const put = (env: string, body: unknown) => hubJson('PUT', `${stack.url}/v1/openenv/${env}`, tenant.apiKey, body);
-const inLog = async (text: string) => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE data::text LIKE $1', [`%${text}%`])).rows[0].n);
+const inLog = async (text: string) =>
+  Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE data::text LIKE $1', [`%${text}%`])).rows[0].n);
 
 async function acp(): Promise<AcpSdkClient> {
   const c = AcpSdkClient.ws(stack.url, tenant.apiKey);
@@ -67,7 +69,10 @@ describe('a tenant cannot set what the operator did not allow', () => {
     const file = marker();
     const c = await acp();
     const server = { name: 'echo', command: ECHO[0], args: [...ECHO.slice(1), 'a'], env: [{ name: 'NODE_OPTIONS', value: attack(file) }] };
-    await expect(c.request('session/new', { cwd: '/', mcpServers: [server] })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('NODE_OPTIONS') });
+    await expect(c.request('session/new', { cwd: '/', mcpServers: [server] })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('NODE_OPTIONS'),
+    });
     expect(existsSync(file)).toBe(false);
     expect(await inLog('NODE_OPTIONS')).toBe(0);
   });
@@ -84,7 +89,12 @@ describe('values a tenant may set are kept out of the log', () => {
     expect(r.status).toBe(200);
     const got = await hubJson('GET', `${stack.url}/v1/openenv/region`, tenant.apiKey);
     expect(JSON.stringify(got.body)).not.toContain(mcpValue);
-    expect(got.body).toMatchObject({ config: { harness: { env_vars: { REGION: expect.stringMatching(/^hub-secret:/) } }, mcp_servers: [{ env: { REGION: expect.stringMatching(/^hub-secret:/) } }] } });
+    expect(got.body).toMatchObject({
+      config: {
+        harness: { env_vars: { REGION: expect.stringMatching(/^hub-secret:/) } },
+        mcp_servers: [{ env: { REGION: expect.stringMatching(/^hub-secret:/) } }],
+      },
+    });
     expect(await inLog(mcpValue)).toBe(0);
     expect(await inLog(harnessValue)).toBe(0);
     const kept = await pool.query('SELECT value FROM tenant_secrets WHERE tenant_id = $1', [tenant.tenantId]);

@@ -37,7 +37,16 @@ async function packAndInstall(): Promise<string> {
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, 'ws@8.23.0'], { cwd: dir });
   await run('cp', [join(PKG, 'examples/run-session.mjs'), join(PKG, 'examples/typed.ts'), dir]);
   // A TypeScript user's view of the declarations: nodenext resolution through package.json "exports".
-  const compilerOptions = { noEmit: true, strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2023', 'dom'], typeRoots: [join(REPO_ROOT, 'node_modules/@types')], types: ['node'] };
+  const compilerOptions = {
+    noEmit: true,
+    strict: true,
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    lib: ['es2023', 'dom'],
+    typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
+    types: ['node'],
+  };
   await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['typed.ts'] }));
   await run(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir });
   return dir;
@@ -101,7 +110,7 @@ it("an upgrade refused with 429 (the tenant's open-sockets limit) is tried again
     await holder.waitFor(() => true, { timeoutMs: 10_000 });
     // The limit is in force on every ingress within 2 s: until then a second socket still opens.
     let refused: { at: number; delayMs: number } | undefined;
-    for (const deadline = Date.now() + 10_000; !refused && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 10_000; !refused && Date.now() < deadline;) {
       second?.close();
       const s = limited.sessions.open('second');
       second = s;
@@ -175,6 +184,15 @@ it('the approvals feed shows a pending approval, and an answer through the clien
 
 it('npm pack of the package installs into an empty folder and its example runs a session there', async () => {
   const dir = await installed;
-  const { stdout } = await run(process.execPath, ['run-session.mjs', 'packed', 'read notes.txt'], { cwd: dir, env: { ...process.env, HUB_URL: stack.url, HUB_API_KEY: apiKey } });
-  expect(JSON.parse(stdout)).toMatchObject({ session: 'packed', outcome: 'ok', answer: expect.stringContaining('Remember to water the plants'), firstEvent: 'SessionOpened', verifier: 'function' });
+  const { stdout } = await run(process.execPath, ['run-session.mjs', 'packed', 'read notes.txt'], {
+    cwd: dir,
+    env: { ...process.env, HUB_URL: stack.url, HUB_API_KEY: apiKey },
+  });
+  expect(JSON.parse(stdout)).toMatchObject({
+    session: 'packed',
+    outcome: 'ok',
+    answer: expect.stringContaining('Remember to water the plants'),
+    firstEvent: 'SessionOpened',
+    verifier: 'function',
+  });
 });

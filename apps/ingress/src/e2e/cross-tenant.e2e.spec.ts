@@ -40,7 +40,13 @@ async function http(method: string, path: string, key: string, body?: unknown): 
 
 /** B's answer for A's name and for a name nobody has, with the names blanked: they must match. */
 async function sameAsMissing(probe: (name: string) => Promise<{ status: number; body: Json }>, real: string, missing: string) {
-  const blank = (r: { status: number; body: Json }, name: string) => JSON.parse(JSON.stringify(r).split(name).join('NAME').replace(/"correlationId":"[^"]*"/g, '"correlationId":"-"'));
+  const blank = (r: { status: number; body: Json }, name: string) =>
+    JSON.parse(
+      JSON.stringify(r)
+        .split(name)
+        .join('NAME')
+        .replace(/"correlationId":"[^"]*"/g, '"correlationId":"-"'),
+    );
   const theirs = await probe(real);
   const nobody = await probe(missing);
   expect(theirs.status).toBeGreaterThanOrEqual(400);
@@ -84,7 +90,11 @@ describe("tenant B probing tenant A's session", () => {
     try {
       await ask(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} });
       let n = 10;
-      await sameAsMissing((s) => ask(n++, 'session/load', { sessionId: s, cwd: '/w', mcpServers: [] }).then((r) => ({ ...r, body: { ...r.body, id: 0 } })), 'a-secret', 'nobody-has-this');
+      await sameAsMissing(
+        (s) => ask(n++, 'session/load', { sessionId: s, cwd: '/w', mcpServers: [] }).then((r) => ({ ...r, body: { ...r.body, id: 0 } })),
+        'a-secret',
+        'nobody-has-this',
+      );
       expect(replies.find((r) => r['id'] === 10)?.['error']).toEqual(expect.objectContaining({ code: -32002 }));
     } finally {
       ws.close();
@@ -109,7 +119,8 @@ describe("tenant B probing tenant A's session", () => {
   });
 
   it('A2A ListTasks: no task, as for a context nobody has', async () => {
-    const list = async (contextId: string) => (await http('POST', '/v1/a2a', b.apiKey, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { contextId } })).body;
+    const list = async (contextId: string) =>
+      (await http('POST', '/v1/a2a', b.apiKey, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { contextId } })).body;
     expect(await list('a-secret')).toEqual(await list('nobody-has-this'));
     expect(await list('a-secret')).toEqual({ jsonrpc: '2.0', id: 1, result: { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 } });
   });
@@ -123,7 +134,13 @@ describe("tenant B probing tenant A's session", () => {
     };
     const theirs = await watch('a-secret');
     const nobody = await watch('nobody-has-this');
-    const blank = (x: unknown, name: string) => JSON.parse(JSON.stringify(x).split(name).join('NAME').replace(/"cursor":\d+/g, '"cursor":0'));
+    const blank = (x: unknown, name: string) =>
+      JSON.parse(
+        JSON.stringify(x)
+          .split(name)
+          .join('NAME')
+          .replace(/"cursor":\d+/g, '"cursor":0'),
+      );
     expect(blank(theirs, 'a-secret')).toEqual(blank(nobody, 'nobody-has-this'));
     expect(theirs.messages).toEqual([]);
     expect(theirs.state).toEqual({ status: 'idle', messages: [] });
@@ -131,11 +148,19 @@ describe("tenant B probing tenant A's session", () => {
   });
 
   it("AG-UI resume of an approval on A's thread: the same 4xx as on a thread nobody has", async () => {
-    const resume = (threadId: string) => http('POST', '/v1/ag-ui', b.apiKey, { threadId, runId: 'probe', messages: [], tools: [], context: [], resume: [{ interruptId: 'ap-1', status: 'resolved', payload: { decision: 'approved' } }] });
+    const resume = (threadId: string) =>
+      http('POST', '/v1/ag-ui', b.apiKey, {
+        threadId,
+        runId: 'probe',
+        messages: [],
+        tools: [],
+        context: [],
+        resume: [{ interruptId: 'ap-1', status: 'resolved', payload: { decision: 'approved' } }],
+      });
     await sameAsMissing(resume, 'a-secret', 'nobody-has-this');
   });
 
-  it('Transport: connecting to the same name opens B\'s own, empty session', async () => {
+  it("Transport: connecting to the same name opens B's own, empty session", async () => {
     const c = await TransportTestClient.connect(stack.url, b.apiKey, { session: 'a-secret' });
     await c.waitFor('snapshot', (x) => x.state !== null);
     expect(c.state?.messages ?? []).toEqual([]);
@@ -158,7 +183,18 @@ describe("tenant B probing tenant A's OpenEnv environment and episode", () => {
 // Issue 16, isolation in Postgres: after the traffic above, the rows the hub itself wrote, read
 // through the role the hub's processes connect as with deliberately unfiltered queries.
 describe("in Postgres, through the apps' role", () => {
-  const TABLES = ['tenants', 'api_keys', 'tenant_secrets', 'streams', 'events', 'idempotency_keys', 'session_snapshots', 'read_sessions', 'read_turns', 'read_approvals'];
+  const TABLES = [
+    'tenants',
+    'api_keys',
+    'tenant_secrets',
+    'streams',
+    'events',
+    'idempotency_keys',
+    'session_snapshots',
+    'read_sessions',
+    'read_turns',
+    'read_approvals',
+  ];
   const tenantOf = (table: string, row: Record<string, unknown>) => (table === 'tenants' ? row['id'] : row['tenant_id']);
 
   it.each(TABLES)("SELECT * FROM %s as tenant B, or with no tenant set, returns no row of A's", async (table) => {

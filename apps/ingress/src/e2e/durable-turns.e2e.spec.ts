@@ -76,7 +76,11 @@ it('turns of one session never overlap, even with two workers and a burst of sub
   const c = await TransportTestClient.connect(stack.url, tenant.apiKey, { session: 's-burst' });
   await c.waitFor('snapshot', (x) => x.state !== null);
   c.send([1, 2, 3, 4, 5].map((i) => ({ type: 'submit', prompt: `calculate ${i} * 7` })));
-  await c.waitFor('five answers', (x) => (x.state?.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length ?? 0) === 5 && x.state?.status === 'idle', 60_000);
+  await c.waitFor(
+    'five answers',
+    (x) => (x.state?.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length ?? 0) === 5 && x.state?.status === 'idle',
+    60_000,
+  );
   const events = await stack.events(tenant.tenantId, 's-burst');
   let active: string | null = null;
   for (const e of events) {

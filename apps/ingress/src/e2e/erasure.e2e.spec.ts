@@ -55,7 +55,12 @@ it('an admin erases a session: events, snapshot and read rows go, the tombstone 
   expect(admin.at(-1)).toEqual(
     expect.objectContaining({
       type: 'SessionErased',
-      data: { sessionId: 'gone', reason: 'request', archivedTo: null, streams: [{ streamId: 'session-gone', events: before.length, lastHash: body.erased[0].lastHash }] },
+      data: {
+        sessionId: 'gone',
+        reason: 'request',
+        archivedTo: null,
+        streams: [{ streamId: 'session-gone', events: before.length, lastHash: body.erased[0].lastHash }],
+      },
       metadata: expect.objectContaining({ actor: expect.objectContaining({ type: 'api_key', id: tenant.keyPrefix, role: 'admin' }) }),
     }),
   );
@@ -69,7 +74,13 @@ it('an admin erases a session: events, snapshot and read rows go, the tombstone 
 });
 
 it('only an admin erases, and not while a turn runs', async () => {
-  const operator = (await (await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ops', role: 'operator' }) })).json()) as { apiKey: string };
+  const operator = (await (
+    await fetch(`${stack.url}/v1/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ops', role: 'operator' }),
+    })
+  ).json()) as { apiKey: string };
   expect((await api('/v1/sessions/keep', operator.apiKey, 'DELETE')).status).toBe(403);
 
   const c = await TransportTestClient.connect(stack.url, tenant.apiKey, { session: 'busy' });
@@ -85,10 +96,18 @@ it('only an admin erases, and not while a turn runs', async () => {
   expect((await api('/v1/sessions/busy', tenant.apiKey, 'DELETE')).status).toBe(200);
 });
 
-it('an erased id opened again by another client key is that key\'s on every ingress, not the first opener\'s', async () => {
+it("an erased id opened again by another client key is that key's on every ingress, not the first opener's", async () => {
   const other = await stack.addIngress();
   const newKey = async (name: string) =>
-    ((await (await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, role: 'client' }) })).json()) as { apiKey: string }).apiKey;
+    (
+      (await (
+        await fetch(`${stack.url}/v1/admin/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name, role: 'client' }),
+        })
+      ).json()) as { apiKey: string }
+    ).apiKey;
   const [first, second] = [await newKey('first-opener'), await newKey('second-opener')];
   const turn = async (url: string, key: string) => {
     const c = await TransportTestClient.connect(url, key, { session: 'reused' });
@@ -111,10 +130,18 @@ it('an erased id opened again by another client key is that key\'s on every ingr
   expect((await fetch(`${other.url}/v1/sessions/reused/state`, { headers: { authorization: `Bearer ${first}` } })).status).toBe(404);
 });
 
-it('the live sessions list announces an erasure (event: erased, after the session\'s last row), not to a client key', async () => {
+it("the live sessions list announces an erasure (event: erased, after the session's last row), not to a client key", async () => {
   const feedUrl = `${stack.url}/v1/sessions/stream`;
   const admin = await openSseFeed(feedUrl, tenant.apiKey);
-  const clientKey = ((await (await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'feed-client', role: 'client' }) })).json()) as { apiKey: string }).apiKey;
+  const clientKey = (
+    (await (
+      await fetch(`${stack.url}/v1/admin/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'feed-client', role: 'client' }),
+      })
+    ).json()) as { apiKey: string }
+  ).apiKey;
   const client = await openSseFeed(feedUrl, clientKey);
   const until = async (what: string, ok: () => boolean) => {
     for (let i = 0; !ok(); i++) {
@@ -125,13 +152,17 @@ it('the live sessions list announces an erasure (event: erased, after the sessio
   await until('both feeds ready', () => admin.frames[0]?.event === 'ready' && client.frames[0]?.event === 'ready');
   const start = admin.frames[0].data.position as number;
   await session('feed-gone', 'hello');
-  await until('feed-gone idle on the feed', () => admin.frames.some((f) => f.event === 'session' && f.data.sessionId === 'feed-gone' && f.data.status === 'idle'));
+  await until('feed-gone idle on the feed', () =>
+    admin.frames.some((f) => f.event === 'session' && f.data.sessionId === 'feed-gone' && f.data.status === 'idle'),
+  );
 
   expect((await api('/v1/sessions/feed-gone', tenant.apiKey, 'DELETE')).status).toBe(200);
   await until('the erasure on the feed', () => admin.frames.some((f) => f.event === 'erased'));
   const tombstone = (await stack.streamEvents(tenant.tenantId, 'tenant-admin')).filter((e) => e.type === 'SessionErased').at(-1) as { globalPosition: number };
   const erased = admin.frames.filter((f) => f.event === 'erased');
-  expect(erased).toEqual([{ event: 'erased', data: { sessionId: 'feed-gone', erasedAt: expect.any(String), position: tombstone.globalPosition }, id: tombstone.globalPosition }]);
+  expect(erased).toEqual([
+    { event: 'erased', data: { sessionId: 'feed-gone', erasedAt: expect.any(String), position: tombstone.globalPosition }, id: tombstone.globalPosition },
+  ]);
   const lastRow = admin.frames.filter((f) => f.event === 'session' && f.data.sessionId === 'feed-gone').at(-1);
   expect(lastRow?.id).toBeLessThan(tombstone.globalPosition);
 
@@ -148,7 +179,9 @@ it('the live sessions list announces an erasure (event: erased, after the sessio
   await c.waitFor('the answer', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
   await c.close();
   await until('the client feed past the tombstone', () => client.frames.some((f) => (f.id ?? 0) > tombstone.globalPosition));
-  expect(client.frames.filter((f) => f.event !== 'ready').map((f) => [f.event, f.data.sessionId])).toEqual(expect.arrayContaining([['session', 'client-after']]));
+  expect(client.frames.filter((f) => f.event !== 'ready').map((f) => [f.event, f.data.sessionId])).toEqual(
+    expect.arrayContaining([['session', 'client-after']]),
+  );
   expect(client.frames.some((f) => f.event === 'erased')).toBe(false);
   for (const f of [admin, client, resumed]) f.close();
 });

@@ -68,7 +68,10 @@ describe('GET /v1/sessions/ID/export', () => {
     const res = await get('/v1/sessions/exp-1/export');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
-    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as Page['events'][number]);
+    const lines = (await res.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Page['events'][number]);
     const all = await stack.events(a.tenantId, 'exp-1');
     expect(lines.map((e) => e.eventId)).toEqual(all.map((e) => e.eventId));
     expect(lines.map((e) => e.streamPosition)).toEqual(all.map((_, i) => i + 1));

@@ -21,7 +21,10 @@ afterAll(() => stack?.stop());
 
 /** One example as a child process: its output so far, its exit code once it ends. */
 function example(name: string, args: string[], key = apiKey) {
-  const child = spawn(RUN, [name, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HUB_URL: stack.url, HUB_API_KEY: key }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(RUN, [name, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HUB_URL: stack.url, HUB_API_KEY: key },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out = { stdout: '', stderr: '', child, exited: new Promise<number | null>((res) => child.once('exit', (code) => res(code))) };
   child.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
@@ -71,7 +74,12 @@ it('approver-bot answers approvals from the feed by its rule, and stops cleanly 
   ]);
   expect(events.filter((e) => e.type === 'ToolCallCompleted').map((e) => e.data.status)).toEqual(['complete', 'denied']);
   await until('two answer lines', () => bot.stdout.trim().split('\n').length === 2);
-  expect(bot.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { decision: string }).decision)).toEqual(['approved', 'denied']);
+  expect(
+    bot.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { decision: string }).decision),
+  ).toEqual(['approved', 'denied']);
   bot.child.kill('SIGTERM');
   expect(await bot.exited).toBe(0);
 });
@@ -79,7 +87,10 @@ it('approver-bot answers approvals from the feed by its rule, and stops cleanly 
 it('openenv-eval runs an episode per task and prints each reward and the mean', async () => {
   const run = example('openenv-eval', ['eval-arith']);
   expect(await run.exited).toBe(0);
-  const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = run.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(lines.slice(0, 3).map((l) => [l['task'], l['reward']])).toEqual([
     ['calculate 6 * 7', 1],
     ['what is 40 + 2', 1],

@@ -48,7 +48,12 @@ describe('authentication', () => {
   it('health needs no key and reports Postgres and Redis', async () => {
     const res = await get('/health');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(expect.objectContaining({ status: 'ok', checks: expect.objectContaining({ postgres: expect.objectContaining({ ok: true }), redis: expect.objectContaining({ ok: true }) }) }));
+    expect(await res.json()).toEqual(
+      expect.objectContaining({
+        status: 'ok',
+        checks: expect.objectContaining({ postgres: expect.objectContaining({ ok: true }), redis: expect.objectContaining({ ok: true }) }),
+      }),
+    );
   });
 
   it("a worker's health proves it can dequeue", async () => {
@@ -81,7 +86,9 @@ describe('tenancy and audit', () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const c = await turn(a.apiKey, 'a-traced', 'read notes.txt', { 'X-Correlation-ID': 'corr-e2e-1', traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
     await c.close();
-    const { events } = (await (await get('/v1/sessions/a-traced/events', a.apiKey)).json()) as { events: { type: string; metadata: { correlationId: string; traceparent?: string; actor?: { type: string } } }[] };
+    const { events } = (await (await get('/v1/sessions/a-traced/events', a.apiKey)).json()) as {
+      events: { type: string; metadata: { correlationId: string; traceparent?: string; actor?: { type: string } } }[];
+    };
     expect(events.length).toBeGreaterThan(8);
     for (const e of events) {
       expect(e.metadata.correlationId).toBe('corr-e2e-1');
@@ -105,13 +112,25 @@ describe('approvals over HTTP and busy policies', () => {
     c.send([{ type: 'submit', prompt: 'write "x" to x.txt' }]);
     await c.waitFor('approval', (x) => x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'pending');
     const id = c.lastAssistant()?.toolCalls?.[0]?.approval?.id;
-    const wrongTenant = await fetch(`${stack.url}/v1/sessions/a-inbox/approvals/${id}`, { method: 'POST', headers: { Authorization: `Bearer ${b.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approved' }) });
+    const wrongTenant = await fetch(`${stack.url}/v1/sessions/a-inbox/approvals/${id}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${b.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approved' }),
+    });
     expect(wrongTenant.status).toBe(404);
-    const res = await fetch(`${stack.url}/v1/sessions/a-inbox/approvals/${id}`, { method: 'POST', headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approved' }) });
+    const res = await fetch(`${stack.url}/v1/sessions/a-inbox/approvals/${id}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approved' }),
+    });
     expect(res.status).toBe(200);
     await c.waitFor('the answer', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
     expect(c.lastAssistant()?.toolCalls?.[0]?.approval?.status).toBe('approved');
-    const again = await fetch(`${stack.url}/v1/sessions/a-inbox/approvals/${id}`, { method: 'POST', headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'denied' }) });
+    const again = await fetch(`${stack.url}/v1/sessions/a-inbox/approvals/${id}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'denied' }),
+    });
     expect(again.status).toBe(409);
     expect(await again.json()).toEqual(expect.objectContaining({ code: 'APPROVAL_ALREADY_RESOLVED' }));
     await c.close();

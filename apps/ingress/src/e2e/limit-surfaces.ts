@@ -30,7 +30,11 @@ export interface SurfaceContext {
 const seconds = (ms: unknown) => (typeof ms === 'number' ? Math.ceil(ms / 1000) : null);
 const header = (res: Response) => (res.headers.get('retry-after') === null ? null : Number(res.headers.get('retry-after')));
 const post = (c: SurfaceContext, path: string, body: unknown, type = 'application/json') =>
-  fetch(`${c.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${c.key}`, 'content-type': type }, body: type === 'application/json' ? JSON.stringify(body) : String(body) });
+  fetch(`${c.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.key}`, 'content-type': type },
+    body: type === 'application/json' ? JSON.stringify(body) : String(body),
+  });
 
 /** Runs `steps` in order; the events counted are those of the step that was refused (or of all, when none was). */
 async function stepwise(c: SurfaceContext, steps: (() => Promise<Omit<Attempt, 'appended'> | null>)[]): Promise<Attempt> {
@@ -93,13 +97,20 @@ export const SURFACES: Record<string, (c: SurfaceContext) => Promise<Attempt>> =
     stepwise(c, [
       async () => {
         const id = c.fresh('oh');
-        const res = await post(c, '/v1/openharness', { protocol_version: '1.0.0', request_id: id, request: { context: { session_id: id, user_intent: 'hello' } } });
+        const res = await post(c, '/v1/openharness', {
+          protocol_version: '1.0.0',
+          request_id: id,
+          request: { context: { session_id: id, user_intent: 'hello' } },
+        });
         const body = (await res.json()) as { response?: { error?: { code?: string; retryable?: boolean; details?: { retry_after_ms?: number } } } };
         const error = body.response?.error;
         if (!error) return null;
         // The header and the body's details must agree.
         const inBody = seconds(error.details?.retry_after_ms);
-        return { refusal: `${res.status} ${error.code}${error.retryable ? ' retryable' : ''}${inBody === header(res) ? '' : ` (body says ${inBody})`}`, retryAfterS: header(res) };
+        return {
+          refusal: `${res.status} ${error.code}${error.retryable ? ' retryable' : ''}${inBody === header(res) ? '' : ` (body says ${inBody})`}`,
+          retryAfterS: header(res),
+        };
       },
     ]),
 
@@ -125,9 +136,13 @@ export const SURFACES: Record<string, (c: SurfaceContext) => Promise<Attempt>> =
 
   'openenv /ws': async (c) => {
     const ws = await OpenEnvWs.open(c.url, '/v1/openenv/calc/ws', c.key);
-    const refused = (f: WireJson) => (f['type'] === 'error' ? { refusal: `error ${f['data']?.['code']}`, retryAfterS: seconds(f['data']?.['retry_after_ms']) } : null);
+    const refused = (f: WireJson) =>
+      f['type'] === 'error' ? { refusal: `error ${f['data']?.['code']}`, retryAfterS: seconds(f['data']?.['retry_after_ms']) } : null;
     try {
-      return await stepwise(c, [async () => refused(await ws.ask({ type: 'reset', data: {} })), async () => refused(await ws.ask({ type: 'step', data: { message: 'hello' } }))]);
+      return await stepwise(c, [
+        async () => refused(await ws.ask({ type: 'reset', data: {} })),
+        async () => refused(await ws.ask({ type: 'step', data: { message: 'hello' } })),
+      ]);
     } finally {
       ws.close();
     }
@@ -137,7 +152,12 @@ export const SURFACES: Record<string, (c: SurfaceContext) => Promise<Attempt>> =
     let ws = null as OpenEnvWs | null;
     const refused = () => {
       const e = ws?.frames.find((f) => f['type'] === 'error');
-      return e ? { refusal: `error event ${e['data']?.['code']}${e['data']?.['recoverable'] ? ' recoverable' : ''}`, retryAfterS: seconds(e['data']?.['retry_after_ms']) } : null;
+      return e
+        ? {
+            refusal: `error event ${e['data']?.['code']}${e['data']?.['recoverable'] ? ' recoverable' : ''}`,
+            retryAfterS: seconds(e['data']?.['retry_after_ms']),
+          }
+        : null;
     };
     try {
       return await stepwise(c, [
@@ -145,7 +165,8 @@ export const SURFACES: Record<string, (c: SurfaceContext) => Promise<Attempt>> =
           const before = await c.count();
           ws = await OpenEnvWs.open(c.url, '/v1/openenv/calc/harness', c.key);
           // Opened: a new episode is in the log (it sends no frame until a turn); or refused: an error and a close.
-          for (let i = 0; i < 300 && ws.frames.length === 0 && ws.closeCode === null && (await c.count()) === before; i++) await new Promise((r) => setTimeout(r, 50));
+          for (let i = 0; i < 300 && ws.frames.length === 0 && ws.closeCode === null && (await c.count()) === before; i++)
+            await new Promise((r) => setTimeout(r, 50));
           await new Promise((r) => setTimeout(r, 200)); // the episode's last fact, or the close after the error
           return refused();
         },
@@ -163,13 +184,21 @@ export const SURFACES: Record<string, (c: SurfaceContext) => Promise<Attempt>> =
   a2a: (c) =>
     stepwise(c, [
       async () => {
-        const res = await post(c, '/v1/a2a', { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: c.fresh('a2a'), role: 'ROLE_USER', parts: [{ text: 'hello' }] } } });
+        const res = await post(c, '/v1/a2a', {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: { message: { messageId: c.fresh('a2a'), role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
+        });
         const body = (await res.json()) as { error?: { code: number; data?: { reason?: string; metadata?: { retryAfterMs?: string } }[] } };
         if (!body.error) return null;
         // The header and the error's ErrorInfo must agree.
         const info = body.error.data?.[0];
         const inBody = seconds(Number(info?.metadata?.retryAfterMs));
-        return { refusal: `${res.status} ${body.error.code} ${info?.reason}${inBody === header(res) ? '' : ` (body says ${inBody})`}`, retryAfterS: header(res) };
+        return {
+          refusal: `${res.status} ${body.error.code} ${info?.reason}${inBody === header(res) ? '' : ` (body says ${inBody})`}`,
+          retryAfterS: header(res),
+        };
       },
     ]),
 
@@ -177,14 +206,23 @@ export const SURFACES: Record<string, (c: SurfaceContext) => Promise<Attempt>> =
     stepwise(c, [
       async () => {
         const threadId = c.fresh('agui');
-        const res = await post(c, '/v1/ag-ui', { threadId, runId: c.fresh('run'), messages: [{ id: c.fresh('u'), role: 'user', content: 'hello' }], tools: [], context: [] });
+        const res = await post(c, '/v1/ag-ui', {
+          threadId,
+          runId: c.fresh('run'),
+          messages: [{ id: c.fresh('u'), role: 'user', content: 'hello' }],
+          tools: [],
+          context: [],
+        });
         if (res.status === 200) {
           // The run's stream: read it to its end (the turn's).
           await res.text();
           return null;
         }
         const body = (await res.json()) as { code?: string };
-        return { refusal: `${res.status} ${body.code}${res.headers.get('content-type')?.startsWith('application/problem+json') ? '' : ' (not problem+json)'}`, retryAfterS: header(res) };
+        return {
+          refusal: `${res.status} ${body.code}${res.headers.get('content-type')?.startsWith('application/problem+json') ? '' : ' (not problem+json)'}`,
+          retryAfterS: header(res),
+        };
       },
     ]),
 
@@ -193,7 +231,11 @@ export const SURFACES: Record<string, (c: SurfaceContext) => Promise<Attempt>> =
 };
 
 /** A WebSocket upgrade the hub refuses: its HTTP status, headers and body (or `open` when it was not refused). */
-export function upgrade(url: string, path: string, key: string): Promise<{ status: number | 'open'; headers: Record<string, string | string[] | undefined>; body: string; ws?: WebSocket }> {
+export function upgrade(
+  url: string,
+  path: string,
+  key: string,
+): Promise<{ status: number | 'open'; headers: Record<string, string | string[] | undefined>; body: string; ws?: WebSocket }> {
   const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${path}`, { headers: { Authorization: `Bearer ${key}` } });
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve({ status: 'open', headers: {}, body: '', ws }));

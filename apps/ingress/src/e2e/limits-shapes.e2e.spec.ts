@@ -38,7 +38,10 @@ async function transportTurn(key: string, session: string, prompt = 'hello'): Pr
   await c.waitFor('snapshot', (x) => x.state !== null);
   const before = c.state?.messages.length ?? 0;
   c.send([{ type: 'submit', prompt }]);
-  await c.waitFor('an answer or a refusal', (x) => x.errors().length > 0 || ((x.state?.messages.length ?? 0) >= before + 2 && x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete'));
+  await c.waitFor(
+    'an answer or a refusal',
+    (x) => x.errors().length > 0 || ((x.state?.messages.length ?? 0) >= before + 2 && x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete'),
+  );
   await c.close();
   const e = c.errors()[0];
   return e ? `${e.code}: ${e.message}` : 'ok';
@@ -70,7 +73,12 @@ let tokens: DailyTokens;
 let bytes: DailyEventBytes;
 
 const CASES: Record<string, LimitCase> = {
-  turnsPerMinute: { limits: { turnsPerMinute: 1 }, useUp: (t) => transportTurn(t.apiKey, fresh('used')).then(() => undefined), surfaces: TURN_SURFACES, retry: [1, 60] },
+  turnsPerMinute: {
+    limits: { turnsPerMinute: 1 },
+    useUp: (t) => transportTurn(t.apiKey, fresh('used')).then(() => undefined),
+    surfaces: TURN_SURFACES,
+    retry: [1, 60],
+  },
   concurrentTurns: {
     limits: { concurrentTurns: 1 },
     async useUp(t) {
@@ -86,7 +94,12 @@ const CASES: Record<string, LimitCase> = {
     retry: [1, 1],
   },
   tokensPerDay: { limits: { tokensPerDay: 1 }, useUp: (t) => counted(tokens, t.tenantId), surfaces: TURN_SURFACES, retry: [23 * 3600, 24 * 3600] },
-  eventBytesPerDay: { limits: { eventBytesPerDay: 1 }, useUp: (t) => counted(bytes, t.tenantId), surfaces: Object.keys(REFUSAL), retry: [23 * 3600, 24 * 3600] },
+  eventBytesPerDay: {
+    limits: { eventBytesPerDay: 1 },
+    useUp: (t) => counted(bytes, t.tenantId),
+    surfaces: Object.keys(REFUSAL),
+    retry: [23 * 3600, 24 * 3600],
+  },
   sessions: { limits: { sessions: 1 }, useUp: async () => undefined, surfaces: Object.keys(REFUSAL), retry: [60, 60] },
 };
 

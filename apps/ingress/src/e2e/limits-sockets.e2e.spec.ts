@@ -77,7 +77,7 @@ it('counts a tenant across ingresses; over its limit every WebSocket protocol is
   expect(await openedWithin(second.url, '/v1/openenv/calc/ws', t.apiKey, 2_000)).toBeLessThan(2_000);
 });
 
-it('an ingress stopped in order (SIGTERM) gives its sockets\' places back as it closes them', async () => {
+it("an ingress stopped in order (SIGTERM) gives its sockets' places back as it closes them", async () => {
   const t = await tenantWith(1, 'stopping');
   // Leases of a minute on this one: a place that comes back within seconds was given back, not run out.
   const stopping = await stack.addIngress({ HUB_SOCKET_LEASE_MS: '60000' });

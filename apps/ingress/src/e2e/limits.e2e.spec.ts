@@ -13,7 +13,11 @@ let tenant: { tenantId: string; apiKey: string };
 let other: { tenantId: string; apiKey: string };
 
 const api = (path: string, key: string, init: { method?: string; body?: unknown } = {}) =>
-  fetch(`${stack.url}${path}`, { method: init.method ?? 'GET', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  fetch(`${stack.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
 
 /** One turn over the transport on a fresh session: 'ok', or the error frame's code. */
 async function transportTurn(key: string, session: string): Promise<string> {
@@ -21,7 +25,10 @@ async function transportTurn(key: string, session: string): Promise<string> {
   await c.waitFor('snapshot', (x) => x.state !== null);
   const before = c.state?.messages.length ?? 0;
   c.send([{ type: 'submit', prompt: 'hello' }]);
-  await c.waitFor('an answer or a refusal', (x) => x.errors().length > 0 || ((x.state?.messages.length ?? 0) >= before + 2 && x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete'));
+  await c.waitFor(
+    'an answer or a refusal',
+    (x) => x.errors().length > 0 || ((x.state?.messages.length ?? 0) >= before + 2 && x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete'),
+  );
   await c.close();
   return c.errors()[0]?.code ?? 'ok';
 }
@@ -35,25 +42,64 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 it('only an admin sets limits; they are recorded on the admin stream', async () => {
-  const operator = (await (await api('/v1/admin/keys', tenant.apiKey, { method: 'POST', body: { name: 'ops', role: 'operator' } })).json()) as { apiKey: string };
+  const operator = (await (await api('/v1/admin/keys', tenant.apiKey, { method: 'POST', body: { name: 'ops', role: 'operator' } })).json()) as {
+    apiKey: string;
+  };
   expect((await api('/v1/admin/limits', operator.apiKey, { method: 'PUT', body: { turnsPerMinute: 3 } })).status).toBe(403);
   expect((await api('/v1/admin/limits', tenant.apiKey, { method: 'PUT', body: { turnsPerMinute: 0 } })).status).toBe(400);
   expect((await api('/v1/admin/limits', tenant.apiKey, { method: 'PUT', body: { openSockets: -1 } })).status).toBe(400);
   expect((await api('/v1/admin/limits', tenant.apiKey, { method: 'PUT', body: { eventBytesPerDay: 1.5 } })).status).toBe(400);
   const set = await api('/v1/admin/limits', tenant.apiKey, { method: 'PUT', body: { turnsPerMinute: 3 } });
   expect(set.status).toBe(200);
-  expect(await (await api('/v1/admin/limits', tenant.apiKey)).json()).toEqual({ limits: { turnsPerMinute: 3, concurrentTurns: null, tokensPerDay: null, sessions: null, openSockets: null, eventBytesPerDay: null, retentionDays: null } });
+  expect(await (await api('/v1/admin/limits', tenant.apiKey)).json()).toEqual({
+    limits: { turnsPerMinute: 3, concurrentTurns: null, tokensPerDay: null, sessions: null, openSockets: null, eventBytesPerDay: null, retentionDays: null },
+  });
   const admin = await stack.streamEvents(tenant.tenantId, 'tenant-admin');
-  expect(admin.at(-1)).toEqual(expect.objectContaining({ type: 'TenantLimitsSet', data: { limits: { turnsPerMinute: 3, concurrentTurns: null, tokensPerDay: null, sessions: null, openSockets: null, eventBytesPerDay: null, retentionDays: null } } }));
+  expect(admin.at(-1)).toEqual(
+    expect.objectContaining({
+      type: 'TenantLimitsSet',
+      data: {
+        limits: {
+          turnsPerMinute: 3,
+          concurrentTurns: null,
+          tokensPerDay: null,
+          sessions: null,
+          openSockets: null,
+          eventBytesPerDay: null,
+          retentionDays: null,
+        },
+      },
+    }),
+  );
 
   // The CLI reads them, and sets one keeping the others.
   const shown = await stack.cli(['tenant', 'limits', tenant.tenantId]);
-  expect(JSON.parse(shown.stdout)).toEqual({ turnsPerMinute: 3, concurrentTurns: null, tokensPerDay: null, sessions: null, openSockets: null, eventBytesPerDay: null, retentionDays: null });
+  expect(JSON.parse(shown.stdout)).toEqual({
+    turnsPerMinute: 3,
+    concurrentTurns: null,
+    tokensPerDay: null,
+    sessions: null,
+    openSockets: null,
+    eventBytesPerDay: null,
+    retentionDays: null,
+  });
   const changed = await stack.cli(['tenant', 'limits', tenant.tenantId, '--retention-days', '90', '--open-sockets', '40', '--event-bytes-per-day', '50000000']);
-  expect(JSON.parse(changed.stdout)).toEqual({ turnsPerMinute: 3, concurrentTurns: null, tokensPerDay: null, sessions: null, openSockets: 40, eventBytesPerDay: 50_000_000, retentionDays: 90 });
-  expect(JSON.parse((await stack.cli(['tenant', 'limits', tenant.tenantId, '--open-sockets', 'none', '--event-bytes-per-day', 'none'])).stdout)).toEqual(expect.objectContaining({ openSockets: null, eventBytesPerDay: null, retentionDays: 90 }));
+  expect(JSON.parse(changed.stdout)).toEqual({
+    turnsPerMinute: 3,
+    concurrentTurns: null,
+    tokensPerDay: null,
+    sessions: null,
+    openSockets: 40,
+    eventBytesPerDay: 50_000_000,
+    retentionDays: 90,
+  });
+  expect(JSON.parse((await stack.cli(['tenant', 'limits', tenant.tenantId, '--open-sockets', 'none', '--event-bytes-per-day', 'none'])).stdout)).toEqual(
+    expect.objectContaining({ openSockets: null, eventBytesPerDay: null, retentionDays: 90 }),
+  );
   expect((await stack.cli(['tenant', 'limits', tenant.tenantId, '--sessions', '-1'])).code).toBe(1);
-  expect((await stack.streamEvents(tenant.tenantId, 'tenant-admin')).at(-1)?.metadata).toEqual(expect.objectContaining({ actor: expect.objectContaining({ type: 'system', id: 'cli' }), protocol: 'cli' }));
+  expect((await stack.streamEvents(tenant.tenantId, 'tenant-admin')).at(-1)?.metadata).toEqual(
+    expect.objectContaining({ actor: expect.objectContaining({ type: 'system', id: 'cli' }), protocol: 'cli' }),
+  );
 });
 
 it('turns per minute: used up, every protocol refuses in its own shape and appends nothing; it holds over an ingress restart', async () => {
@@ -65,12 +111,21 @@ it('turns per minute: used up, every protocol refuses in its own shape and appen
   const before = await stack.countAllEvents();
 
   expect(await transportTurn(tenant.apiKey, 'over')).toBe('rate_limited');
-  await expect(acp.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })).rejects.toEqual(expect.objectContaining({ data: { code: 'RATE_LIMITED', retryAfterMs: expect.any(Number) } }));
+  await expect(acp.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })).rejects.toEqual(
+    expect.objectContaining({ data: { code: 'RATE_LIMITED', retryAfterMs: expect.any(Number) } }),
+  );
   await acp.close();
-  const oh = await api('/v1/openharness', tenant.apiKey, { method: 'POST', body: { protocol_version: '1.0.0', request_id: 'oh-1', request: { context: { session_id: 'oh', user_intent: 'hello' } } } });
+  const oh = await api('/v1/openharness', tenant.apiKey, {
+    method: 'POST',
+    body: { protocol_version: '1.0.0', request_id: 'oh-1', request: { context: { session_id: 'oh', user_intent: 'hello' } } },
+  });
   expect(oh.status).toBe(429);
   expect(((await oh.json()) as { response: { error: { code: string } } }).response.error.code).toBe('rate_limited');
-  const zene = await fetch(`${stack.url}/v1/zene`, { method: 'POST', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }, body: runLine({ request_id: 'z-1', session_id: 'z', prompt: 'hello' }) });
+  const zene = await fetch(`${stack.url}/v1/zene`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+    body: runLine({ request_id: 'z-1', session_id: 'z', prompt: 'hello' }),
+  });
   expect(((await zene.json()) as { error_code: string }).error_code).toBe('BUSY');
   expect((await hubJson('POST', `${stack.url}/v1/openenv/calc/reset`, tenant.apiKey, {})).status).toBe(200);
   const before2 = await stack.countAllEvents(); // the reset opened an episode session: not a turn
@@ -101,7 +156,10 @@ it('model tokens per day and sessions: refused once used up, counted across work
   const before = await stack.countAllEvents();
   expect(await transportTurn(t.apiKey, 'spend')).toBe('rate_limited');
   expect(await stack.countAllEvents()).toBe(before);
-  const oh = await api('/v1/openharness', t.apiKey, { method: 'POST', body: { protocol_version: '1.0.0', request_id: 'oh-t', request: { context: { session_id: 'oh-t', user_intent: 'hello' } } } });
+  const oh = await api('/v1/openharness', t.apiKey, {
+    method: 'POST',
+    body: { protocol_version: '1.0.0', request_id: 'oh-t', request: { context: { session_id: 'oh-t', user_intent: 'hello' } } },
+  });
   expect(oh.status).toBe(429);
 
   expect((await set({ sessions: 1 })).status).toBe(200);

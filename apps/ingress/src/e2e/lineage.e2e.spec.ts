@@ -71,7 +71,12 @@ describe('fork', () => {
     expect(child.map((e) => e.type)).toEqual([...copied.map((e) => e.type), 'SessionForked']);
     expect(child.at(-1)?.data).toEqual({ parentSessionId: 'parent', parentCursor: at, parentStreamPosition: copied.length, copiedEvents: copied.length });
     expect(child[0].data).toEqual({ sessionId: 'child', openedVia: 'transport' });
-    expect(child[1].metadata).toEqual(expect.objectContaining({ actor: copied[1].metadata.actor, forkedFrom: expect.objectContaining({ sessionId: 'parent', globalPosition: copied[1].globalPosition }) }));
+    expect(child[1].metadata).toEqual(
+      expect.objectContaining({
+        actor: copied[1].metadata.actor,
+        forkedFrom: expect.objectContaining({ sessionId: 'parent', globalPosition: copied[1].globalPosition }),
+      }),
+    );
 
     // The transcript up to the fork, on the transport and over HTTP.
     const parentNow = await connect('parent');
@@ -91,7 +96,7 @@ describe('fork', () => {
     await Promise.all([parentNow.close(), watcher.close(), read.close()]);
   });
 
-  it('the child replays the parent\'s history up to the fork over ACP session/load too', async () => {
+  it("the child replays the parent's history up to the fork over ACP session/load too", async () => {
     await api('/v1/sessions/parent/fork', { method: 'POST', body: { at: afterTurn(parentEvents, 2), sessionId: 'child-acp' } });
     const c = AcpSdkClient.ws(stack.url, tenant.apiKey);
     try {
@@ -99,7 +104,10 @@ describe('fork', () => {
       await c.request('session/load', { sessionId: 'parent', cwd: '/work', mcpServers: [] });
       await c.request('session/load', { sessionId: 'child-acp', cwd: '/work', mcpServers: [] });
       // Cursors differ (the copies are new events); everything else is the parent's.
-      const of = (id: string) => c.updates.filter((u) => u.sessionId === id).map((u) => JSON.parse(JSON.stringify(u.update, (k, v: unknown) => (k === 'cursor' ? undefined : v))) as unknown);
+      const of = (id: string) =>
+        c.updates
+          .filter((u) => u.sessionId === id)
+          .map((u) => JSON.parse(JSON.stringify(u.update, (k, v: unknown) => (k === 'cursor' ? undefined : v))) as unknown);
       const child = of('child-acp');
       expect(child.length).toBeGreaterThan(4);
       expect(child).toEqual(of('parent').slice(0, child.length));
@@ -120,11 +128,18 @@ describe('fork', () => {
 
   it("continued over Zene and OpenHarness, the model gets the parent's conversation up to the fork, and the workspace as of there", async () => {
     const at = afterTurn(parentEvents, 2);
-    for (const id of ['child-zene', 'child-oh']) expect((await api('/v1/sessions/parent/fork', { method: 'POST', body: { at, sessionId: id } })).status).toBe(201);
-    const zene = await api('/v1/zene', { method: 'POST', body: { protocol_version: 1, type: 'run', request_id: 'z1', session_id: 'child-zene', prompt: 'read f.txt', timeout_ms: 30_000 } });
+    for (const id of ['child-zene', 'child-oh'])
+      expect((await api('/v1/sessions/parent/fork', { method: 'POST', body: { at, sessionId: id } })).status).toBe(201);
+    const zene = await api('/v1/zene', {
+      method: 'POST',
+      body: { protocol_version: 1, type: 'run', request_id: 'z1', session_id: 'child-zene', prompt: 'read f.txt', timeout_ms: 30_000 },
+    });
     const zeneReply = (await zene.json()) as { ok: boolean; text: string };
     expect(zeneReply).toEqual(expect.objectContaining({ ok: true, text: expect.stringContaining('one') }));
-    const oh = await api('/v1/openharness', { method: 'POST', body: { protocol_version: '1.0.0', request_id: 'o1', request: { context: { session_id: 'child-oh', user_intent: 'read f.txt' } } } });
+    const oh = await api('/v1/openharness', {
+      method: 'POST',
+      body: { protocol_version: '1.0.0', request_id: 'o1', request: { context: { session_id: 'child-oh', user_intent: 'read f.txt' } } },
+    });
     expect(oh.status).toBe(200);
     expect(JSON.stringify(await oh.json())).toContain('one');
     // The parent's third turn was asked with the first two in its context, as each child's first is.
@@ -138,7 +153,8 @@ describe('fork', () => {
   });
 
   it('of an OpenEnv episode: the child is an episode of the same environment, with the trajectory and rewards up to the fork, and steps on from there', async () => {
-    const env = (route: string, body?: unknown) => hubJson(body === undefined ? 'GET' : route.endsWith('branch') ? 'PUT' : 'POST', `${stack.url}/v1/openenv/${route}`, tenant.apiKey, body);
+    const env = (route: string, body?: unknown) =>
+      hubJson(body === undefined ? 'GET' : route.endsWith('branch') ? 'PUT' : 'POST', `${stack.url}/v1/openenv/${route}`, tenant.apiKey, body);
     expect((await env('branch', { description: 'forks', rubric: { kind: 'expected_answer', expected: '42' }, max_turns: 5 })).status).toBe(200);
     expect((await env('branch/reset', { episode_id: 'ep-parent' })).status).toBe(200);
     expect((await env('branch/step', { action: { message: 'calculate 6 * 7' } })).body).toMatchObject({ reward: 1 });
@@ -188,7 +204,10 @@ describe('fork', () => {
   });
 
   it('at the end by default, with a generated id; a repeat with the same Idempotency-Key is the same fork', async () => {
-    const first = (await (await api('/v1/sessions/parent/fork', { method: 'POST', body: {}, headers: { 'idempotency-key': 'fork-1' } })).json()) as { sessionId: string; at: number };
+    const first = (await (await api('/v1/sessions/parent/fork', { method: 'POST', body: {}, headers: { 'idempotency-key': 'fork-1' } })).json()) as {
+      sessionId: string;
+      at: number;
+    };
     expect(first.sessionId).toMatch(/^parent\.fork-[0-9a-f]{6}$/);
     expect(first.at).toBe(parentEvents.at(-1)?.globalPosition);
     const again = await api('/v1/sessions/parent/fork', { method: 'POST', body: { sessionId: first.sessionId }, headers: { 'idempotency-key': 'fork-1' } });
@@ -203,7 +222,13 @@ describe('re-drive', () => {
     for (;;) {
       const r = (await (await api(`/v1/sessions/${session}/redrive-report`)).json()) as {
         summary: { turns: number; same: number; different: number; pending: number };
-        turns: { turnId: string; same: boolean; differences: string[]; source: { model: string | null }; rerun: { model: string | null; toolCalls: unknown[] } | null }[];
+        turns: {
+          turnId: string;
+          same: boolean;
+          differences: string[];
+          source: { model: string | null };
+          rerun: { model: string | null; toolCalls: unknown[] } | null;
+        }[];
       };
       if (r.summary.pending === 0 || Date.now() > deadline) return r;
       await new Promise((res) => setTimeout(res, 250));
@@ -213,14 +238,21 @@ describe('re-drive', () => {
   it('with the offline model and recorded tools reproduces the session exactly, asking no one', async () => {
     const res = await api('/v1/sessions/parent/redrive', { method: 'POST', body: { tools: 'recorded', sessionId: 'rerun' } });
     expect(res.status).toBe(202);
-    expect(await res.json()).toEqual(expect.objectContaining({ sessionId: 'rerun', sourceSessionId: 'parent', turns: 3, tools: 'recorded', report: '/v1/sessions/rerun/redrive-report' }));
+    expect(await res.json()).toEqual(
+      expect.objectContaining({ sessionId: 'rerun', sourceSessionId: 'parent', turns: 3, tools: 'recorded', report: '/v1/sessions/rerun/redrive-report' }),
+    );
     const r = await report('rerun');
     expect(r.summary).toEqual({ turns: 3, same: 3, different: 0, pending: 0 });
     const events = await stack.events(tenant.tenantId, 'rerun');
     expect(events.filter((e) => e.type === 'ApprovalRequested')).toHaveLength(0);
     const executors = events.filter((e) => e.type === 'ToolCallStarted').map((e) => (e.data as { executor: string }).executor);
     expect(executors).toEqual(['recorded', 'recorded', 'recorded']);
-    expect(events[1]).toEqual(expect.objectContaining({ type: 'SessionRedriven', data: expect.objectContaining({ sourceSessionId: 'parent', target: null, tools: 'recorded', turnIds: expect.any(Array) }) }));
+    expect(events[1]).toEqual(
+      expect.objectContaining({
+        type: 'SessionRedriven',
+        data: expect.objectContaining({ sourceSessionId: 'parent', target: null, tools: 'recorded', turnIds: expect.any(Array) }),
+      }),
+    );
     // Same turn ids, so the same transcript, message for message (approvals aside: none were asked).
     const [a, b] = await Promise.all([connect('parent'), connect('rerun')]);
     await Promise.all([a.waitFor('snapshot', (x) => x.state !== null), b.waitFor('snapshot', (x) => x.state !== null)]);
@@ -235,18 +267,22 @@ describe('re-drive', () => {
     // The first turn's write asks for approval again: answer it where any approver would.
     const c = await connect('rerun-live');
     const answered = new Set<string>();
-    await c.waitFor('all three turns', (x) => {
-      for (const m of x.state?.messages ?? []) {
-        for (const call of m.toolCalls ?? []) {
-          const id = call.approval?.status === 'pending' ? call.approval.id : undefined;
-          if (id && !answered.has(id)) {
-            answered.add(id);
-            x.send([{ type: 'approve', approvalId: id }]);
+    await c.waitFor(
+      'all three turns',
+      (x) => {
+        for (const m of x.state?.messages ?? []) {
+          for (const call of m.toolCalls ?? []) {
+            const id = call.approval?.status === 'pending' ? call.approval.id : undefined;
+            if (id && !answered.has(id)) {
+              answered.add(id);
+              x.send([{ type: 'approve', approvalId: id }]);
+            }
           }
         }
-      }
-      return (x.state?.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length ?? 0) === 3;
-    }, 60_000);
+        return (x.state?.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length ?? 0) === 3;
+      },
+      60_000,
+    );
     await c.close();
     expect(answered.size).toBe(2);
     const r = await report('rerun-live');

@@ -44,9 +44,17 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const otel = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, OTEL_BSP_SCHEDULE_DELAY: '200' };
+  const otel = {
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+  };
   healthPort = await freeListenPort();
-  stack = await HubStack.start({ label: 'otel', ingressEnv: { ...otel, LOG_LEVEL: 'info' }, workerEnv: { ...otel, LOG_LEVEL: 'info', HUB_WORKER_HEALTH_PORT: String(healthPort) } });
+  stack = await HubStack.start({
+    label: 'otel',
+    ingressEnv: { ...otel, LOG_LEVEL: 'info' },
+    workerEnv: { ...otel, LOG_LEVEL: 'info', HUB_WORKER_HEALTH_PORT: String(healthPort) },
+  });
   tenant = await stack.createTenant('otel');
 });
 afterAll(async () => {
@@ -54,7 +62,12 @@ afterAll(async () => {
   receiver?.close();
 });
 
-async function turn(session: string, prompt: string, ended: (x: TransportTestClient) => boolean, headers: Record<string, string> = {}): Promise<TransportTestClient> {
+async function turn(
+  session: string,
+  prompt: string,
+  ended: (x: TransportTestClient) => boolean,
+  headers: Record<string, string> = {},
+): Promise<TransportTestClient> {
   const c = await TransportTestClient.connect(stack.url, tenant.apiKey, { session }, headers);
   await c.waitFor('snapshot', (x) => x.state !== null);
   c.send([{ type: 'submit', prompt }]);
@@ -142,7 +155,10 @@ it("an HTTP request's turn is under its server span, in the client's trace; so i
   // Ingress and worker export on their own schedules: the worker's tool call may arrive before
   // ingress's server span (which ends only after the answer), so wait for both.
   const inClientTrace = (name: string) => spans.some((s) => s.traceId === client.traceId && s.name === name);
-  await waitForSpans('the HTTP turn', () => inClientTrace('tool call') && inClientTrace('command') && spans.some((s) => s.traceId === client.traceId && s.parentSpanId === client.spanId));
+  await waitForSpans(
+    'the HTTP turn',
+    () => inClientTrace('tool call') && inClientTrace('command') && spans.some((s) => s.traceId === client.traceId && s.parentSpanId === client.spanId),
+  );
   const server = spans.find((s) => s.traceId === client.traceId && s.parentSpanId === client.spanId) as OtlpSpan;
   expect(server).toEqual(expect.objectContaining({ kind: 2, name: expect.stringMatching(/^POST/) }));
   const command = spans.find((s) => s.traceId === client.traceId && s.name === 'command') as OtlpSpan;
@@ -160,20 +176,34 @@ it("an HTTP request's turn is under its server span, in the client's trace; so i
   } finally {
     await acp.close();
   }
-  await waitForSpans('the ACP turn', () => spans.some((s) => s.traceId === acpClient.traceId && s.name === 'job runTurn') && spans.some((s) => s.traceId === acpClient.traceId && s.parentSpanId === acpClient.spanId));
+  await waitForSpans(
+    'the ACP turn',
+    () =>
+      spans.some((s) => s.traceId === acpClient.traceId && s.name === 'job runTurn') &&
+      spans.some((s) => s.traceId === acpClient.traceId && s.parentSpanId === acpClient.spanId),
+  );
   const runTurn = spans.find((s) => s.traceId === acpClient.traceId && s.name === 'job runTurn') as OtlpSpan;
   const root = ancestorSpans(runTurn).at(-1);
   expect(root).toEqual(expect.objectContaining({ name: 'acp request', parentSpanId: acpClient.spanId }));
   expect(attr(root as OtlpSpan, 'hub.method')).toBe('session/prompt');
 
   const envClient = clientTrace();
-  const put = await fetch(`${stack.url}/v1/openenv/traced`, { method: 'PUT', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }, body: '{"description":"traced"}' });
+  const put = await fetch(`${stack.url}/v1/openenv/traced`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+    body: '{"description":"traced"}',
+  });
   expect(put.status).toBe(200);
   const env = await OpenEnvWs.open(stack.url, '/v1/openenv/traced/ws', tenant.apiKey, envClient.headers);
   await env.ask({ type: 'reset', data: {} });
   expect(await env.ask({ type: 'step', data: { message: 'calculate 2 * 5' } })).toMatchObject({ type: 'observation' });
   env.ws.close();
-  await waitForSpans('the OpenEnv turn', () => spans.some((s) => s.traceId === envClient.traceId && s.name === 'job runTurn') && spans.some((s) => s.traceId === envClient.traceId && s.parentSpanId === envClient.spanId));
+  await waitForSpans(
+    'the OpenEnv turn',
+    () =>
+      spans.some((s) => s.traceId === envClient.traceId && s.name === 'job runTurn') &&
+      spans.some((s) => s.traceId === envClient.traceId && s.parentSpanId === envClient.spanId),
+  );
   const envTurn = spans.find((s) => s.traceId === envClient.traceId && s.name === 'job runTurn') as OtlpSpan;
   expect(ancestorSpans(envTurn).at(-1)).toEqual(expect.objectContaining({ name: 'openenv frame', parentSpanId: envClient.spanId }));
 });
@@ -192,7 +222,11 @@ it("a failed request is ERROR with the domain code, on its server span, whatever
     ['/v1/zene', { protocol_version: 1, type: 'run', request_id: 'z-bad', session_id: 's' }, 'INVALID_REQUEST'],
   ] as const) {
     const refusedHere = clientTrace();
-    await fetch(`${stack.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json', ...refusedHere.headers }, body: JSON.stringify(body) });
+    await fetch(`${stack.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json', ...refusedHere.headers },
+      body: JSON.stringify(body),
+    });
     await waitForSpans(`the refused ${path}`, () => spans.some((s) => s.traceId === refusedHere.traceId && s.kind === 2));
     const span = spans.find((s) => s.traceId === refusedHere.traceId && s.kind === 2) as OtlpSpan;
     expect([path, span.status?.code, attr(span, 'hub.error_code')]).toEqual([path, 2, code]);
@@ -233,7 +267,10 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 const has = (text: string, name: string) => new RegExp(`^${name}(\\{| )`, 'm').test(text);
 
 it("/metrics on ingress and on the worker's health port: the issue's list, and the counters move across a turn", async () => {
-  const scrape = async () => ({ ingress: await (await fetch(`${stack.url}/metrics`)).text(), worker: await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text() });
+  const scrape = async () => ({
+    ingress: await (await fetch(`${stack.url}/metrics`)).text(),
+    worker: await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text(),
+  });
   const before = await scrape();
   // One turn that waits for an approval (scraped while it waits), then completes.
   const c = await turn('metered', 'write "x" to metered.txt', (x) => x.lastAssistant()?.toolCalls?.some((t) => t.approval?.status === 'pending') === true);
@@ -270,7 +307,8 @@ it("/metrics on ingress and on the worker's health port: the issue's list, and t
   expect(sample(waiting.ingress, 'hub_approvals_oldest_pending_age_seconds')).toBeGreaterThan(0);
   // The answer reaches the read model within a projection lag.
   let settled = after.ingress;
-  for (let i = 0; i < 20 && sample(settled, 'hub_approvals_pending') > 0; i++) settled = await new Promise((r) => setTimeout(r, 250)).then(async () => (await fetch(`${stack.url}/metrics`)).text());
+  for (let i = 0; i < 20 && sample(settled, 'hub_approvals_pending') > 0; i++)
+    settled = await new Promise((r) => setTimeout(r, 250)).then(async () => (await fetch(`${stack.url}/metrics`)).text());
   expect(sample(settled, 'hub_approvals_pending')).toBe(0);
   expect(sample(waiting.ingress, 'hub_sockets_open', { protocol: 'transport' })).toBeGreaterThanOrEqual(1);
   expect(sample(waiting.ingress, 'hub_sessions_active', { protocol: 'transport', status: 'awaiting_approval' })).toBeGreaterThanOrEqual(1);
@@ -285,7 +323,10 @@ it('logs are JSON only, carry correlation and trace ids, log each request and so
   expect((await fetch(`${stack.url}/v1/sessions`, { headers: { authorization: `Bearer ${bad}` } })).status).toBe(401);
   expect((await fetch(`${stack.url}/v1/sessions`, { headers: { authorization: `Bearer ${tenant.apiKey}` } })).status).toBe(200);
   await new Promise((r) => setTimeout(r, 200));
-  const lines = [stack.ingress.stderr, ...stack.workers.map((w) => w.stderr)].join('\n').split('\n').filter((l) => l.trim() !== '');
+  const lines = [stack.ingress.stderr, ...stack.workers.map((w) => w.stderr)]
+    .join('\n')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const parsed = lines.map((l) => {
     try {
       return JSON.parse(l) as Record<string, unknown>;
@@ -311,7 +352,9 @@ it('serves the OpenAPI document and its browsable page without a key', async () 
   expect(res.status).toBe(200);
   const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
   expect(doc.openapi).toMatch(/^3\./);
-  expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/sessions', '/v1/sessions/{id}/state', '/v1/approvals/stream', '/v1/openharness', '/health', '/metrics']));
+  expect(Object.keys(doc.paths)).toEqual(
+    expect.arrayContaining(['/v1/sessions', '/v1/sessions/{id}/state', '/v1/approvals/stream', '/v1/openharness', '/health', '/metrics']),
+  );
   const page = await fetch(`${stack.url}/docs`);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('swagger');

@@ -23,7 +23,11 @@ const accounts = [
 ];
 
 function bearer(token: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): RequestInit {
-  return { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) };
+  return {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  };
 }
 
 /** The answer to a WebSocket upgrade: opened, or the HTTP status and problem it was refused with. */
@@ -46,7 +50,10 @@ function upgrade(token: string): Promise<{ opened: true } | { status: number; bo
 async function consoleSignIn(sub: string, tamper?: (callback: URL) => void): Promise<{ cookie: string } | { status: number; page: string }> {
   const login = await fetch(`${stack.url}/v1/auth/oidc/login?tenant=${tenant.tenantId}&returnTo=/console/`, { redirect: 'manual' });
   expect(login.status).toBe(302);
-  const flow = login.headers.getSetCookie().find((c) => c.startsWith('hub_oidc_flow='))?.split(';')[0] as string;
+  const flow = login.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('hub_oidc_flow='))
+    ?.split(';')[0] as string;
   const callback = new URL(await idp.signInHeadless(new URL(login.headers.get('location') as string), sub, `${stack.url}/v1/auth/oidc/callback`));
   tamper?.(callback);
   const res = await fetch(callback, { redirect: 'manual', headers: { cookie: flow } });
@@ -65,10 +72,23 @@ beforeAll(async () => {
     OidcTestProvider.start({ accounts }),
     stack.createTenant('oidc'),
   ]);
-  const set = await fetch(`${stack.url}/v1/admin/idp`, bearer(tenant.apiKey, {
-    name: 'Example SSO', issuer: idp.issuer, clientId: TEST_CLIENT.id, clientSecret: TEST_CLIENT.secret, audience: TEST_AUDIENCE,
-    scopes: ['openid', 'profile', 'email', 'groups'], groupRoles: { admins: 'admin', approvers: 'approver' }, allowedDomains: ['example.com'],
-  }, 'PUT'));
+  const set = await fetch(
+    `${stack.url}/v1/admin/idp`,
+    bearer(
+      tenant.apiKey,
+      {
+        name: 'Example SSO',
+        issuer: idp.issuer,
+        clientId: TEST_CLIENT.id,
+        clientSecret: TEST_CLIENT.secret,
+        audience: TEST_AUDIENCE,
+        scopes: ['openid', 'profile', 'email', 'groups'],
+        groupRoles: { admins: 'admin', approvers: 'approver' },
+        allowedDomains: ['example.com'],
+      },
+      'PUT',
+    ),
+  );
   expect(set.status).toBe(200);
 });
 afterAll(async () => {
@@ -78,7 +98,13 @@ afterAll(async () => {
 
 it("an admin sets the tenant's provider; the secret is never shown back and the change is on the admin stream", async () => {
   const shown = (await (await fetch(`${stack.url}/v1/admin/idp`, bearer(tenant.apiKey))).json()) as { provider: Record<string, unknown> };
-  expect(shown.provider).toMatchObject({ issuer: idp.issuer, clientId: TEST_CLIENT.id, hasClientSecret: true, source: 'tenant', groupRoles: { admins: 'admin', approvers: 'approver' } });
+  expect(shown.provider).toMatchObject({
+    issuer: idp.issuer,
+    clientId: TEST_CLIENT.id,
+    hasClientSecret: true,
+    source: 'tenant',
+    groupRoles: { admins: 'admin', approvers: 'approver' },
+  });
   expect(JSON.stringify(shown)).not.toContain(TEST_CLIENT.secret);
   const admin = await stack.streamEvents(tenant.tenantId, 'tenant-admin');
   const set = admin.find((e) => e.type === 'IdentityProviderSet');
@@ -97,7 +123,15 @@ it("a person's access token drives a turn over the transport WebSocket, and the 
   await c.waitFor('the answer', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
   await c.close();
   const requested = (await stack.events(tenant.tenantId, 'oidc-turn')).find((e) => e.type === 'TurnRequested');
-  expect(requested?.metadata.actor).toEqual({ type: 'person', id: `${idp.issuer}#ada`, iss: idp.issuer, sub: 'ada', name: 'Ada Admin', email: 'ada@example.com', role: 'admin' });
+  expect(requested?.metadata.actor).toEqual({
+    type: 'person',
+    id: `${idp.issuer}#ada`,
+    iss: idp.issuer,
+    sub: 'ada',
+    name: 'Ada Admin',
+    email: 'ada@example.com',
+    role: 'admin',
+  });
 });
 
 it('refuses, on HTTP and at the WebSocket upgrade, a wrong audience, another issuer, a person in no mapped group, and an expired token', async () => {
@@ -135,7 +169,11 @@ describe('console sessions', () => {
     const signed = await consoleSignIn('aaron');
     if (!('cookie' in signed)) throw new Error(`refused: ${signed.page}`);
     aaron = signed.cookie;
-    const me = (await (await fetch(`${stack.url}/v1/auth/me`, { headers: { cookie: aaron } })).json()) as { role: string; actor: Record<string, unknown>; csrfToken: string };
+    const me = (await (await fetch(`${stack.url}/v1/auth/me`, { headers: { cookie: aaron } })).json()) as {
+      role: string;
+      actor: Record<string, unknown>;
+      csrfToken: string;
+    };
     expect(me).toMatchObject({ role: 'approver', actor: { type: 'person', sub: 'aaron', name: 'Aaron Approver' } });
     expect(me.csrfToken).toMatch(/^[\w-]{40,}$/);
     csrf = me.csrfToken;
@@ -160,18 +198,32 @@ describe('console sessions', () => {
     await c.waitFor('the answer', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
     await c.close();
 
-    const person = { type: 'person', id: `${idp.issuer}#aaron`, iss: idp.issuer, sub: 'aaron', name: 'Aaron Approver', email: 'aaron@example.com', role: 'approver' };
+    const person = {
+      type: 'person',
+      id: `${idp.issuer}#aaron`,
+      iss: idp.issuer,
+      sub: 'aaron',
+      name: 'Aaron Approver',
+      email: 'aaron@example.com',
+      role: 'approver',
+    };
     const resolved = (await stack.events(tenant.tenantId, 'oidc-approval')).find((e) => e.type === 'ApprovalResolved');
     expect((resolved?.data as { by: unknown }).by).toEqual(person);
     expect(resolved?.metadata.actor).toEqual(person);
     const exported = await (await fetch(`${stack.url}/v1/sessions/oidc-approval/export`, bearer(tenant.apiKey))).text();
-    const line = exported.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: { by?: unknown } }).find((e) => e.type === 'ApprovalResolved');
+    const line = exported
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data: { by?: unknown } })
+      .find((e) => e.type === 'ApprovalResolved');
     expect(line?.data.by).toEqual(person);
     // The inbox's "answered by" (the approvals read model settles a moment later).
     const deadline = Date.now() + 20_000;
     let by: unknown;
     while (by === undefined && Date.now() < deadline) {
-      const list = (await (await fetch(`${stack.url}/v1/approvals?status=resolved`, bearer(tenant.apiKey))).json()) as { approvals: { approvalId: string; resolution: { by: unknown } | null }[] };
+      const list = (await (await fetch(`${stack.url}/v1/approvals?status=resolved`, bearer(tenant.apiKey))).json()) as {
+        approvals: { approvalId: string; resolution: { by: unknown } | null }[];
+      };
       by = list.approvals.find((a) => a.approvalId === id)?.resolution?.by;
       if (by === undefined) await new Promise((r) => setTimeout(r, 200));
     }
@@ -183,13 +235,20 @@ describe('console sessions', () => {
   });
 
   it('an approver may not manage keys; a tampered state and a replayed code are refused', async () => {
-    const keys = await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { cookie: aaron, 'x-hub-csrf': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'mine', role: 'admin' }) });
+    const keys = await fetch(`${stack.url}/v1/admin/keys`, {
+      method: 'POST',
+      headers: { cookie: aaron, 'x-hub-csrf': csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'mine', role: 'admin' }),
+    });
     expect(keys.status).toBe(403);
     const tampered = await consoleSignIn('ada', (u) => u.searchParams.set('state', `${u.searchParams.get('state')}x`));
     expect(tampered).toEqual({ status: 401, page: expect.stringMatching(/state/) });
     // A code used once is used up: the same callback again (with its flow cookie) is refused.
     const login = await fetch(`${stack.url}/v1/auth/oidc/login?tenant=${tenant.tenantId}`, { redirect: 'manual' });
-    const flow = login.headers.getSetCookie().find((c) => c.startsWith('hub_oidc_flow='))?.split(';')[0] as string;
+    const flow = login.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('hub_oidc_flow='))
+      ?.split(';')[0] as string;
     const callback = await idp.signInHeadless(new URL(login.headers.get('location') as string), 'ada', `${stack.url}/v1/auth/oidc/callback`);
     expect((await fetch(callback, { redirect: 'manual', headers: { cookie: flow } })).status).toBe(302);
     const replay = await fetch(callback, { redirect: 'manual', headers: { cookie: flow } });

@@ -99,10 +99,16 @@ it('kind acp: steps keep context, a permission is answered over HTTP, a crash fa
   const sessionId = (await http('GET', 'v1/openenv/acp-env/state')).body['session_id'] as string;
   expect((await http('POST', `v1/sessions/${sessionId}/approvals/${approvalId}`, { decision: 'approved' })).status).toBe(200);
   let completed: Json | undefined;
-  await until('the approved turn to complete', async () => {
-    completed = (await stack.events(tenant.tenantId, sessionId)).find((e) => e.type === 'TurnCompleted' && (e.data as Json)['text'].startsWith('permission granted')) as Json | undefined;
-    return completed !== undefined;
-  }, 60_000);
+  await until(
+    'the approved turn to complete',
+    async () => {
+      completed = (await stack.events(tenant.tenantId, sessionId)).find(
+        (e) => e.type === 'TurnCompleted' && (e.data as Json)['text'].startsWith('permission granted'),
+      ) as Json | undefined;
+      return completed !== undefined;
+    },
+    60_000,
+  );
   expect(completed?.['data']['text']).toBe('permission granted: wrote notes.txt; turn 3; you said please write it down; earlier you said hello | again');
 
   const crash = await step('acp-env', 'now crash');
@@ -130,7 +136,7 @@ it('kind command: context across steps, reset stops the process, a crash fails t
   expect(mine.length).toBeGreaterThan(0);
 
   expect((await http('POST', 'v1/openenv/cmd-env/reset', {})).status).toBe(200);
-  await until('the reset episode\'s process to stop', () => mine.every((p) => !harnessPids().includes(p)), 20_000);
+  await until("the reset episode's process to stop", () => mine.every((p) => !harnessPids().includes(p)), 20_000);
   expect((await step('cmd-env', 'fresh')).body['observation']['response']).toBe('turn 1; you said fresh');
 
   const crash = await step('cmd-env', 'crash now');
@@ -155,14 +161,27 @@ it('kind acp with mcp_servers: the agent gets the injected server and calls its 
   const call = events.find((e) => e['type'] === 'tool_call');
   expect(call?.['data']).toMatchObject({ tool_name: 'echo', executor: 'harness:acp:acp-test', arguments: { text: 'hi from the trainer' } });
   const result = events.find((e) => e['type'] === 'tool_result');
-  expect(result?.['data']).toMatchObject({ tool_name: 'echo', status: 'complete', result: 'echo: hi from the trainer', tool_call_id: call?.['data']['tool_call_id'] });
+  expect(result?.['data']).toMatchObject({
+    tool_name: 'echo',
+    status: 'complete',
+    result: 'echo: hi from the trainer',
+    tool_call_id: call?.['data']['tool_call_id'],
+  });
 
   const sessionId = (await http('GET', 'v1/openenv/acp-mcp/state')).body['session_id'] as string;
   let log: Json[] = [];
-  await until('the turn in the settled log', async () => {
-    log = (await stack.events(tenant.tenantId, sessionId)) as Json[];
-    return log.some((e) => e['type'] === 'TurnCompleted');
-  }, 60_000);
-  expect(log.find((e) => e['type'] === 'ToolCallStarted')?.['data']).toMatchObject({ name: 'echo', executor: 'harness:acp:acp-test', input: { text: 'hi from the trainer' } });
+  await until(
+    'the turn in the settled log',
+    async () => {
+      log = (await stack.events(tenant.tenantId, sessionId)) as Json[];
+      return log.some((e) => e['type'] === 'TurnCompleted');
+    },
+    60_000,
+  );
+  expect(log.find((e) => e['type'] === 'ToolCallStarted')?.['data']).toMatchObject({
+    name: 'echo',
+    executor: 'harness:acp:acp-test',
+    input: { text: 'hi from the trainer' },
+  });
   expect(log.find((e) => e['type'] === 'ToolCallCompleted')?.['data']).toMatchObject({ status: 'complete', output: 'echo: hi from the trainer' });
 });

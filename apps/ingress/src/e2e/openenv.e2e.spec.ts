@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { HarnessEventType } from '@hub/protocol-openenv';
-import { HubStack, OpenEnvWs, TransportTestClient, hubJson, openEnvFixture as fixture, testAllowEntry, testHarnessCommand, type WireJson as Json } from '@hub/testing';
+import {
+  HubStack,
+  OpenEnvWs,
+  TransportTestClient,
+  hubJson,
+  openEnvFixture as fixture,
+  testAllowEntry,
+  testHarnessCommand,
+  type WireJson as Json,
+} from '@hub/testing';
 
 // OpenEnv (issue #6) against real ingress and worker processes on real Postgres and Redis: the
 // hub driven exactly as OpenEnv's Python client drives a server (HTTP and /ws, the fixtures'
@@ -34,7 +43,7 @@ const RfcHarnessEvent = z.object({ type: HarnessEventType, timestamp: z.number()
 
 const llmRequests = (obs: Json): Json[] => (obs['observation']['turn_events'] as Json[]).filter((e) => e['type'] === 'llm_request');
 
-describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () => {
+describe("simulation mode over HTTP, as OpenEnv's HTTP client drives it", () => {
   beforeAll(async () => {
     const r = await configure('calc', { description: 'arithmetic', rubric: { kind: 'expected_answer', expected: '42' }, max_turns: 3 });
     expect(r.status).toBe(200);
@@ -60,7 +69,11 @@ describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () =>
     expect(ask['messages'].at(-1)).toEqual({ role: 'user', content: 'calculate 6 * 7' });
     expect(afterTool['messages']).toHaveLength(afterTool['message_count']);
     const [call, result] = (afterTool['messages'] as Json[]).slice(-2);
-    expect(call).toEqual({ role: 'assistant', content: expect.any(String), tool_calls: [{ id: expect.any(String), type: 'function', function: { name: 'calculator', arguments: expect.any(String) } }] });
+    expect(call).toEqual({
+      role: 'assistant',
+      content: expect.any(String),
+      tool_calls: [{ id: expect.any(String), type: 'function', function: { name: 'calculator', arguments: expect.any(String) } }],
+    });
     expect(JSON.parse(call['tool_calls'][0]['function']['arguments'])).toEqual({ expression: '6 * 7' });
     expect(result).toEqual({ role: 'tool', tool_call_id: call['tool_calls'][0]['id'], name: 'calculator', content: expect.stringContaining('42') });
     const cursors = (s1.body['observation']['turn_events'] as Json[]).map((e) => e['cursor'] as number);
@@ -85,7 +98,11 @@ describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () =>
     expect(trajRequests.slice(0, 2)).toEqual(llmRequests(s1.body));
     expect(llmRequests(s2.body)[0]['data']['messages'].slice(0, afterTool['messages'].length)).toEqual(afterTool['messages']);
     // Rewards and the reset are facts in the episode's log, beside its turns.
-    expect((traj.body['rewards'] as Json[]).map((r) => [r['rubric'], r['reward']])).toEqual([['expected_answer', 1], ['expected_answer', 0], ['expected_answer', 1]]);
+    expect((traj.body['rewards'] as Json[]).map((r) => [r['rubric'], r['reward']])).toEqual([
+      ['expected_answer', 1],
+      ['expected_answer', 0],
+      ['expected_answer', 1],
+    ]);
     const logged = await stack.events(tenant.tenantId, traj.body['session_id'] as string);
     expect(logged.slice(0, 2).map((e) => e.type)).toEqual(['SessionOpened', 'EpisodeReset']);
     expect(logged[1].data).toMatchObject({ env: 'calc', episodeId: 'episode-001' });
@@ -106,14 +123,17 @@ describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () =>
     expect(llmRequests(fresh.body)[0]['data']['message_count']).toBe(llmRequests(s1.body)[0]['data']['message_count']);
   });
 
-  it('a step cut off by timeout_s ends with the turn\'s end: error then turn_complete, as the trajectory shows', async () => {
+  it("a step cut off by timeout_s ends with the turn's end: error then turn_complete, as the trajectory shows", async () => {
     await configure('slow', { max_turns: 5 });
     await http('POST', 'slow/reset', {});
     const s = await http('POST', 'slow/step', { action: { message: 'slow long answer 400' }, timeout_s: 1 });
     expect(s.status).toBe(200);
     const events = s.body['observation']['turn_events'] as Json[];
     expect(s.body['observation']).toMatchObject({ status: 'cancelled', error: { code: 'TIMEOUT' } });
-    expect(events.slice(-2).map((e) => [e['type'], e['data']['status'] ?? e['data']['code']])).toEqual([['error', 'CANCELLED'], ['turn_complete', 'cancelled']]);
+    expect(events.slice(-2).map((e) => [e['type'], e['data']['status'] ?? e['data']['code']])).toEqual([
+      ['error', 'CANCELLED'],
+      ['turn_complete', 'cancelled'],
+    ]);
     expect(events.some((e) => e['type'] === 'llm_chunk')).toBe(true); // it had started answering
     const traj = await http('GET', 'slow/trajectory');
     const strip = (list: Json[]) => list.map((e) => JSON.stringify([e['type'], e['cursor']]));
@@ -128,10 +148,10 @@ describe('simulation mode over HTTP, as OpenEnv\'s HTTP client drives it', () =>
   });
 });
 
-describe('simulation mode over /ws, as OpenEnv\'s default client drives it', () => {
+describe("simulation mode over /ws, as OpenEnv's default client drives it", () => {
   beforeAll(() => configure('notes', { rubric: { kind: 'tool_usage', required: ['read_file'] } }));
 
-  it('reset → step → step → state with the fixtures\' frames; bad frames get OpenEnv error codes', async () => {
+  it("reset → step → step → state with the fixtures' frames; bad frames get OpenEnv error codes", async () => {
     const c = await Ws.open('/v1/openenv/notes/ws');
     expect(await c.ask(fixture('ws/client-step.json'))).toMatchObject({ type: 'error', data: { code: 'SESSION_ERROR' } });
     const reset = await c.ask(fixture('ws/client-reset-episode.json'));
@@ -175,7 +195,7 @@ describe('simulation mode over /ws, as OpenEnv\'s default client drives it', () 
 describe('production mode: WS /harness', () => {
   beforeAll(() => configure('calc', { rubric: { kind: 'expected_answer', expected: '42' }, max_turns: 3 }));
 
-  it('streams RFC 005 HarnessEvents with cursors as the turn runs, and can watch a trainer\'s episode', async () => {
+  it("streams RFC 005 HarnessEvents with cursors as the turn runs, and can watch a trainer's episode", async () => {
     const h = await Ws.open('/v1/openenv/calc/harness');
     h.ws.send('calculate 2 * 21'); // taken even before the stream is open
     await h.until('turn_complete', () => h.frames.some((f) => f['type'] === 'turn_complete'));
@@ -208,7 +228,7 @@ describe('production mode: WS /harness', () => {
   });
 });
 
-describe('bad input over HTTP, in OpenEnv\'s (FastAPI) error shapes', () => {
+describe("bad input over HTTP, in OpenEnv's (FastAPI) error shapes", () => {
   beforeAll(() => configure('fresh', {}));
 
   it('step before reset, a malformed action, invalid JSON, an oversized body, an unknown environment, a bad config', async () => {
@@ -218,7 +238,10 @@ describe('bad input over HTTP, in OpenEnv\'s (FastAPI) error shapes', () => {
     expect(missing.status).toBe(422);
     expect(missing.body['detail'][0]).toMatchObject({ type: 'missing', loc: ['body', 'action', 'message'] });
     expect(await http('POST', 'fresh/step', '{"action": ')).toMatchObject({ status: 422, body: { detail: [{ type: 'json_invalid' }] } });
-    expect(await http('POST', 'fresh/step', { action: { message: 'x'.repeat(2 * 1024 * 1024) } })).toEqual({ status: 413, body: { detail: 'Request body too large' } });
+    expect(await http('POST', 'fresh/step', { action: { message: 'x'.repeat(2 * 1024 * 1024) } })).toEqual({
+      status: 413,
+      body: { detail: 'Request body too large' },
+    });
     expect((await http('POST', 'nope/reset', {})).status).toBe(404);
     const bad = await configure('broken', { rubric: { kind: 'vibes' } });
     expect(bad.status).toBe(422);
@@ -235,7 +258,7 @@ describe('bad input over HTTP, in OpenEnv\'s (FastAPI) error shapes', () => {
   });
 });
 
-describe('MCP tool injection: an environment\'s MCP servers give the agent their tools', () => {
+describe("MCP tool injection: an environment's MCP servers give the agent their tools", () => {
   const echo = (name: string, variant: 'a' | 'b') => ({ name, transport: 'stdio', ...mcpEchoServerCommand(variant) });
 
   it('the agent calls an injected tool end to end; a clash with a built-in is prefixed env_; reset is never a tool', async () => {
@@ -246,7 +269,11 @@ describe('MCP tool injection: an environment\'s MCP servers give the agent their
     expect(s1.body).toMatchObject({ reward: 1, observation: { status: 'completed' } });
     expect(s1.body['observation']['response']).toContain('echo: hello mcp');
     const events = s1.body['observation']['turn_events'] as Json[];
-    expect(events.find((e) => e['type'] === 'tool_call')?.['data']).toMatchObject({ tool_name: 'echo', executor: 'mcp:echo', arguments: { text: 'hello mcp' } });
+    expect(events.find((e) => e['type'] === 'tool_call')?.['data']).toMatchObject({
+      tool_name: 'echo',
+      executor: 'mcp:echo',
+      arguments: { text: 'hello mcp' },
+    });
     expect(events.find((e) => e['type'] === 'tool_result')?.['data']).toMatchObject({ result: 'echo: hello mcp' });
     const offered = llmRequests(s1.body)[0]['data']['tool_names'] as string[];
     expect(offered).toEqual(expect.arrayContaining(['read_file', 'calculator', 'echo', 'env_calculator']));

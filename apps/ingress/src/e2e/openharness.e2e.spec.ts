@@ -69,7 +69,10 @@ const continueWith = (requestId: string, continuation: unknown, hub?: Record<str
 });
 const directives = (r: Reply): ActionDirective[] => r.body.response.action_directives ?? [];
 const ofType = (r: Reply, type: string) => directives(r).filter((d) => d.action_type === type);
-const texts = (r: Reply) => ofType(r, 'render_message').map((d) => String(d.payload?.['text'])).join('');
+const texts = (r: Reply) =>
+  ofType(r, 'render_message')
+    .map((d) => String(d.payload?.['text']))
+    .join('');
 const continuationOf = (d: ActionDirective | undefined) => d?.payload?.['continuation'] as { run_id: string; continuation_token: string };
 const turnText = async (sessionId: string, turnId: string) => {
   const done = (await stack.events(tenant.tenantId, sessionId)).find((e) => e.type === 'TurnCompleted' && e.data.turnId === turnId);
@@ -139,7 +142,10 @@ describe('turns, approvals and the transport WebSocket', () => {
     const reply = await post({
       protocol_version: '1.0.0',
       request_id: 'req-ws-oh-1',
-      request: { context: { session_id: 'ws-oh-1' }, extensions: { 'dev.harnesshub': { approval: { decision: 'denied', approval_id: approvalId, reason: 'not today' } } } },
+      request: {
+        context: { session_id: 'ws-oh-1' },
+        extensions: { 'dev.harnesshub': { approval: { decision: 'denied', approval_id: approvalId, reason: 'not today' } } },
+      },
     });
     expect(texts(reply)).toMatch(/denied/);
     await ws.waitFor('the denial', (x) => x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'denied');
@@ -165,7 +171,10 @@ describe('turns, approvals and the transport WebSocket', () => {
       const reply = await post({
         protocol_version: '1.0.0',
         request_id: 'req-ws-oh-open-tx',
-        request: { context: { session_id: 'ws-oh-open-tx' }, extensions: { 'dev.harnesshub': { approval: { decision: 'denied', approval_id: approvalId, reason: 'not now' } } } },
+        request: {
+          context: { session_id: 'ws-oh-open-tx' },
+          extensions: { 'dev.harnesshub': { approval: { decision: 'denied', approval_id: approvalId, reason: 'not now' } } },
+        },
       });
       await ends;
       // Not the answered approval asked again: the turn after the denial.
@@ -270,7 +279,12 @@ describe('error paths', () => {
     ['missing request', () => post({ protocol_version: '1.0.0', request_id: 'e1' }), 400, 'invalid_request'],
     ['protocol_version of the wrong type', () => post({ ...ask('e2', 's', 'hi'), protocol_version: 1 }), 400, 'invalid_request'],
     ['an unsupported major', () => post({ ...ask('e3', 's', 'hi'), protocol_version: '2.0.0' }), 400, 'protocol_version_unsupported'],
-    ['an inline attachment blob', () => post(ask('e4', 's', 'hi', { context: { user_intent: 'hi', attachments: [{ mime_type: 'image/png', data: 'iVBORw0KGgo'.repeat(10) }] } })), 400, 'invalid_request'],
+    [
+      'an inline attachment blob',
+      () => post(ask('e4', 's', 'hi', { context: { user_intent: 'hi', attachments: [{ mime_type: 'image/png', data: 'iVBORw0KGgo'.repeat(10) }] } })),
+      400,
+      'invalid_request',
+    ],
     ['a tenant mismatch', () => post(ask('e5', 's', 'hi', { auth: { tenant_id: '00000000-0000-4000-8000-000000000000' } })), 403, 'forbidden'],
     ['no key', () => post(ask('e6', 's', 'hi'), { key: null }), 401, 'unauthenticated'],
     ['a bad key', () => post(ask('e7', 's', 'hi'), { key: 'hub_nope_nope' }), 401, 'unauthenticated'],
@@ -287,7 +301,9 @@ describe('error paths', () => {
   it("another tenant's continuation token finds nothing", async () => {
     const first = await post(ask('req-mine', 'oh-mine', 'write "x" to y.txt'));
     const other = await stack.createTenant('other');
-    const r = await post(continueWith('req-theirs', continuationOf(ofType(first, 'request_approval')[0]), { approval: { decision: 'approved' } }), { key: other.apiKey });
+    const r = await post(continueWith('req-theirs', continuationOf(ofType(first, 'request_approval')[0]), { approval: { decision: 'approved' } }), {
+      key: other.apiKey,
+    });
     expect([r.status, r.body.response.error?.code]).toEqual([404, 'not_found']);
     const resolved = (await stack.events(tenant.tenantId, 'oh-mine')).filter((e) => e.type === 'ApprovalResolved');
     expect(resolved).toEqual([]);

@@ -50,7 +50,8 @@ it('a turn runs end to end through the built apps', async () => {
   let listed: Array<{ sessionId: string; turnCount: number }> = [];
   while (!listed.some((s) => s.sessionId === 'built-1' && s.turnCount === 1) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
-    listed = ((await (await fetch(`${stack.url}/v1/sessions`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { sessions: typeof listed }).sessions;
+    listed = ((await (await fetch(`${stack.url}/v1/sessions`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { sessions: typeof listed })
+      .sessions;
   }
   expect(listed).toEqual([expect.objectContaining({ sessionId: 'built-1', turnCount: 1 })]);
 });

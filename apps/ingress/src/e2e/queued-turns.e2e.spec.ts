@@ -20,7 +20,13 @@ afterAll(() => stack?.stop());
 /** A raw ACP client over `WS /v1/acp` (the SDK's strict parser would refuse Harn's `progress`). */
 async function acpClient() {
   const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/v1/acp`, { headers: { Authorization: `Bearer ${tenant.apiKey}` } });
-  const got: { id?: number; method?: string; params?: { update?: { sessionUpdate: string; _meta?: { harn?: Record<string, unknown> } } }; result?: unknown; error?: unknown }[] = [];
+  const got: {
+    id?: number;
+    method?: string;
+    params?: { update?: { sessionUpdate: string; _meta?: { harn?: Record<string, unknown> } } };
+    result?: unknown;
+    error?: unknown;
+  }[] = [];
   ws.on('message', (d) => got.push(JSON.parse(d.toString())));
   await new Promise((r) => ws.once('open', r));
   let next = 1;
@@ -84,12 +90,20 @@ it('transport, ACP, OpenHarness and `hub chat` clients are told their turns wait
   await watcher.close();
 
   // ACP: Harn `progress`, phase `queued`, for the client that takes it.
-  const progress = await acp.until('the queued progress update', () => acp.updates().find((u) => u.sessionUpdate === 'progress' && u._meta?.harn?.['phase'] === 'queued'));
-  expect(progress._meta?.harn).toEqual({ phase: 'queued', message: 'waiting for a worker', data: { turnId: expect.any(String), reason: 'capacity', since: expect.any(String) } });
+  const progress = await acp.until('the queued progress update', () =>
+    acp.updates().find((u) => u.sessionUpdate === 'progress' && u._meta?.harn?.['phase'] === 'queued'),
+  );
+  expect(progress._meta?.harn).toEqual({
+    phase: 'queued',
+    message: 'waiting for a worker',
+    data: { turnId: expect.any(String), reason: 'capacity', since: expect.any(String) },
+  });
 
   const answered = await asked;
   const [next] = (answered.action_directives ?? []).filter((d) => d.action_type === 'dev.harnesshub.continue');
-  expect(next?.payload).toEqual(expect.objectContaining({ queued: { reason: 'capacity', since: expect.any(String) }, message: expect.stringContaining('waiting for a worker') }));
+  expect(next?.payload).toEqual(
+    expect.objectContaining({ queued: { reason: 'capacity', since: expect.any(String) }, message: expect.stringContaining('waiting for a worker') }),
+  );
 
   const said = Date.now() + 20_000;
   while (!chat.stderr.includes('waiting for a worker') && Date.now() < said) await new Promise((r) => setTimeout(r, 100));

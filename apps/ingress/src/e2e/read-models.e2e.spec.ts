@@ -59,10 +59,14 @@ describe('read models over HTTP', () => {
     await turn(a.apiKey, 'rm-two', 'hello');
     const { sessions } = await until('both sessions projected', async () => {
       const body = await json<{ sessions: { sessionId: string; turnCount: number; status: string }[] }>('/v1/sessions', a.apiKey);
-      return body.sessions.find((s) => s.sessionId === 'rm-one')?.turnCount === 2 && body.sessions.find((s) => s.sessionId === 'rm-two')?.status === 'idle' && body;
+      return (
+        body.sessions.find((s) => s.sessionId === 'rm-one')?.turnCount === 2 && body.sessions.find((s) => s.sessionId === 'rm-two')?.status === 'idle' && body
+      );
     });
     expect(sessions.map((s) => s.sessionId)).toEqual(['rm-two', 'rm-one']);
-    expect(sessions[1]).toEqual(expect.objectContaining({ status: 'idle', openedVia: 'transport', title: 'hello there, this is the first prompt', pendingApprovals: 0 }));
+    expect(sessions[1]).toEqual(
+      expect.objectContaining({ status: 'idle', openedVia: 'transport', title: 'hello there, this is the first prompt', pendingApprovals: 0 }),
+    );
 
     const first = await json<{ sessions: { sessionId: string }[]; nextCursor: string }>('/v1/sessions?limit=1', a.apiKey);
     expect(first.sessions.map((s) => s.sessionId)).toEqual(['rm-two']);
@@ -71,7 +75,10 @@ describe('read models over HTTP', () => {
     expect(second.nextCursor).toBeNull();
 
     const turns = await until('both turns ended', async () => {
-      const body = await json<{ turns: { status: string; modelCalls: number; toolCalls: number; usage: { totalTokens: number }; provider: string }[] }>('/v1/sessions/rm-one/turns', a.apiKey);
+      const body = await json<{ turns: { status: string; modelCalls: number; toolCalls: number; usage: { totalTokens: number }; provider: string }[] }>(
+        '/v1/sessions/rm-one/turns',
+        a.apiKey,
+      );
       return body.turns.length === 2 && body.turns.every((t) => t.status === 'completed') && body.turns;
     });
     expect(turns[1]).toEqual(expect.objectContaining({ toolCalls: 1, modelCalls: 2, provider: 'offline' }));
@@ -86,19 +93,36 @@ describe('read models over HTTP', () => {
     await c.waitFor('approval', (x) => x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'pending');
     const id = c.lastAssistant()?.toolCalls?.[0]?.approval?.id as string;
     const pending = await until('pending in the inbox', async () => {
-      const body = await json<{ approvals: { approvalId: string; toolName: string; riskTier: string; requestedVia: string; arguments: unknown }[] }>('/v1/approvals?status=pending', a.apiKey);
+      const body = await json<{ approvals: { approvalId: string; toolName: string; riskTier: string; requestedVia: string; arguments: unknown }[] }>(
+        '/v1/approvals?status=pending',
+        a.apiKey,
+      );
       return body.approvals.find((x) => x.approvalId === id);
     });
     expect(pending).toEqual(expect.objectContaining({ toolName: 'write_file', requestedVia: 'transport' }));
-    await until('the feed shows it pending', async () => feed.frames.some((f) => f.event === 'approval' && f.data.approvalId === id && f.data.status === 'pending'));
+    await until('the feed shows it pending', async () =>
+      feed.frames.some((f) => f.event === 'approval' && f.data.approvalId === id && f.data.status === 'pending'),
+    );
 
-    const res = await fetch(`${stack.url}/v1/sessions/rm-inbox/approvals/${id}`, { method: 'POST', headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approved', reason: 'looks fine' }) });
+    const res = await fetch(`${stack.url}/v1/sessions/rm-inbox/approvals/${id}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approved', reason: 'looks fine' }),
+    });
     expect(res.status).toBe(200);
     const answeredAt = Date.now();
-    await until('gone from pending', async () => !(await json<{ approvals: { approvalId: string }[] }>('/v1/approvals?status=pending', a.apiKey)).approvals.some((x) => x.approvalId === id), 2000);
+    await until(
+      'gone from pending',
+      async () => !(await json<{ approvals: { approvalId: string }[] }>('/v1/approvals?status=pending', a.apiKey)).approvals.some((x) => x.approvalId === id),
+      2000,
+    );
     expect(Date.now() - answeredAt).toBeLessThan(2000);
-    const resolved = (await json<{ approvals: { approvalId: string; resolution: unknown }[] }>('/v1/approvals?status=resolved', a.apiKey)).approvals.find((x) => x.approvalId === id);
-    expect(resolved?.resolution).toEqual(expect.objectContaining({ decision: 'approved', via: 'internal', reason: 'looks fine', by: expect.objectContaining({ type: 'api_key' }) }));
+    const resolved = (await json<{ approvals: { approvalId: string; resolution: unknown }[] }>('/v1/approvals?status=resolved', a.apiKey)).approvals.find(
+      (x) => x.approvalId === id,
+    );
+    expect(resolved?.resolution).toEqual(
+      expect.objectContaining({ decision: 'approved', via: 'internal', reason: 'looks fine', by: expect.objectContaining({ type: 'api_key' }) }),
+    );
     await until('the feed shows it resolved', async () => feed.frames.some((f) => f.data.approvalId === id && f.data.status === 'resolved'), 2000);
     feed.close();
     await c.close();
@@ -108,7 +132,13 @@ describe('read models over HTTP', () => {
     const feed = await openFeed(a.apiKey, '', '/v1/sessions/stream');
     await until('ready', async () => feed.frames[0]?.event === 'ready');
     const start = feed.frames[0].data.position as number;
-    const clientKey = (await (await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'feed-client', role: 'client' }) })).json()) as { apiKey: string };
+    const clientKey = (await (
+      await fetch(`${stack.url}/v1/admin/keys`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'feed-client', role: 'client' }),
+      })
+    ).json()) as { apiKey: string };
     const clientFeed = await openFeed(clientKey.apiKey, '', '/v1/sessions/stream');
     const feedB = await openFeed(b.apiKey, '', '/v1/sessions/stream');
 
@@ -116,7 +146,9 @@ describe('read models over HTTP', () => {
     await turn(clientKey.apiKey, 'rm-client', 'hello');
     const sessions = (f: typeof feed, id: string) => f.frames.filter((x) => x.event === 'session' && x.data.sessionId === id);
     // Opened, then running, then idle with its turn counted: the list row as it moves.
-    const done = await until('rm-live idle with its turn', async () => sessions(feed, 'rm-live').find((x) => x.data.status === 'idle' && x.data.turnCount === 1));
+    const done = await until('rm-live idle with its turn', async () =>
+      sessions(feed, 'rm-live').find((x) => x.data.status === 'idle' && x.data.turnCount === 1),
+    );
     expect(done.data).toEqual(expect.objectContaining({ openedVia: 'transport', title: 'hello', pendingApprovals: 0 }));
     expect(done.id).toBe(done.data.position);
     await until('rm-client idle', async () => sessions(feed, 'rm-client').some((x) => x.data.status === 'idle'));
@@ -126,7 +158,9 @@ describe('read models over HTTP', () => {
 
     // The list agrees with the feed's last word on each session.
     const list = await json<{ sessions: { sessionId: string; position: number; status: string }[] }>('/v1/sessions', a.apiKey);
-    expect(list.sessions.find((x) => x.sessionId === 'rm-live')).toEqual(expect.objectContaining({ position: sessions(feed, 'rm-live').at(-1)?.data.position, status: 'idle' }));
+    expect(list.sessions.find((x) => x.sessionId === 'rm-live')).toEqual(
+      expect.objectContaining({ position: sessions(feed, 'rm-live').at(-1)?.data.position, status: 'idle' }),
+    );
 
     // A client key sees the session it opened, never another key's; another tenant sees nothing.
     await until('the client key sees its session', async () => sessions(clientFeed, 'rm-client').some((x) => x.data.status === 'idle'));
@@ -143,7 +177,13 @@ describe('read models over HTTP', () => {
   });
 
   it("ends a revoked key's feeds with event: error UNAUTHENTICATED, and refuses it a new one", async () => {
-    const made = (await (await fetch(`${stack.url}/v1/admin/keys`, { method: 'POST', headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'soon-revoked', role: 'viewer' }) })).json()) as { apiKey: string; prefix: string };
+    const made = (await (
+      await fetch(`${stack.url}/v1/admin/keys`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'soon-revoked', role: 'viewer' }),
+      })
+    ).json()) as { apiKey: string; prefix: string };
     const feeds = [await openFeed(made.apiKey), await openFeed(made.apiKey, '', '/v1/sessions/stream')];
     await until('both feeds ready', async () => feeds.every((f) => f.frames.some((x) => x.event === 'ready')));
     const res = await fetch(`${stack.url}/v1/admin/keys/${made.prefix}`, { method: 'DELETE', headers: { Authorization: `Bearer ${a.apiKey}` } });
@@ -156,11 +196,14 @@ describe('read models over HTTP', () => {
 
   it("never shows one tenant's sessions, turns or approvals to another", async () => {
     await turn(a.apiKey, 'rm-secret', 'hello');
-    await until('projected', async () => (await json<{ sessions: { sessionId: string }[] }>('/v1/sessions', a.apiKey)).sessions.some((s) => s.sessionId === 'rm-secret'));
+    await until('projected', async () =>
+      (await json<{ sessions: { sessionId: string }[] }>('/v1/sessions', a.apiKey)).sessions.some((s) => s.sessionId === 'rm-secret'),
+    );
     const feedB = await openFeed(b.apiKey);
     const listB = await json<{ sessions: unknown[] }>('/v1/sessions', b.apiKey);
     expect(listB.sessions).toEqual([]);
-    for (const status of ['pending', 'resolved']) expect((await json<{ approvals: unknown[] }>(`/v1/approvals?status=${status}`, b.apiKey)).approvals).toEqual([]);
+    for (const status of ['pending', 'resolved'])
+      expect((await json<{ approvals: unknown[] }>(`/v1/approvals?status=${status}`, b.apiKey)).approvals).toEqual([]);
     const stolen = await get('/v1/sessions/rm-secret/turns', b.apiKey);
     const missing = await get('/v1/sessions/rm-nope/turns', b.apiKey);
     expect([stolen.status, missing.status]).toEqual([404, 404]);
@@ -205,7 +248,10 @@ describe('read models over HTTP', () => {
   it('bin/hub projections status reports each checkpoint and its lag', async () => {
     const res = await stack.cli(['projections', 'status']);
     expect(res.code).toBe(0);
-    const rows = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { name: string; lagEvents: number; active: boolean; position: number });
+    const rows = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { name: string; lagEvents: number; active: boolean; position: number });
     expect(rows.map((r) => r.name).sort()).toEqual(['approvals', 'sessions', 'turns', 'usage']);
     for (const r of rows) expect(r).toEqual(expect.objectContaining({ active: true, lagEvents: expect.any(Number), lagMs: expect.any(Number) }));
     // The hub's own admin events and protocol facts (tenants and keys made above) are known types:

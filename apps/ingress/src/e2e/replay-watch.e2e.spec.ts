@@ -20,7 +20,10 @@ beforeAll(async () => {
   await c.waitFor('snapshot', (x) => x.state !== null);
   for (const [i, prompt] of ['read notes.txt', 'long answer 150'].entries()) {
     c.send([{ type: 'submit', prompt }]);
-    await c.waitFor(`turn ${i + 1} to finish`, (x) => x.state?.status === 'idle' && x.state.messages.length === 2 * (i + 1) && x.lastAssistant()?.status === 'complete');
+    await c.waitFor(
+      `turn ${i + 1} to finish`,
+      (x) => x.state?.status === 'idle' && x.state.messages.length === 2 * (i + 1) && x.lastAssistant()?.status === 'complete',
+    );
   }
   await c.close();
 });
@@ -124,7 +127,7 @@ describe('?replay=1 on /v1/transport', () => {
     expect(from.c.state).toEqual(full.c.state);
   });
 
-  it('a session with no events, or another tenant\'s, replays as an empty snapshot and closes; a cursor ahead of the log is refused', async () => {
+  it("a session with no events, or another tenant's, replays as an empty snapshot and closes; a cursor ahead of the log is refused", async () => {
     const empty = await replay('s-never-used', {});
     expect(empty.code).toBe(1000);
     expect(empty.c.frames).toEqual([{ type: 'state', state: expect.objectContaining({ status: 'idle', messages: [] }), cursor: 0 }]);
@@ -176,7 +179,7 @@ describe('?replay=1 on OpenEnv /harness', () => {
     }
   });
 
-  it('sends the episode\'s HarnessEvents exactly as a live watcher got them, then closes 1000; nothing runs', async () => {
+  it("sends the episode's HarnessEvents exactly as a live watcher got them, then closes 1000; nothing runs", async () => {
     const before = await stack.countAllEvents();
     const live = await open(`episode_id=${EPISODE}`);
     await live.until('both turns', () => live.frames.filter((f) => f['type'] === 'turn_complete').length === 2);
@@ -196,7 +199,9 @@ describe('?replay=1 on OpenEnv /harness', () => {
     const rest = await ended(await open(`episode_id=${EPISODE}&replay=1&speed=1000&after=${cursor}`));
     expect(rest.closeCode).toBe(1000);
     const later = all.frames.filter((f) => f['cursor'] > cursor);
-    expect(rest.frames.map(({ data, ...f }: WireJson) => ({ ...f, data: { ...data, episode: undefined } }))).toEqual(later.map(({ data, ...f }: WireJson) => ({ ...f, data: { ...data, episode: undefined } })));
+    expect(rest.frames.map(({ data, ...f }: WireJson) => ({ ...f, data: { ...data, episode: undefined } }))).toEqual(
+      later.map(({ data, ...f }: WireJson) => ({ ...f, data: { ...data, episode: undefined } })),
+    );
     expect(rest.frames[0]['data']['episode']).toMatchObject({ episode_id: EPISODE });
   });
 

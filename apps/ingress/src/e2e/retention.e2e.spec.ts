@@ -23,7 +23,11 @@ async function session(key: string, id: string): Promise<void> {
 
 /** Makes a session look idle for `days` (the clock cannot be moved for a running hub). */
 const age = (tenantId: string, sessionId: string, days: number) =>
-  stack.query(`UPDATE streams SET updated_at = now() - make_interval(days => $3) WHERE tenant_id = $1 AND stream_id = $2`, [tenantId, `session-${sessionId}`, days]);
+  stack.query(`UPDATE streams SET updated_at = now() - make_interval(days => $3) WHERE tenant_id = $1 AND stream_id = $2`, [
+    tenantId,
+    `session-${sessionId}`,
+    days,
+  ]);
 
 beforeAll(async () => {
   stack = await HubStack.start({ label: 'retention', workers: 1 });
@@ -38,8 +42,12 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-it('archives then erases the sessions idle longer than the tenant\'s retention, and only those', async () => {
-  const put = await fetch(`${stack.url}/v1/admin/limits`, { method: 'PUT', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ retentionDays: 30 }) });
+it("archives then erases the sessions idle longer than the tenant's retention, and only those", async () => {
+  const put = await fetch(`${stack.url}/v1/admin/limits`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ retentionDays: 30 }),
+  });
   expect(put.status).toBe(200);
   const events = await stack.events(tenant.tenantId, 'old');
   const dir = mkdtempSync(join(tmpdir(), 'hub-retention-'));
@@ -51,12 +59,21 @@ it('archives then erases the sessions idle longer than the tenant\'s retention, 
 
   const run = await stack.cli(['retention', 'run', '--archive', dir]);
   expect(run.code).toBe(0);
-  const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = run.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const file = join(dir, tenant.tenantId, 'old.ndjson');
-  expect(lines).toEqual([{ tenantId: tenant.tenantId, sessionId: 'old', events: events.length, archivedTo: file }, { ok: true, tenants: 1, erased: 1, events: events.length, skipped: 0 }]);
+  expect(lines).toEqual([
+    { tenantId: tenant.tenantId, sessionId: 'old', events: events.length, archivedTo: file },
+    { ok: true, tenants: 1, erased: 1, events: events.length, skipped: 0 },
+  ]);
 
   // The archive is the session, hashes included, and verifies offline.
-  const archived = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { eventId: string; hash: string });
+  const archived = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { eventId: string; hash: string });
   expect(archived.map((e) => e.eventId)).toEqual(events.map((e) => e.eventId));
   expect((await stack.cli(['audit', 'verify', '--file', file])).code).toBe(0);
 
@@ -67,7 +84,12 @@ it('archives then erases the sessions idle longer than the tenant\'s retention, 
   expect(tombstone).toEqual(
     expect.objectContaining({
       type: 'SessionErased',
-      data: { sessionId: 'old', reason: 'retention', archivedTo: file, streams: [{ streamId: 'session-old', events: events.length, lastHash: archived.at(-1)?.hash }] },
+      data: {
+        sessionId: 'old',
+        reason: 'retention',
+        archivedTo: file,
+        streams: [{ streamId: 'session-old', events: events.length, lastHash: archived.at(-1)?.hash }],
+      },
       metadata: expect.objectContaining({ actor: { type: 'system', id: 'retention' } }),
     }),
   );

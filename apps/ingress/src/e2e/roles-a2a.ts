@@ -32,7 +32,10 @@ const completed = (state: TaskState | undefined): Outcome => (state === TaskStat
 
 export const A2A_ROWS: Record<string, Record<string, Row>> = {
   read: {
-    'A2A GetTask': { prepare: idle, act: (w, who, c) => withA2a(w, w.keyOf(who), async (a) => completed((await a.getTask({ tenant: '', id: await taskOf(w, c.session) })).status?.state)) },
+    'A2A GetTask': {
+      prepare: idle,
+      act: (w, who, c) => withA2a(w, w.keyOf(who), async (a) => completed((await a.getTask({ tenant: '', id: await taskOf(w, c.session) })).status?.state)),
+    },
     'A2A ListTasks': {
       prepare: idle,
       act: (w, who, c) =>
@@ -44,11 +47,21 @@ export const A2A_ROWS: Record<string, Record<string, Row>> = {
     },
   },
   'submit a turn in a new session': {
-    'A2A SendMessage': { act: (w, who) => withA2a(w, w.keyOf(who), async (a) => completed((await sendTask(a, sendParams(userMessage('hello')))).status?.state)) },
-    'A2A SendMessage, a context id nobody has': { prepare: fresh, act: (w, who, c) => withA2a(w, w.keyOf(who), async (a) => completed((await sendTask(a, sendParams(userMessage('hello', { contextId: c.session })))).status?.state)) },
+    'A2A SendMessage': {
+      act: (w, who) => withA2a(w, w.keyOf(who), async (a) => completed((await sendTask(a, sendParams(userMessage('hello')))).status?.state)),
+    },
+    'A2A SendMessage, a context id nobody has': {
+      prepare: fresh,
+      act: (w, who, c) =>
+        withA2a(w, w.keyOf(who), async (a) => completed((await sendTask(a, sendParams(userMessage('hello', { contextId: c.session })))).status?.state)),
+    },
   },
   'submit a turn in an existing session': {
-    'A2A SendMessage': { prepare: idle, act: (w, who, c) => withA2a(w, w.keyOf(who), async (a) => completed((await sendTask(a, sendParams(userMessage('hello', { contextId: c.session })))).status?.state)) },
+    'A2A SendMessage': {
+      prepare: idle,
+      act: (w, who, c) =>
+        withA2a(w, w.keyOf(who), async (a) => completed((await sendTask(a, sendParams(userMessage('hello', { contextId: c.session })))).status?.state)),
+    },
   },
   'cancel a turn': {
     'A2A CancelTask': {
@@ -65,7 +78,13 @@ export const A2A_ROWS: Record<string, Record<string, Row>> = {
       prepare: pending,
       act: (w, who, c) =>
         withA2a(w, w.keyOf(who), async (a) => {
-          const task = await sendTask(a, sendParams(userMessage([dataPart({ decision: 'approved', approvalId: c.approvalId })], { taskId: await taskOf(w, c.session), contextId: c.session }), true));
+          const task = await sendTask(
+            a,
+            sendParams(
+              userMessage([dataPart({ decision: 'approved', approvalId: c.approvalId })], { taskId: await taskOf(w, c.session), contextId: c.session }),
+              true,
+            ),
+          );
           return task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? 'still input-required' : 'ok';
         }),
     },

@@ -27,7 +27,9 @@ export const AG_UI_ROWS: Record<string, Record<string, Row>> = {
     'AG-UI resume': {
       prepare: pending,
       async act(w, who, c) {
-        const outcome = await agUi(w, w.keyOf(who), c.session, null, { resume: [{ interruptId: String(c.approvalId), status: 'resolved', payload: { decision: 'approved' } }] });
+        const outcome = await agUi(w, w.keyOf(who), c.session, null, {
+          resume: [{ interruptId: String(c.approvalId), status: 'resolved', payload: { decision: 'approved' } }],
+        });
         if (outcome !== 'ok') return outcome;
         // Accepted: the answer is in the log, not just "no refusal".
         for (let i = 0; i < 100 && !(await moved(w, c)()); i++) await new Promise((r) => setTimeout(r, 100));

@@ -6,7 +6,8 @@ import type { Ctx } from './roles-row';
 
 // How each protocol's own client does one thing, reduced to the matrix's outcome (roles-surfaces.ts).
 
-export const http = async (w: RolesWorld, method: string, path: string, key: string, body?: unknown) => httpOutcome((await hubJson(method, `${w.url}${path}`, key, body)).status);
+export const http = async (w: RolesWorld, method: string, path: string, key: string, body?: unknown) =>
+  httpOutcome((await hubJson(method, `${w.url}${path}`, key, body)).status);
 
 /** Runs `f` with an initialized ACP client of `key`; a JSON-RPC error is the outcome. */
 export async function withAcp(w: RolesWorld, key: string, f: (c: AcpSdkClient) => Promise<Outcome>): Promise<Outcome> {
@@ -29,7 +30,10 @@ export async function transportSubmit(w: RolesWorld, key: string, session: strin
     if (c.errors().length) return frameOutcome(c.errors()[0].code);
     const before = c.state?.messages.length ?? 0;
     c.send([{ type: 'submit', prompt: 'hello' }]);
-    await c.waitFor('an answer or a refusal', (x) => x.errors().length > 0 || ((x.state?.messages.length ?? 0) >= before + 2 && x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete'));
+    await c.waitFor(
+      'an answer or a refusal',
+      (x) => x.errors().length > 0 || ((x.state?.messages.length ?? 0) >= before + 2 && x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete'),
+    );
     return frameOutcome(c.errors()[0]?.code);
   } finally {
     await c.close();
@@ -41,7 +45,13 @@ export async function transportSubmit(w: RolesWorld, key: string, session: strin
  * `done` holds. A command neither refused nor done within 10 s is no outcome the table has (it
  * was `ok`, so an accepted command that changed nothing passed as allowed).
  */
-export async function transportCommand(w: RolesWorld, key: string, session: string, command: Record<string, unknown>, done: () => Promise<boolean>): Promise<Outcome> {
+export async function transportCommand(
+  w: RolesWorld,
+  key: string,
+  session: string,
+  command: Record<string, unknown>,
+  done: () => Promise<boolean>,
+): Promise<Outcome> {
   const c = await TransportTestClient.connect(w.url, key, { session });
   try {
     await c.waitFor('snapshot or refusal', (x) => x.state !== null || x.errors().length > 0);
@@ -55,14 +65,36 @@ export async function transportCommand(w: RolesWorld, key: string, session: stri
 }
 
 export const openharness = async (w: RolesWorld, key: string, context: Record<string, unknown>, hub?: Record<string, unknown>): Promise<Outcome> => {
-  const res = await hubJson('POST', `${w.url}/v1/openharness`, key, { protocol_version: '1.0.0', request_id: w.fresh('oh'), request: { context, ...(hub ? { extensions: { 'dev.harnesshub': hub } } : {}) } });
+  const res = await hubJson('POST', `${w.url}/v1/openharness`, key, {
+    protocol_version: '1.0.0',
+    request_id: w.fresh('oh'),
+    request: { context, ...(hub ? { extensions: { 'dev.harnesshub': hub } } : {}) },
+  });
   const error = res.body['response']?.['error'] as { code?: string } | undefined;
-  return error === undefined ? 'ok' : error.code === 'forbidden' ? 'forbidden' : error.code === 'not_found' ? 'not_found' : `openharness ${res.status} ${error.code}`;
+  return error === undefined
+    ? 'ok'
+    : error.code === 'forbidden'
+      ? 'forbidden'
+      : error.code === 'not_found'
+        ? 'not_found'
+        : `openharness ${res.status} ${error.code}`;
 };
 
-export const zene = async (w: RolesWorld, key: string, line: Record<string, unknown>, mode = ''): Promise<{ status: number; body: Record<string, unknown> }> => {
-  const res = await fetch(`${w.url}/v1/zene${mode}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' }, body: runLine(line) });
-  const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+export const zene = async (
+  w: RolesWorld,
+  key: string,
+  line: Record<string, unknown>,
+  mode = '',
+): Promise<{ status: number; body: Record<string, unknown> }> => {
+  const res = await fetch(`${w.url}/v1/zene${mode}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
+    body: runLine(line),
+  });
+  const lines = (await res.text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { status: res.status, body: lines.at(-1) ?? {} };
 };
 /** A zene reply as the matrix reads it: a refused key is `PROVIDER_AUTH` (a run: HTTP 403; a cancel: its error line). */

@@ -5,4 +5,10 @@ import { runMatrix } from './roles-matrix';
 
 jest.setTimeout(300_000);
 
-runMatrix('roles_commands', ['submit a turn in a new session', 'submit a turn in an existing session', 'cancel a turn', 'answer an approval', 'queue a reminder']);
+runMatrix('roles_commands', [
+  'submit a turn in a new session',
+  'submit a turn in an existing session',
+  'cancel a turn',
+  'answer an approval',
+  'queue a reminder',
+]);

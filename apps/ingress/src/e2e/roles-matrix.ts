@@ -8,7 +8,14 @@ import { RolesWorld, WHO, type Outcome, type Who } from './roles-world';
 const ok = 'ok';
 const forbidden = 'forbidden';
 const notFound = 'not_found';
-const row = (admin: Outcome, operator: Outcome, approver: Outcome, viewer: Outcome, client: Outcome, own: Outcome): Record<Who, Outcome> => ({ admin, operator, approver, viewer, client, 'client, own session': own });
+const row = (admin: Outcome, operator: Outcome, approver: Outcome, viewer: Outcome, client: Outcome, own: Outcome): Record<Who, Outcome> => ({
+  admin,
+  operator,
+  approver,
+  viewer,
+  client,
+  'client, own session': own,
+});
 
 /** That table, per action: a key of each role on an operator's session, and a client key on its own. */
 export const EXPECTED: Record<keyof typeof ACTIONS, Record<Who, Outcome>> = {

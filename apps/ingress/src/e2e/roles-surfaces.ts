@@ -3,7 +3,21 @@ import { A2A_ROWS } from './roles-a2a';
 import { AG_UI_ROWS } from './roles-ag-ui';
 import { OpenEnvWs, TransportTestClient, hubJson } from '@hub/testing';
 import { AcpSdkClient } from '../acp/testing/sdk-client';
-import { cancelled, episodeOf, fresh, http, idle, moved, openharness, pending, transportCommand, transportSubmit, withAcp, zene, zeneOutcome } from './roles-clients';
+import {
+  cancelled,
+  episodeOf,
+  fresh,
+  http,
+  idle,
+  moved,
+  openharness,
+  pending,
+  transportCommand,
+  transportSubmit,
+  withAcp,
+  zene,
+  zeneOutcome,
+} from './roles-clients';
 import type { Row } from './roles-row';
 import { acpOutcome, frameOutcome, httpOutcome, messageOutcome } from './roles-world';
 
@@ -21,18 +35,21 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
       prepare: idle,
       async act(w, who, c) {
         // The turns read model is a projection: wait until an operator sees the session's turn.
-        for (let i = 0; i < 100 && (await hubJson('GET', `${w.url}/v1/sessions/${c.session}/turns`, w.keys.operator)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+        for (let i = 0; i < 100 && (await hubJson('GET', `${w.url}/v1/sessions/${c.session}/turns`, w.keys.operator)).status !== 200; i++)
+          await new Promise((r) => setTimeout(r, 100));
         return http(w, 'GET', `/v1/sessions/${c.session}/turns`, w.keyOf(who));
       },
     },
     'HTTP session export': {
       prepare: idle,
-      act: async (w, who, c) => httpOutcome((await fetch(`${w.url}/v1/sessions/${c.session}/export`, { headers: { authorization: `Bearer ${w.keyOf(who)}` } })).status),
+      act: async (w, who, c) =>
+        httpOutcome((await fetch(`${w.url}/v1/sessions/${c.session}/export`, { headers: { authorization: `Bearer ${w.keyOf(who)}` } })).status),
     },
     'HTTP sessions list': {
       prepare: idle,
       async act(w, who, c) {
-        const listed = async (key: string) => ((await hubJson('GET', `${w.url}/v1/sessions?limit=200`, key)).body['sessions'] as { sessionId: string }[]).some((s) => s.sessionId === c.session);
+        const listed = async (key: string) =>
+          ((await hubJson('GET', `${w.url}/v1/sessions?limit=200`, key)).body['sessions'] as { sessionId: string }[]).some((s) => s.sessionId === c.session);
         for (let i = 0; i < 100 && !(await listed(w.keys.operator)); i++) await new Promise((r) => setTimeout(r, 100)); // the read model's lag
         return (await listed(w.keyOf(who))) ? 'ok' : 'not_found';
       },
@@ -40,7 +57,8 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
     'HTTP approvals list': {
       prepare: pending,
       async act(w, who, c) {
-        const listed = async (key: string) => JSON.stringify((await hubJson('GET', `${w.url}/v1/approvals?status=pending&limit=200`, key)).body).includes(String(c.approvalId));
+        const listed = async (key: string) =>
+          JSON.stringify((await hubJson('GET', `${w.url}/v1/approvals?status=pending&limit=200`, key)).body).includes(String(c.approvalId));
         for (let i = 0; i < 100 && !(await listed(w.keys.operator)); i++) await new Promise((r) => setTimeout(r, 100)); // the read model's lag
         return (await listed(w.keyOf(who))) ? 'ok' : 'not_found';
       },
@@ -72,7 +90,10 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
           let text = '';
           while (!text.includes(`"sessionId":"${c.session}"`) && Date.now() < until) {
             let timer: NodeJS.Timeout | undefined;
-            const chunk = await Promise.race([reader.read(), new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), Math.max(0, until - Date.now()))))]);
+            const chunk = await Promise.race([
+              reader.read(),
+              new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), Math.max(0, until - Date.now())))),
+            ]);
             clearTimeout(timer);
             if (chunk?.value) text += new TextDecoder().decode(chunk.value);
           }
@@ -89,7 +110,9 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
         // A continuation token is not signed: anyone can mint one for a run whose ids they know.
         const requested = (await w.stack.events(w.tenantId, c.session)).find((e) => e.type === 'TurnRequested');
         const turnId = String((requested?.data as { turnId?: string } | undefined)?.turnId);
-        return openharness(w, w.keyOf(who), { continuation: { run_id: turnId, continuation_token: continuationToken({ sessionId: c.session, turnId, delivered: 0 }) } });
+        return openharness(w, w.keyOf(who), {
+          continuation: { run_id: turnId, continuation_token: continuationToken({ sessionId: c.session, turnId, delivered: 0 }) },
+        });
       },
     },
     'transport socket': {
@@ -101,11 +124,20 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
         return t.errors().length ? frameOutcome(t.errors()[0].code) : (t.state?.messages.length ?? 0) > 0 ? 'ok' : 'an empty session';
       },
     },
-    'ACP session/load': { prepare: idle, act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/load', { sessionId: c.session, cwd: '/', mcpServers: [] }), 'ok')) },
-    'ACP session/resume': { prepare: idle, act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/resume', { sessionId: c.session, cwd: '/' }), 'ok')) },
+    'ACP session/load': {
+      prepare: idle,
+      act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/load', { sessionId: c.session, cwd: '/', mcpServers: [] }), 'ok')),
+    },
+    'ACP session/resume': {
+      prepare: idle,
+      act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/resume', { sessionId: c.session, cwd: '/' }), 'ok')),
+    },
     'ACP session/list': {
       prepare: idle,
-      act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => ((await a.request<{ sessions: { sessionId: string }[] }>('session/list', {})).sessions.some((s) => s.sessionId === c.session) ? 'ok' : 'not_found')),
+      act: (w, who, c) =>
+        withAcp(w, w.keyOf(who), async (a) =>
+          (await a.request<{ sessions: { sessionId: string }[] }>('session/list', {})).sessions.some((s) => s.sessionId === c.session) ? 'ok' : 'not_found',
+        ),
     },
     'OpenEnv trajectory': {
       prepare: (w, who) => episodeOf(w, w.ownerOf(who)),
@@ -119,7 +151,13 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
       prepare: (w, who) => episodeOf(w, w.ownerOf(who)),
       async act(w, who, c) {
         const res = await hubJson('GET', `${w.url}/v1/openenv/calc/state`, w.keyOf(who));
-        return res.status !== 200 ? httpOutcome(res.status) : res.body['episode_id'] === c.episodeId ? 'ok' : res.body['episode_id'] === null ? 'not_found' : `state ${JSON.stringify(res.body)}`;
+        return res.status !== 200
+          ? httpOutcome(res.status)
+          : res.body['episode_id'] === c.episodeId
+            ? 'ok'
+            : res.body['episode_id'] === null
+              ? 'not_found'
+              : `state ${JSON.stringify(res.body)}`;
       },
     },
     'OpenEnv /harness watch': {
@@ -145,7 +183,14 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
 
   'submit a turn in a new session': {
     transport: { prepare: fresh, act: (w, who, c) => transportSubmit(w, w.keyOf(who), c.session) },
-    ACP: { act: (w, who) => withAcp(w, w.keyOf(who), async (a) => { const s = await a.request<{ sessionId: string }>('session/new', { cwd: '/w', mcpServers: [] }); await a.request('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'hello' }] }); return 'ok'; }) },
+    ACP: {
+      act: (w, who) =>
+        withAcp(w, w.keyOf(who), async (a) => {
+          const s = await a.request<{ sessionId: string }>('session/new', { cwd: '/w', mcpServers: [] });
+          await a.request('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'hello' }] });
+          return 'ok';
+        }),
+    },
     OpenHarness: { act: (w, who) => openharness(w, w.keyOf(who), { session_id: w.fresh('oh'), user_intent: 'hello' }) },
     Zene: { act: async (w, who) => zeneOutcome(await zene(w, w.keyOf(who), { request_id: w.fresh('z'), session_id: w.fresh('z'), prompt: 'hello' })) },
     'OpenEnv HTTP': {
@@ -158,7 +203,10 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
       async act(w, who) {
         const ws = await OpenEnvWs.open(w.url, '/v1/openenv/calc/ws', w.keyOf(who));
         try {
-          for (const frame of [{ type: 'reset', data: {} }, { type: 'step', data: { message: 'hello' } }]) {
+          for (const frame of [
+            { type: 'reset', data: {} },
+            { type: 'step', data: { message: 'hello' } },
+          ]) {
             const answer = await ws.ask(frame);
             if (answer['type'] === 'error') return messageOutcome(String(answer['data']?.['message']));
           }
@@ -179,22 +227,44 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
       },
     },
     'OpenEnv MCP tools/call': {
-      act: (w, who) => http(w, 'POST', '/v1/openenv/calc/mcp', w.keyOf(who), { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'none', arguments: {} } }),
+      act: (w, who) =>
+        http(w, 'POST', '/v1/openenv/calc/mcp', w.keyOf(who), { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'none', arguments: {} } }),
     },
   },
 
   'submit a turn in an existing session': {
     transport: { prepare: idle, act: (w, who, c) => transportSubmit(w, w.keyOf(who), c.session) },
-    'ACP session/prompt': { prepare: idle, act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/prompt', { sessionId: c.session, prompt: [{ type: 'text', text: 'hello' }] }), 'ok')) },
-    'ACP session/inject': { prepare: idle, act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/inject', { sessionId: c.session, content: [{ type: 'text', text: 'hello' }], mode: 'queue' }), 'ok')) },
+    'ACP session/prompt': {
+      prepare: idle,
+      act: (w, who, c) =>
+        withAcp(w, w.keyOf(who), async (a) => (await a.request('session/prompt', { sessionId: c.session, prompt: [{ type: 'text', text: 'hello' }] }), 'ok')),
+    },
+    'ACP session/inject': {
+      prepare: idle,
+      act: (w, who, c) =>
+        withAcp(
+          w,
+          w.keyOf(who),
+          async (a) => (await a.request('session/inject', { sessionId: c.session, content: [{ type: 'text', text: 'hello' }], mode: 'queue' }), 'ok'),
+        ),
+    },
     OpenHarness: { prepare: idle, act: (w, who, c) => openharness(w, w.keyOf(who), { session_id: c.session, user_intent: 'hello' }) },
-    Zene: { prepare: idle, act: async (w, who, c) => zeneOutcome(await zene(w, w.keyOf(who), { request_id: w.fresh('z'), session_id: c.session, prompt: 'hello' })) },
-    'OpenEnv HTTP step': { prepare: (w, who) => episodeOf(w, w.ownerOf(who)), act: (w, who, c) => http(w, 'POST', '/v1/openenv/calc/step', w.keyOf(who), { action: { message: 'again' }, episode_id: c.episodeId }) },
+    Zene: {
+      prepare: idle,
+      act: async (w, who, c) => zeneOutcome(await zene(w, w.keyOf(who), { request_id: w.fresh('z'), session_id: c.session, prompt: 'hello' })),
+    },
+    'OpenEnv HTTP step': {
+      prepare: (w, who) => episodeOf(w, w.ownerOf(who)),
+      act: (w, who, c) => http(w, 'POST', '/v1/openenv/calc/step', w.keyOf(who), { action: { message: 'again' }, episode_id: c.episodeId }),
+    },
   },
 
   'cancel a turn': {
     transport: { prepare: pending, act: (w, who, c) => transportCommand(w, w.keyOf(who), c.session, { type: 'cancel' }, cancelled(w, c)) },
-    'ACP session/cancel': { prepare: pending, act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/cancel', { sessionId: c.session }), 'ok')) },
+    'ACP session/cancel': {
+      prepare: pending,
+      act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/cancel', { sessionId: c.session }), 'ok')),
+    },
     Zene: {
       async prepare(w, who) {
         const session = w.fresh('zc');
@@ -203,14 +273,26 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
         for (let i = 0; i < 200 && (await w.approvalStatus(session)) !== 'pending'; i++) await new Promise((r) => setTimeout(r, 100));
         return { session, approvalId: requestId, pending: run };
       },
-      act: async (w, who, c) => zeneOutcome(await zene(w, w.keyOf(who), { type: 'cancel', request_id: w.fresh('zx'), session_id: c.session, target_request_id: c.approvalId }, '?mode=protocol')),
+      act: async (w, who, c) =>
+        zeneOutcome(
+          await zene(w, w.keyOf(who), { type: 'cancel', request_id: w.fresh('zx'), session_id: c.session, target_request_id: c.approvalId }, '?mode=protocol'),
+        ),
     },
   },
 
   'answer an approval': {
-    HTTP: { prepare: pending, act: (w, who, c) => http(w, 'POST', `/v1/sessions/${c.session}/approvals/${c.approvalId}`, w.keyOf(who), { decision: 'approved' }) },
-    transport: { prepare: pending, act: (w, who, c) => transportCommand(w, w.keyOf(who), c.session, { type: 'approve', approvalId: c.approvalId }, moved(w, c)) },
-    OpenHarness: { prepare: pending, act: (w, who, c) => openharness(w, w.keyOf(who), { session_id: c.session }, { approval: { decision: 'approved', approval_id: c.approvalId } }) },
+    HTTP: {
+      prepare: pending,
+      act: (w, who, c) => http(w, 'POST', `/v1/sessions/${c.session}/approvals/${c.approvalId}`, w.keyOf(who), { decision: 'approved' }),
+    },
+    transport: {
+      prepare: pending,
+      act: (w, who, c) => transportCommand(w, w.keyOf(who), c.session, { type: 'approve', approvalId: c.approvalId }, moved(w, c)),
+    },
+    OpenHarness: {
+      prepare: pending,
+      act: (w, who, c) => openharness(w, w.keyOf(who), { session_id: c.session }, { approval: { decision: 'approved', approval_id: c.approvalId } }),
+    },
     'ACP session/request_permission': {
       async prepare(w, who) {
         // The key's ACP client follows the session; then its owner asks for a write.
@@ -236,7 +318,10 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
   },
 
   'queue a reminder': {
-    'ACP session/remind': { prepare: idle, act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/remind', { sessionId: c.session, body: 'be brief' }), 'ok')) },
+    'ACP session/remind': {
+      prepare: idle,
+      act: (w, who, c) => withAcp(w, w.keyOf(who), async (a) => (await a.request('session/remind', { sessionId: c.session, body: 'be brief' }), 'ok')),
+    },
   },
 
   fork: { HTTP: { prepare: idle, act: (w, who, c) => http(w, 'POST', `/v1/sessions/${c.session}/fork`, w.keyOf(who), {}) } },

@@ -91,7 +91,10 @@ export class RolesWorld {
   }
 
   /** The session's transport state, read with an operator key. */
-  async state(session: string): Promise<{ status?: string; messages?: { role: string; status?: string; stopReason?: string; toolCalls?: { approval?: { status?: string } }[] }[] } | null> {
+  async state(session: string): Promise<{
+    status?: string;
+    messages?: { role: string; status?: string; stopReason?: string; toolCalls?: { approval?: { status?: string } }[] }[];
+  } | null> {
     const res = await hubJson('GET', `${this.url}/v1/sessions/${session}/state`, this.keys.operator);
     return res.status === 200 ? (res.body['state'] as never) : null;
   }
@@ -141,7 +144,8 @@ export class RolesWorld {
 export const httpOutcome = (status: number): Outcome => (status === 403 ? 'forbidden' : status === 404 ? 'not_found' : status < 300 ? 'ok' : `HTTP ${status}`);
 
 /** A transport error frame's code as the matrix reads it (no error: ok). */
-export const frameOutcome = (code: string | undefined): Outcome => (code === undefined ? 'ok' : code === 'forbidden' ? 'forbidden' : code === 'session_not_found' ? 'not_found' : `frame ${code}`);
+export const frameOutcome = (code: string | undefined): Outcome =>
+  code === undefined ? 'ok' : code === 'forbidden' ? 'forbidden' : code === 'session_not_found' ? 'not_found' : `frame ${code}`;
 
 /** An ACP JSON-RPC error as the matrix reads it: FORBIDDEN, or the resource-not-found of a session that does not exist. */
 export function acpOutcome(e: unknown): Outcome {
@@ -152,4 +156,5 @@ export function acpOutcome(e: unknown): Outcome {
 }
 
 /** A message of an OpenEnv refusal (ws error, harness error event) as the matrix reads it. */
-export const messageOutcome = (message: string): Outcome => (/may not|needs an admin/.test(message) ? 'forbidden' : /not found|no episode/.test(message) ? 'not_found' : `message ${message}`);
+export const messageOutcome = (message: string): Outcome =>
+  /may not|needs an admin/.test(message) ? 'forbidden' : /not found|no episode/.test(message) ? 'not_found' : `message ${message}`;

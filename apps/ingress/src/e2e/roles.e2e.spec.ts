@@ -23,11 +23,13 @@ it("to a client key another key's session answers exactly as one that does not e
   const missing = world.fresh('never');
   const key = world.keys.client;
   const answers = async (id: string) => {
-    const http = await Promise.all(['state', 'events', 'turns', 'export'].map(async (what) => {
-      const res = await fetch(`${world.url}/v1/sessions/${id}/${what}`, { headers: { authorization: `Bearer ${key}` } });
-      const body = (await res.json()) as Record<string, unknown>;
-      return { status: res.status, code: body['code'], detail: body['detail'] };
-    }));
+    const http = await Promise.all(
+      ['state', 'events', 'turns', 'export'].map(async (what) => {
+        const res = await fetch(`${world.url}/v1/sessions/${id}/${what}`, { headers: { authorization: `Bearer ${key}` } });
+        const body = (await res.json()) as Record<string, unknown>;
+        return { status: res.status, code: body['code'], detail: body['detail'] };
+      }),
+    );
     const acp = AcpSdkClient.ws(world.url, key);
     await acp.request('initialize', { protocolVersion: 1 });
     const rpc = await Promise.all([
@@ -51,7 +53,9 @@ it('a session a client key opened over ACP is its own before its first prompt: a
   await other.request('initialize', { protocolVersion: 1 });
   const listed = await other.request<{ sessions: { sessionId: string }[] }>('session/list', {});
   expect(listed.sessions.map((s) => s.sessionId)).not.toContain(sessionId);
-  await expect(other.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'mine now' }] })).rejects.toEqual(expect.objectContaining({ code: -32002 }));
+  await expect(other.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'mine now' }] })).rejects.toEqual(
+    expect.objectContaining({ code: -32002 }),
+  );
   await other.close();
   expect(await world.stack.events(world.tenantId, sessionId)).toEqual([]);
   // Its own key goes on as usual.
@@ -76,7 +80,7 @@ it('every event a key caused names the key and its role', async () => {
   await world.settle(session);
 });
 
-it("a client key watching an id before anyone opens it sees nothing of the session another key opens there", async () => {
+it('a client key watching an id before anyone opens it sees nothing of the session another key opens there', async () => {
   const id = world.fresh('prewatch');
   const watcher = await TransportTestClient.connect(world.url, world.keys.client, { session: id });
   await watcher.waitFor('the empty snapshot', (x) => x.state !== null);
@@ -103,7 +107,14 @@ it('two client keys opening one new id at once: one opens it, the other is told 
     await Promise.all(clients.map((c) => c.waitFor('the empty snapshot', (x) => x.state !== null)));
     // Both submits leave at once: both access checks may see an id nobody has opened.
     for (const c of clients) c.send([{ type: 'submit', prompt: `round ${round}` }]);
-    await Promise.all(clients.map((c) => c.waitFor('an answer or a refusal', (x) => x.errors().length > 0 || x.closeCode !== null || (x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete'))));
+    await Promise.all(
+      clients.map((c) =>
+        c.waitFor(
+          'an answer or a refusal',
+          (x) => x.errors().length > 0 || x.closeCode !== null || (x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete'),
+        ),
+      ),
+    );
     await Promise.all(clients.map((c) => c.close()));
     const events = await world.stack.events(world.tenantId, id);
     const opener = events[0].metadata.actor as { id: string };

@@ -47,7 +47,15 @@ async function json<T = Record<string, unknown>>(method: string, path: string, b
 }
 const hub = (args: string[]) => stack.cli(['schedules', ...args], { HUB_URL: stack.url, HUB_API_KEY: tenant.apiKey });
 
-interface Tick { scheduled_at: Date; outcome: string; reason: string | null; source: string; session_id: string | null; turn_id: string | null; started_at: Date | null }
+interface Tick {
+  scheduled_at: Date;
+  outcome: string;
+  reason: string | null;
+  source: string;
+  session_id: string | null;
+  turn_id: string | null;
+  started_at: Date | null;
+}
 const ticksOf = (id: string) => stack.query<Tick>(`SELECT * FROM schedule_ticks WHERE schedule_id = $1 ORDER BY scheduled_at`, [id]);
 /** Every turn the log says a schedule requested, with when it was requested and when it ended. */
 const turnsOf = (id: string) =>
@@ -74,7 +82,10 @@ describe('the API and the CLI', () => {
     expect(again.id).toBe(created.id);
     expect(again.spec.name).toBe('new year, renamed');
     const id = created.id;
-    expect(((await json<{ fireTimes: string[] }>('GET', `/v1/schedules/${id}/preview?count=2&after=2026-06-01T00:00:00Z`)).fireTimes)).toEqual(['2026-12-31T23:00:00.000Z', '2027-12-31T23:00:00.000Z']);
+    expect((await json<{ fireTimes: string[] }>('GET', `/v1/schedules/${id}/preview?count=2&after=2026-06-01T00:00:00Z`)).fireTimes).toEqual([
+      '2026-12-31T23:00:00.000Z',
+      '2027-12-31T23:00:00.000Z',
+    ]);
 
     // The CLI: preview, pause with a note, trigger while paused, resume.
     const preview = await hub(['preview', id, '--count', '3']);
@@ -89,23 +100,41 @@ describe('the API and the CLI', () => {
     expect(JSON.parse(resumed.stdout)).toEqual(expect.objectContaining({ paused: false, nextRunAt: expect.any(String) }));
 
     // Backfill: the three new years before now, started as three fresh sessions.
-    const bf = await json<{ asked: number; scheduledAt: string[] }>('POST', `/v1/schedules/${id}/backfill`, { from: '2023-06-01T00:00:00Z', to: '2026-06-01T00:00:00Z' }, 202);
+    const bf = await json<{ asked: number; scheduledAt: string[] }>(
+      'POST',
+      `/v1/schedules/${id}/backfill`,
+      { from: '2023-06-01T00:00:00Z', to: '2026-06-01T00:00:00Z' },
+      202,
+    );
     expect(bf.scheduledAt).toEqual(['2023-12-31T23:00:00.000Z', '2024-12-31T23:00:00.000Z', '2025-12-31T23:00:00.000Z']);
     await waitFor('the backfilled runs', async () => (await ticksOf(id)).filter((t) => t.source === 'backfill' && t.outcome === 'started').length === 3);
     // A second backfill of the same range asks for nothing: those ticks are decided.
-    expect(await json('POST', `/v1/schedules/${id}/backfill`, { from: '2023-06-01T00:00:00Z', to: '2026-06-01T00:00:00Z' }, 202)).toEqual(expect.objectContaining({ asked: 0, alreadyDecided: 3 }));
-    const ticks = await hub(['ticks', id]);
-    expect(ticks.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { sessionId: string }).sessionId)).toEqual(
-      expect.arrayContaining(['ny-2023-12-31T23:00:00.000Z', 'ny-2024-12-31T23:00:00.000Z', 'ny-2025-12-31T23:00:00.000Z']),
+    expect(await json('POST', `/v1/schedules/${id}/backfill`, { from: '2023-06-01T00:00:00Z', to: '2026-06-01T00:00:00Z' }, 202)).toEqual(
+      expect.objectContaining({ asked: 0, alreadyDecided: 3 }),
     );
+    const ticks = await hub(['ticks', id]);
+    expect(
+      ticks.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { sessionId: string }).sessionId),
+    ).toEqual(expect.arrayContaining(['ny-2023-12-31T23:00:00.000Z', 'ny-2024-12-31T23:00:00.000Z', 'ny-2025-12-31T23:00:00.000Z']));
 
     // The runs' actor is the schedule; its creator and the tick's times go beside it.
     await waitFor('four runs to end', async () => (await turnsOf(id)).filter((t) => t.ended).length === 4);
-    const [req] = await stack.query<{ metadata: Record<string, unknown> }>(`SELECT metadata FROM events WHERE type = 'TurnRequested' AND stream_id = 'session-ny-2024-12-31T23:00:00.000Z'`);
+    const [req] = await stack.query<{ metadata: Record<string, unknown> }>(
+      `SELECT metadata FROM events WHERE type = 'TurnRequested' AND stream_id = 'session-ny-2024-12-31T23:00:00.000Z'`,
+    );
     expect(req?.metadata).toEqual(
       expect.objectContaining({
         actor: { type: 'system', id: `schedule:${id}`, name: 'new year, renamed' },
-        schedule: expect.objectContaining({ id, scheduledAt: '2024-12-31T23:00:00.000Z', startedAt: expect.any(String), source: 'backfill', createdBy: expect.objectContaining({ type: 'api_key', id: tenant.keyPrefix, role: 'admin' }) }),
+        schedule: expect.objectContaining({
+          id,
+          scheduledAt: '2024-12-31T23:00:00.000Z',
+          startedAt: expect.any(String),
+          source: 'backfill',
+          createdBy: expect.objectContaining({ type: 'api_key', id: tenant.keyPrefix, role: 'admin' }),
+        }),
       }),
     );
 
@@ -122,7 +151,9 @@ describe('the API and the CLI', () => {
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual(expect.objectContaining({ code: 'INVALID_COMMAND', detail: expect.stringContaining('every day') }));
     expect((await call('POST', '/v1/schedules', tenant.apiKey, { name: 'x', cron: '* * * * *', intervalMs: 1000, run: { prompt: 'p' } })).status).toBe(400);
-    expect((await call('POST', '/v1/schedules', tenant.apiKey, { name: 'x', intervalMs: 5000, timeZone: 'Mars/Olympus', run: { prompt: 'p' } })).status).toBe(400);
+    expect((await call('POST', '/v1/schedules', tenant.apiKey, { name: 'x', intervalMs: 5000, timeZone: 'Mars/Olympus', run: { prompt: 'p' } })).status).toBe(
+      400,
+    );
     expect((await call('POST', '/v1/schedules/sch-nope/trigger', tenant.apiKey)).status).toBe(404);
     // Another tenant does not see it.
     const other = await stack.createTenant('other');
@@ -130,12 +161,24 @@ describe('the API and the CLI', () => {
 
     const admin = await stack.streamEvents(tenant.tenantId, 'tenant-admin');
     const changes = admin.filter((e) => e.type.startsWith('Schedule'));
-    expect(changes.map((e) => e.type)).toEqual(['ScheduleSaved', 'ScheduleSaved', 'SchedulePaused', 'ScheduleRunsRequested', 'ScheduleResumed', 'ScheduleRunsRequested', 'ScheduleRunsRequested']);
+    expect(changes.map((e) => e.type)).toEqual([
+      'ScheduleSaved',
+      'ScheduleSaved',
+      'SchedulePaused',
+      'ScheduleRunsRequested',
+      'ScheduleResumed',
+      'ScheduleRunsRequested',
+      'ScheduleRunsRequested',
+    ]);
     expect(changes[2]?.data).toEqual({ scheduleId: id, note: 'holiday freeze' });
-    expect((changes[2] as unknown as { metadata: { actor: unknown } }).metadata.actor).toEqual(expect.objectContaining({ type: 'api_key', id: tenant.keyPrefix }));
+    expect((changes[2] as unknown as { metadata: { actor: unknown } }).metadata.actor).toEqual(
+      expect.objectContaining({ type: 'api_key', id: tenant.keyPrefix }),
+    );
 
     const list = await hub(['list']);
-    expect(JSON.parse(list.stdout.trim().split('\n')[0] as string)).toEqual(expect.objectContaining({ id, lastRun: expect.objectContaining({ outcome: 'started' }) }));
+    expect(JSON.parse(list.stdout.trim().split('\n')[0] as string)).toEqual(
+      expect.objectContaining({ id, lastRun: expect.objectContaining({ outcome: 'started' }) }),
+    );
     expect((await hub(['delete', id])).code).toBe(0);
     expect((await call('GET', `/v1/schedules/${id}`, tenant.apiKey)).status).toBe(404);
   });
@@ -144,14 +187,25 @@ describe('the API and the CLI', () => {
 describe('overlap policies', () => {
   it('skip drops ticks while a run runs, buffer_one runs one afterwards, allow_all overlaps; each recorded', async () => {
     const make = async (overlap: string) =>
-      (await json<{ id: string }>('POST', '/v1/schedules', { name: overlap, intervalMs: 1000, overlap, catchUpWindowMs: 5000, run: { prompt: 'long answer 60', sessionPattern: `${overlap}-{ms}` } }, 201)).id;
+      (
+        await json<{ id: string }>(
+          'POST',
+          '/v1/schedules',
+          { name: overlap, intervalMs: 1000, overlap, catchUpWindowMs: 5000, run: { prompt: 'long answer 60', sessionPattern: `${overlap}-{ms}` } },
+          201,
+        )
+      ).id;
     const ids = { skip: await make('skip'), buffer_one: await make('buffer_one'), allow_all: await make('allow_all') };
     await sleep(5_500);
     for (const id of Object.values(ids)) await json('POST', `/v1/schedules/${id}/pause`, { note: 'enough' }, 200);
-    await waitFor('every run to end', async () => {
-      for (const id of Object.values(ids)) if ((await turnsOf(id)).some((t) => !t.ended)) return false;
-      return true;
-    }, 60_000);
+    await waitFor(
+      'every run to end',
+      async () => {
+        for (const id of Object.values(ids)) if ((await turnsOf(id)).some((t) => !t.ended)) return false;
+        return true;
+      },
+      60_000,
+    );
 
     // skip: some ticks skipped for overlap; no two runs overlap.
     const skip = await ticksOf(ids.skip);
@@ -159,17 +213,21 @@ describe('overlap policies', () => {
     expect(skip.some((t) => t.outcome === 'buffered')).toBe(false);
     const skipRuns = await turnsOf(ids.skip);
     expect(skipRuns.length).toBeGreaterThanOrEqual(1);
-    for (let i = 1; i < skipRuns.length; i++) expect((skipRuns[i] as { requested: Date }).requested.getTime()).toBeGreaterThanOrEqual((skipRuns[i - 1]?.ended as Date).getTime());
+    for (let i = 1; i < skipRuns.length; i++)
+      expect((skipRuns[i] as { requested: Date }).requested.getTime()).toBeGreaterThanOrEqual((skipRuns[i - 1]?.ended as Date).getTime());
     const facts = await stack.streamEvents(tenant.tenantId, `schedule-${ids.skip}`);
-    expect(facts.filter((e) => e.type === 'ScheduleTicksSkipped' && e.data.reason === 'overlap').reduce((n, e) => n + Number(e.data.count), 0)).toBe(skip.filter((t) => t.outcome === 'skipped').length);
+    expect(facts.filter((e) => e.type === 'ScheduleTicksSkipped' && e.data.reason === 'overlap').reduce((n, e) => n + Number(e.data.count), 0)).toBe(
+      skip.filter((t) => t.outcome === 'skipped').length,
+    );
 
     // buffer_one: one tick waited and started once the run before it ended; the rest skipped.
-    const buffered = (await ticksOf(ids.buffer_one));
+    const buffered = await ticksOf(ids.buffer_one);
     const waited = buffered.filter((t) => t.outcome === 'started' && t.started_at && t.started_at.getTime() - t.scheduled_at.getTime() > 1_000);
     expect(waited.length).toBeGreaterThanOrEqual(1);
     expect(buffered.some((t) => t.outcome === 'skipped' && t.reason === 'overlap')).toBe(true);
     const bufferRuns = await turnsOf(ids.buffer_one);
-    for (let i = 1; i < bufferRuns.length; i++) expect((bufferRuns[i] as { requested: Date }).requested.getTime()).toBeGreaterThanOrEqual((bufferRuns[i - 1]?.ended as Date).getTime());
+    for (let i = 1; i < bufferRuns.length; i++)
+      expect((bufferRuns[i] as { requested: Date }).requested.getTime()).toBeGreaterThanOrEqual((bufferRuns[i - 1]?.ended as Date).getTime());
     expect((await stack.streamEvents(tenant.tenantId, `schedule-${ids.buffer_one}`)).some((e) => e.type === 'ScheduleTickBuffered')).toBe(true);
 
     // allow_all: every tick started; runs overlap.
@@ -191,7 +249,14 @@ describe('overlap policies', () => {
 describe('downtime of every ticker', () => {
   it('longer than the catch-up window: the old ticks are recorded as missed; shorter: they run', async () => {
     const make = async (name: string, catchUpWindowMs: number) =>
-      (await json<{ id: string }>('POST', '/v1/schedules', { name, intervalMs: 1000, overlap: 'allow_all', catchUpWindowMs, run: { prompt: 'hi', sessionPattern: `${name}-{ms}` } }, 201)).id;
+      (
+        await json<{ id: string }>(
+          'POST',
+          '/v1/schedules',
+          { name, intervalMs: 1000, overlap: 'allow_all', catchUpWindowMs, run: { prompt: 'hi', sessionPattern: `${name}-{ms}` } },
+          201,
+        )
+      ).id;
     const short = await make('window-2s', 2_000);
     const long = await make('window-30s', 30_000);
     await sleep(1_500);
@@ -211,7 +276,9 @@ describe('downtime of every ticker', () => {
     // The newest ticks of the downtime (within the window) ran.
     expect((await ticksOf(short)).some((t) => t.outcome === 'started' && t.scheduled_at.getTime() > up - 2_500 && t.scheduled_at.getTime() < up)).toBe(true);
     const facts = await stack.streamEvents(tenant.tenantId, `schedule-${short}`);
-    expect(facts.filter((e) => e.type === 'ScheduleTicksSkipped' && e.data.reason === 'catch_up_window').reduce((n, e) => n + Number(e.data.count), 0)).toBe(missed.length);
+    expect(facts.filter((e) => e.type === 'ScheduleTicksSkipped' && e.data.reason === 'catch_up_window').reduce((n, e) => n + Number(e.data.count), 0)).toBe(
+      missed.length,
+    );
 
     // The metric: the restarted ticker counted what it found missed.
     const metrics = await (await fetch(`${tickerUrl}/metrics`)).text();
@@ -223,7 +290,7 @@ describe('downtime of every ticker', () => {
     expect(during(longTicks).every((t) => t.outcome === 'started')).toBe(true);
     // No tick of the downtime is lost: every second from before the kill to after the restart is decided.
     const seconds = longTicks.map((t) => t.scheduled_at.getTime() / 1000);
-    for (let s = (seconds[0] as number); s <= (seconds.at(-1) as number); s++) expect(seconds).toContain(s);
+    for (let s = seconds[0] as number; s <= (seconds.at(-1) as number); s++) expect(seconds).toContain(s);
     await waitFor('the runs to be requested', async () => (await turnsOf(long)).length === longTicks.filter((t) => t.outcome === 'started').length);
   });
 });
@@ -233,7 +300,14 @@ describe('the same path as any other turn', () => {
     const limited = await stack.createTenant('limited');
     const as = (method: string, path: string, body?: unknown) => call(method, path, limited.apiKey, body);
     expect((await as('PUT', '/v1/admin/limits', { turnsPerMinute: 2 })).status).toBe(200);
-    const created = (await (await as('POST', '/v1/schedules', { name: 'writer', intervalMs: 1000, overlap: 'allow_all', run: { prompt: 'write "x" to x.txt', sessionPattern: 'w-{ms}' } })).json()) as { id: string };
+    const created = (await (
+      await as('POST', '/v1/schedules', {
+        name: 'writer',
+        intervalMs: 1000,
+        overlap: 'allow_all',
+        run: { prompt: 'write "x" to x.txt', sessionPattern: 'w-{ms}' },
+      })
+    ).json()) as { id: string };
     await waitFor('four ticks', async () => (await ticksOf(created.id)).length >= 4);
     expect((await as('POST', `/v1/schedules/${created.id}/pause`, {})).status).toBe(200);
     const ticks = await ticksOf(created.id);
@@ -243,10 +317,14 @@ describe('the same path as any other turn', () => {
     expect(refused.length).toBeGreaterThanOrEqual(2);
     expect(refused.every((t) => t.reason?.startsWith('RATE_LIMITED'))).toBe(true);
     const facts = await stack.streamEvents(limited.tenantId, `schedule-${created.id}`);
-    expect(facts.filter((e) => e.type === 'ScheduleTicksSkipped' && e.data.reason === 'refused').reduce((n, e) => n + Number(e.data.count), 0)).toBe(refused.length);
+    expect(facts.filter((e) => e.type === 'ScheduleTicksSkipped' && e.data.reason === 'refused').reduce((n, e) => n + Number(e.data.count), 0)).toBe(
+      refused.length,
+    );
     // Each started run asks for approval before it writes, as any turn of the tenant would.
     for (const t of started) {
-      await waitFor(`the approval of ${t.session_id}`, async () => (await stack.events(limited.tenantId, t.session_id as string)).some((e) => e.type === 'ApprovalRequested'));
+      await waitFor(`the approval of ${t.session_id}`, async () =>
+        (await stack.events(limited.tenantId, t.session_id as string)).some((e) => e.type === 'ApprovalRequested'),
+      );
     }
   });
 });

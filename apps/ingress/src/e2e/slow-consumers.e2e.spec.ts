@@ -24,7 +24,12 @@ const session = 's-slow';
 let turns = 0;
 
 beforeAll(async () => {
-  stack = await HubStack.start({ label: 'slow_consumers', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '0' }, ingressEnv: { HUB_WS_MAX_BUFFERED_BYTES: String(LIMIT) } });
+  stack = await HubStack.start({
+    label: 'slow_consumers',
+    workers: 1,
+    workerEnv: { HUB_OFFLINE_DELAY_MS: '0' },
+    ingressEnv: { HUB_WS_MAX_BUFFERED_BYTES: String(LIMIT) },
+  });
   tenant = await stack.createTenant('acme');
 });
 afterAll(() => stack?.stop());
@@ -50,7 +55,8 @@ async function resumeToEnd(from: TransportTestClient, session: string, turns: nu
   let client = from;
   for (let reconnects = 1; reconnects <= 20; reconnects++) {
     const next = await TransportTestClient.resume(stack.url, tenant.apiKey, session, client);
-    const done = (c: TransportTestClient) => c.state?.status === 'idle' && c.state.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length === turns;
+    const done = (c: TransportTestClient) =>
+      c.state?.status === 'idle' && c.state.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length === turns;
     await next.waitFor('the resumed client to catch up, or be closed', (c) => done(c) || c.closeCode !== null, 60_000);
     if (done(next)) return { client: next, reconnects };
     expect(next.closeCode).toBe(SLOW_CONSUMER_CLOSE_CODE);
@@ -71,7 +77,8 @@ it('closes a client that stops reading with 4008; the others see every turn at o
     const started = Date.now();
     submitter.send([{ type: 'submit', prompt: 'long answer 5000' }]);
     turns++;
-    const complete = (c: TransportTestClient) => c.state?.status === 'idle' && c.state.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length === turns;
+    const complete = (c: TransportTestClient) =>
+      c.state?.status === 'idle' && c.state.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length === turns;
     await Promise.all([submitter.waitFor(`turn ${turns} (submitter)`, complete, 30_000), watcher.waitFor(`turn ${turns} (watcher)`, complete, 30_000)]);
     slowestTurnMs = Math.max(slowestTurnMs, Date.now() - started);
   }
@@ -105,7 +112,11 @@ it('sends a backlog far over the limit to a client that reads it: history asked 
   tcp(all).pause();
   await new Promise((r) => setTimeout(r, 2000));
   tcp(all).resume();
-  await all.waitFor('the whole history', (c) => c.state?.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length === turns || c.closeCode !== null, 60_000);
+  await all.waitFor(
+    'the whole history',
+    (c) => c.state?.messages.filter((m) => m.role === 'assistant' && m.status === 'complete').length === turns || c.closeCode !== null,
+    60_000,
+  );
   expect(all.closeCode).toBeNull();
   const fresh = await connect(session);
   expect(all.state).toEqual(fresh.state);

@@ -15,8 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-const connect = (session: string, extra: Record<string, string | number> = {}) =>
-  TransportTestClient.connect(stack.url, tenant.apiKey, { session, ...extra });
+const connect = (session: string, extra: Record<string, string | number> = {}) => TransportTestClient.connect(stack.url, tenant.apiKey, { session, ...extra });
 
 async function runTurn(session: string, prompt: string): Promise<TransportTestClient> {
   const c = await connect(session);
@@ -133,7 +132,10 @@ describe('issue 13 and 11 on the transport wire', () => {
     await c.waitFor('snapshot', (x) => x.state !== null);
     c.send([{ type: 'submit', prompt: 'long answer 2000' }]);
     await c.waitFor('the turn to run', (x) => x.state?.status === 'running');
-    c.send([{ type: 'submit', prompt: 'me too', busyPolicy: 'reject' }, { type: 'approve', approvalId: 'no-such-approval' }]);
+    c.send([
+      { type: 'submit', prompt: 'me too', busyPolicy: 'reject' },
+      { type: 'approve', approvalId: 'no-such-approval' },
+    ]);
     await c.waitFor('two errors', (x) => x.errors().length >= 2);
     expect(c.errors().map((e) => e.code)).toEqual(['session_busy', 'approval_not_found']);
     for (const e of c.errors()) expect(WIRE_ERROR_CODE_LIST).toContain(e.code);

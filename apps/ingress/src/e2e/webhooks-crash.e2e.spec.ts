@@ -61,7 +61,12 @@ it('kill -9 of the delivering worker with deliveries in flight: every event deli
   await stack.workers[0].kill('SIGKILL');
   // Requests the receiver holds (it answers 1.5 s after each): their answers never reach the hub.
   const killedAt = Date.now();
-  const inFlight = new Set(receiver.at('/all').filter((r) => r.at > killedAt - 1500).map((r) => String(r.headers['webhook-id'])));
+  const inFlight = new Set(
+    receiver
+      .at('/all')
+      .filter((r) => r.at > killedAt - 1500)
+      .map((r) => String(r.headers['webhook-id'])),
+  );
   expect(inFlight.size).toBeGreaterThan(0);
   const cutOff = receiver.at('/all').length;
   await stack.addWorker();
@@ -76,10 +81,17 @@ it('kill -9 of the delivering worker with deliveries in flight: every event deli
   const delivered = () => new Set(receiver.at('/all').map((r) => (WebhookReceiver.verify(secret, r).data as { position: number }).position));
   await until('every event delivered', () => [...expected.keys()].every((p) => delivered().has(p)), 90_000);
   // The hub knows it too: each message succeeded, the cut-off ones on a second attempt, after their lease ended.
-  await until('every message succeeded', async () => {
-    const [row] = await stack.query<{ pending: string }>(`SELECT count(*) FILTER (WHERE status <> 'succeeded')::text AS pending FROM webhook_messages WHERE tenant_id = $1`, [t.tenantId]);
-    return row.pending === '0';
-  }, 90_000);
+  await until(
+    'every message succeeded',
+    async () => {
+      const [row] = await stack.query<{ pending: string }>(
+        `SELECT count(*) FILTER (WHERE status <> 'succeeded')::text AS pending FROM webhook_messages WHERE tenant_id = $1`,
+        [t.tenantId],
+      );
+      return row.pending === '0';
+    },
+    90_000,
+  );
   for (const id of inFlight) expect([id, receiver.at('/all').filter((r) => r.headers['webhook-id'] === id).length]).toEqual([id, 2]);
 
   const bodies = receiver.at('/all').map((r) => WebhookReceiver.verify(secret, r));

@@ -19,7 +19,14 @@ beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   stack = await HubStack.start({ label: 'webhooks', workers: 0, ingressEnv: LOOPBACK });
   // Links point at this stack's ingress, whose port is known only now.
-  await stack.addWorker({ ...LOOPBACK, HUB_PUBLIC_URL: stack.url, HUB_WEBHOOK_RETRY_SCHEDULE: '1.2s,1.2s,1.2s', HUB_WEBHOOK_POLL_MS: '50', HUB_WEBHOOK_TIMEOUT_MS: '2000', HUB_OFFLINE_DELAY_MS: '2' });
+  await stack.addWorker({
+    ...LOOPBACK,
+    HUB_PUBLIC_URL: stack.url,
+    HUB_WEBHOOK_RETRY_SCHEDULE: '1.2s,1.2s,1.2s',
+    HUB_WEBHOOK_POLL_MS: '50',
+    HUB_WEBHOOK_TIMEOUT_MS: '2000',
+    HUB_OFFLINE_DELAY_MS: '2',
+  });
   a = await stack.createTenant('a');
 });
 afterAll(async () => {
@@ -67,13 +74,24 @@ describe('approvals that reach people', () => {
     expect(body).toEqual({
       type: 'approval.requested',
       timestamp: expect.any(String),
-      data: expect.objectContaining({ sessionId: 'wh-approve', tool: 'write_file', risk: expect.any(String), approvalId: expect.any(String), arguments: expect.anything(), deadlineAt: null }),
+      data: expect.objectContaining({
+        sessionId: 'wh-approve',
+        tool: 'write_file',
+        risk: expect.any(String),
+        approvalId: expect.any(String),
+        arguments: expect.anything(),
+        deadlineAt: null,
+      }),
     });
     const links = body.data.links as { console: string; decide: string };
     expect(links.console).toBe(`${stack.url}/console/sessions/wh-approve`);
     expect(links.decide).toMatch(new RegExp(`^${stack.url}/v1/approval-links/`));
 
-    const decided = await fetch(links.decide, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approved', reason: 'from chat' }) });
+    const decided = await fetch(links.decide, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approved', reason: 'from chat' }),
+    });
     expect(decided.status).toBe(200);
     await c.waitFor('the answer', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
     await until('approval.resolved and turn.completed', () => receiver.at('/approvals').length >= 3);
@@ -83,7 +101,13 @@ describe('approvals that reach people', () => {
     expect(delivered.map((x) => x.type)).toEqual(['approval.requested', 'approval.resolved', 'turn.completed']);
     const resolved = delivered[1];
     const messageId = String(requested.headers['webhook-id']);
-    expect(resolved.data).toEqual(expect.objectContaining({ decision: 'approved', reason: 'from chat', by: expect.objectContaining({ type: 'approval_link', id: `${ep.id}/${messageId}` }) }));
+    expect(resolved.data).toEqual(
+      expect.objectContaining({
+        decision: 'approved',
+        reason: 'from chat',
+        by: expect.objectContaining({ type: 'approval_link', id: `${ep.id}/${messageId}` }),
+      }),
+    );
 
     // In the log: the link is the actor, naming the endpoint and the delivery.
     const events = await stack.events(a.tenantId, 'wh-approve');
@@ -93,7 +117,12 @@ describe('approvals that reach people', () => {
     // A second use answers the first decision and who made it.
     const again = await fetch(links.decide, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'denied' }) });
     expect(again.status).toBe(409);
-    expect(await again.json()).toEqual(expect.objectContaining({ code: 'APPROVAL_ALREADY_RESOLVED', firstDecision: expect.objectContaining({ decision: 'approved', by: expect.objectContaining({ type: 'approval_link' }) }) }));
+    expect(await again.json()).toEqual(
+      expect.objectContaining({
+        code: 'APPROVAL_ALREADY_RESOLVED',
+        firstDecision: expect.objectContaining({ decision: 'approved', by: expect.objectContaining({ type: 'approval_link' }) }),
+      }),
+    );
 
     // Forged: the same claims under another signature; expired: claims signed with the tenant's real key, past their time.
     const token = links.decide.split('/').at(-1) as string;
@@ -117,7 +146,9 @@ describe('approvals that reach people', () => {
       const got = await until('approval.requested', () => receiver.at('/links-off')[0]);
       expect((WebhookReceiver.verify(ep.secret, got).data.links as { decide: unknown }).decide).toBeNull();
       const earlier = (JSON.parse(receiver.at('/approvals')[0].body) as { data: { links: { decide: string } } }).data.links;
-      expect((await fetch(earlier.decide, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"decision":"approved"}' })).status).toBe(403);
+      expect((await fetch(earlier.decide, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"decision":"approved"}' })).status).toBe(
+        403,
+      );
       await c.close();
     } finally {
       await call('PUT', '/v1/webhook-settings', a.apiKey, { approvalLinks: true });
@@ -144,7 +175,13 @@ describe('deliveries', () => {
 
     const log = await until('three attempts logged', async () => {
       const r = await call('GET', `/v1/webhooks/${ep.id}/attempts`, a.apiKey);
-      const attempts = r.body.attempts as unknown as { outcome: string; responseStatus: number; attempt: number; nextAttemptAt: string | null; latencyMs: number }[];
+      const attempts = r.body.attempts as unknown as {
+        outcome: string;
+        responseStatus: number;
+        attempt: number;
+        nextAttemptAt: string | null;
+        latencyMs: number;
+      }[];
       return attempts.length === 3 && attempts;
     });
     expect(log.map((x) => [x.attempt, x.outcome, x.responseStatus, x.nextAttemptAt === null])).toEqual([
@@ -160,9 +197,13 @@ describe('deliveries', () => {
     const fourth = await until('redelivered', () => receiver.at('/flaky')[3]);
     expect(fourth.headers['webhook-id']).toBe(sent.body.messageId);
     // Everything since a time: the endpoint's one message again; since now: none.
-    expect((await call('POST', `/v1/webhooks/${ep.id}/redeliver`, a.apiKey, { since: new Date(Date.now() - 60_000).toISOString() })).body).toEqual({ redelivering: 1 });
+    expect((await call('POST', `/v1/webhooks/${ep.id}/redeliver`, a.apiKey, { since: new Date(Date.now() - 60_000).toISOString() })).body).toEqual({
+      redelivering: 1,
+    });
     await until('redelivered since', () => receiver.at('/flaky')[4]);
-    expect((await call('POST', `/v1/webhooks/${ep.id}/redeliver`, a.apiKey, { since: new Date(Date.now() + 1000).toISOString() })).body).toEqual({ redelivering: 0 });
+    expect((await call('POST', `/v1/webhooks/${ep.id}/redeliver`, a.apiKey, { since: new Date(Date.now() + 1000).toISOString() })).body).toEqual({
+      redelivering: 0,
+    });
   });
 
   it('rotation: during the overlap a receiver holding either secret verifies', async () => {
@@ -183,7 +224,10 @@ describe('deliveries', () => {
     const moved = await endpoint('/moved', ['turn.failed']);
     receiver.answer('/moved', () => ({ status: 301, headers: { location: receiver.url('/elsewhere') } }));
     await call('POST', `/v1/webhooks/${moved.id}/test`, a.apiKey);
-    const first = await until('the redirect logged', async () => ((await call('GET', `/v1/webhooks/${moved.id}/attempts`, a.apiKey)).body.attempts as unknown as { outcome: string }[])[0]);
+    const first = await until(
+      'the redirect logged',
+      async () => ((await call('GET', `/v1/webhooks/${moved.id}/attempts`, a.apiKey)).body.attempts as unknown as { outcome: string }[])[0],
+    );
     expect(first.outcome).toBe('redirected');
     expect(receiver.at('/elsewhere')).toHaveLength(0);
 
@@ -227,7 +271,12 @@ describe('administration', () => {
     expect([made.code, made.stderr]).toEqual([0, '']);
     const cliId = (JSON.parse(made.stdout) as { id: string; secret: string }).id;
     const listed = await stack.cli(['webhooks', 'list'], env);
-    expect(listed.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toContain(cliId);
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toContain(cliId);
     expect((await stack.cli(['webhooks', 'get', 'nope'], env)).code).toBe(1);
     expect((await stack.cli(['webhooks', 'delete', cliId], env)).code).toBe(0);
 

@@ -30,7 +30,9 @@ async function acpClient(apiKey: string) {
 }
 
 function closedAt(c: TransportTestClient): Promise<{ code: number; at: number }> {
-  return new Promise((resolve) => (c.closeCode !== null ? resolve({ code: c.closeCode, at: Date.now() }) : c.ws.once('close', (code) => resolve({ code, at: Date.now() }))));
+  return new Promise((resolve) =>
+    c.closeCode !== null ? resolve({ code: c.closeCode, at: Date.now() }) : c.ws.once('close', (code) => resolve({ code, at: Date.now() })),
+  );
 }
 
 describe('a revoked key on open sockets', () => {
@@ -68,7 +70,9 @@ describe('a revoked key on open sockets', () => {
     await Promise.all([ws.until('close', () => ws.closeCode !== null, 10_000), harness.until('close', () => harness.closeCode !== null, 10_000)]);
     expect([ws.closeCode, harness.closeCode]).toEqual([4401, 4401]);
     expect(ws.frames.at(-1)).toEqual({ type: 'error', data: { code: 'SESSION_ERROR', message: expect.stringContaining('revoked') } });
-    expect(harness.frames.at(-1)).toEqual(expect.objectContaining({ type: 'error', data: expect.objectContaining({ code: 'UNAUTHENTICATED', recoverable: false }) }));
+    expect(harness.frames.at(-1)).toEqual(
+      expect.objectContaining({ type: 'error', data: expect.objectContaining({ code: 'UNAUTHENTICATED', recoverable: false }) }),
+    );
   });
 
   it('leaves the sockets of other keys open', async () => {

@@ -31,7 +31,15 @@ const turnsOf = async (session: string) => (await events(session)).filter((e) =>
 
 describe('a run, as clawbridge sends it', () => {
   it('answers with one flat JSON line: text, real usage, the fixture keys and types; exit 0', async () => {
-    const line = runLine({ request_id: 'req_001', session_id: 'qq_user_42', channel_id: 'qq_group_7', agent: 'default', prompt: 'hello there', timeout_ms: 30000, idempotency_key: 'msg_9980' }); // not the fixture's msg_9981: a reused key with another prompt is refused
+    const line = runLine({
+      request_id: 'req_001',
+      session_id: 'qq_user_42',
+      channel_id: 'qq_group_7',
+      agent: 'default',
+      prompt: 'hello there',
+      timeout_ms: 30000,
+      idempotency_key: 'msg_9980',
+    }); // not the fixture's msg_9981: a reused key with another prompt is refused
     const r = await host(line);
     expect(r.code).toBe(0);
     expect(r.lines).toHaveLength(1);
@@ -42,7 +50,12 @@ describe('a run, as clawbridge sends it', () => {
     expect(usage.total_tokens).toBeGreaterThan(0);
     expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
     const [requested] = await turnsOf('qq_user_42');
-    expect(requested.data).toEqual(expect.objectContaining({ context: { zene: { request_id: 'req_001', idempotency_key: 'msg_9980', channel_id: 'qq_group_7', agent: 'default' } }, busyPolicy: 'reject' }));
+    expect(requested.data).toEqual(
+      expect.objectContaining({
+        context: { zene: { request_id: 'req_001', idempotency_key: 'msg_9980', channel_id: 'qq_group_7', agent: 'default' } },
+        busyPolicy: 'reject',
+      }),
+    );
     expect(requested.metadata).toEqual(expect.objectContaining({ protocol: 'zene' }));
     const completed = (await events('qq_user_42')).find((e) => e.type === 'TurnCompleted');
     expect(completed?.type === 'TurnCompleted' && completed.data.usage.totalTokens).toBe(usage.total_tokens);
@@ -96,14 +109,21 @@ describe('exit 3: preflight, before the request runs', () => {
     expect(await stack.countAllEvents()).toBe(before);
   });
 
-  it('protocol mode, hub unreachable: an error line with the request\'s ids, exit 3; bad input is still exit 2; no input: unknown ids', async () => {
+  it("protocol mode, hub unreachable: an error line with the request's ids, exit 3; bad input is still exit 2; no input: unknown ids", async () => {
     const down = `http://127.0.0.1:${await closedPort()}`;
     const [run, bad, none] = await Promise.all([
       host(runLine({ request_id: 'p3', session_id: 'pre-p', prompt: 'hi' }), { hubUrl: down, args: ['host', '--protocol', 'v1', '--single-request', 'false'] }),
       host('{oops\n', { hubUrl: down }),
       host('', { hubUrl: down }),
     ]);
-    expect([run.code, run.lines.length, run.first.type, run.first.request_id, run.first.session_id, (run.first.error as { code: string }).code]).toEqual([3, 1, 'error', 'p3', 'pre-p', 'PROVIDER_DOWN']);
+    expect([run.code, run.lines.length, run.first.type, run.first.request_id, run.first.session_id, (run.first.error as { code: string }).code]).toEqual([
+      3,
+      1,
+      'error',
+      'p3',
+      'pre-p',
+      'PROVIDER_DOWN',
+    ]);
     expect([bad.code, bad.first.error_code]).toEqual([2, 'INVALID_REQUEST']);
     expect([none.code, none.first.error_code, none.first.request_id]).toEqual([3, 'PROVIDER_DOWN', 'unknown']);
   });
@@ -172,7 +192,9 @@ describe('one turn per session', () => {
     await waitFor(async () => (await events('busy')).some((e) => e.type === 'TurnStarted'));
     const [second, queued] = await Promise.all([
       host(runLine({ request_id: 'b-2', session_id: 'busy', prompt: 'hello', idempotency_key: 'b-2' })),
-      host(runLine({ request_id: 'b-3', session_id: 'busy', prompt: 'hello again', idempotency_key: 'b-3' }), { args: [...BRIDGE_ARGS, '--busy-policy', 'enqueue'] }),
+      host(runLine({ request_id: 'b-3', session_id: 'busy', prompt: 'hello again', idempotency_key: 'b-3' }), {
+        args: [...BRIDGE_ARGS, '--busy-policy', 'enqueue'],
+      }),
     ]);
     expect([second.code, second.first.ok, second.first.error_code]).toEqual([0, false, 'BUSY']);
     expect(shapeOf(second.first)).toEqual(ERROR_SHAPE);
@@ -193,7 +215,11 @@ describe('idempotency_key', () => {
     const whileRunning = await host(line('i-2'));
     const after = await host(line('i-3'));
     const results = [await first, whileRunning, after];
-    expect(results.map((r) => [r.code, r.first.ok, r.first.request_id])).toEqual([[0, true, 'i-1'], [0, true, 'i-2'], [0, true, 'i-3']]);
+    expect(results.map((r) => [r.code, r.first.ok, r.first.request_id])).toEqual([
+      [0, true, 'i-1'],
+      [0, true, 'i-2'],
+      [0, true, 'i-3'],
+    ]);
     expect(new Set(results.map((r) => r.first.text)).size).toBe(1);
     expect(new Set(results.map((r) => JSON.stringify(r.first.usage))).size).toBe(1);
     expect(await turnsOf('idem')).toHaveLength(1);
@@ -206,7 +232,8 @@ describe('watching', () => {
     await ws.waitFor('snapshot', (c) => c.state !== null);
     let hostRunning = false;
     const run = host(runLine({ request_id: 'w-1', session_id: 'watched', prompt: 'long answer 200', idempotency_key: 'w-1' }), {
-      onSpawn: (child) => void ws.waitFor('streamed text', (c) => (c.lastAssistant()?.content.length ?? 0) > 20).then(() => (hostRunning = child.exitCode === null)),
+      onSpawn: (child) =>
+        void ws.waitFor('streamed text', (c) => (c.lastAssistant()?.content.length ?? 0) > 20).then(() => (hostRunning = child.exitCode === null)),
     });
     await ws.waitFor('the user message', (c) => c.state?.messages.some((m) => m.role === 'user' && m.content === 'long answer 200') ?? false);
     const r = await run;

@@ -36,7 +36,11 @@ async function holdSettling(): Promise<() => Promise<void>> {
   await holder.connect();
   await holder.query('BEGIN');
   await holder.query('SELECT pg_current_xact_id()');
-  return () => holder.query('ROLLBACK').then(() => holder.end(), () => holder.end());
+  return () =>
+    holder.query('ROLLBACK').then(
+      () => holder.end(),
+      () => holder.end(),
+    );
 }
 const of = (requestId: string, type?: string, status?: string) => (l: Record<string, unknown>) =>
   l.request_id === requestId && (type === undefined || l.type === type) && (status === undefined || l.status === status);
@@ -72,7 +76,7 @@ describe('protocol mode (long-lived, --single-request false)', () => {
     expect(events.find((e) => e.type === 'TurnCancelled')?.data).toEqual(expect.objectContaining({ turnId: 'zene:k:idem-001', reason: 'user' }));
   });
 
-  it('a cancel after the run\'s ACCEPTED: the cancel\'s CANCEL_ACCEPTED comes before the run\'s CANCELED final, every time', async () => {
+  it("a cancel after the run's ACCEPTED: the cancel's CANCEL_ACCEPTED comes before the run's CANCELED final, every time", async () => {
     const h = live();
     const order: string[][] = [];
     for (let i = 0; i < 4; i++) {
@@ -81,7 +85,9 @@ describe('protocol mode (long-lived, --single-request false)', () => {
       h.send({ protocol_version: 1, type: 'cancel', request_id: `co-cancel-${i}`, session_id: `co-${i}`, target_request_id: `co-run-${i}` });
       await h.waitForLine(of(`co-run-${i}`, 'final'));
       await h.waitForLine(of(`co-cancel-${i}`));
-      order.push(h.lines.filter((l) => l.request_id === `co-cancel-${i}` || (l.request_id === `co-run-${i}` && l.type === 'final')).map((l) => `${l.type}:${l.status}`));
+      order.push(
+        h.lines.filter((l) => l.request_id === `co-cancel-${i}` || (l.request_id === `co-run-${i}` && l.type === 'final')).map((l) => `${l.type}:${l.status}`),
+      );
     }
     expect((await h.end()).code).toBe(0);
     // cancel-responses.sequence.json: the ack, then the final.
@@ -115,11 +121,23 @@ describe('protocol mode (long-lived, --single-request false)', () => {
     expect([replay.status, replay.replayed, replay.text]).toEqual(['OK', true, first.text]);
     expect(shapeOf(replay)).toEqual(shapeOf(fixture('protocol-v1/final-replayed.json')));
     expect(shapeOf(timeout)).toEqual(shapeOf(fixture('protocol-v1/run-timeout-final.json')));
-    expect([timeout.status, timeout.text, timeout.error]).toEqual(['TIMEOUT', fixture('protocol-v1/run-timeout-final.json').text, { code: 'TIMEOUT', message: 'request exceeded timeout_ms', retryable: true }]);
+    expect([timeout.status, timeout.text, timeout.error]).toEqual([
+      'TIMEOUT',
+      fixture('protocol-v1/run-timeout-final.json').text,
+      { code: 'TIMEOUT', message: 'request exceeded timeout_ms', retryable: true },
+    ]);
     // A repeat while the first still runs is acknowledged as a duplicate, naming the first. Ids of
     // their own: the fixtures above already used run-a / run-b on this host, and waiting for
     // "run-a's ACCEPTED" would match the first fixture's ack and send the repeat too early.
-    const dupRun = (requestId: string) => ({ protocol_version: 1, type: 'run', request_id: requestId, session_id: 'dup', prompt: 'slow long answer 150', idempotency_key: 'dup-key', stream: false });
+    const dupRun = (requestId: string) => ({
+      protocol_version: 1,
+      type: 'run',
+      request_id: requestId,
+      session_id: 'dup',
+      prompt: 'slow long answer 150',
+      idempotency_key: 'dup-key',
+      stream: false,
+    });
     h.send(dupRun('dup-a'));
     await h.waitForLine(of('dup-a', 'ack', 'ACCEPTED'));
     h.send(dupRun('dup-b'));
@@ -142,7 +160,15 @@ describe('protocol mode (long-lived, --single-request false)', () => {
     // the turn id is the key, so exactly one starts the turn and the other names it, also while
     // the winner's events are not yet settled.
     const h = live();
-    const run = (requestId: string) => ({ protocol_version: 1, type: 'run', request_id: requestId, session_id: 'dup-race', prompt: 'long answer 20', idempotency_key: 'race-key', stream: false });
+    const run = (requestId: string) => ({
+      protocol_version: 1,
+      type: 'run',
+      request_id: requestId,
+      session_id: 'dup-race',
+      prompt: 'long answer 20',
+      idempotency_key: 'race-key',
+      stream: false,
+    });
     const release = await holdSettling();
     let acks: Record<string, unknown>[];
     try {
@@ -165,7 +191,15 @@ describe('protocol mode (long-lived, --single-request false)', () => {
     // The settled feed lags the committed log while any transaction in the cluster is open; the
     // repeat is planned from the committed log, so it still finds the running first turn.
     const h = live();
-    const run = (requestId: string) => ({ protocol_version: 1, type: 'run', request_id: requestId, session_id: 'dup-held', prompt: 'long answer 20', idempotency_key: 'held-key', stream: false });
+    const run = (requestId: string) => ({
+      protocol_version: 1,
+      type: 'run',
+      request_id: requestId,
+      session_id: 'dup-held',
+      prompt: 'long answer 20',
+      idempotency_key: 'held-key',
+      stream: false,
+    });
     const release = await holdSettling();
     let duplicate: Record<string, unknown>;
     try {
@@ -188,7 +222,13 @@ describe('protocol mode (long-lived, --single-request false)', () => {
       host('{oops\n', { args }),
     ]);
     expect([failed.code, failed.lines.map((l) => l.type)]).toEqual([0, ['ack', 'event', 'event', 'final']]);
-    expect(failed.lines[3]).toEqual(expect.objectContaining({ status: 'ERROR', text: 'Provider authentication failed. Please verify credentials and retry later.', error: expect.objectContaining({ code: 'PROVIDER_AUTH', retryable: false }) }));
+    expect(failed.lines[3]).toEqual(
+      expect.objectContaining({
+        status: 'ERROR',
+        text: 'Provider authentication failed. Please verify credentials and retry later.',
+        error: expect.objectContaining({ code: 'PROVIDER_AUTH', retryable: false }),
+      }),
+    );
     expect([bad.code, bad.lines.length, bad.first.type, (bad.first.error as { code: string }).code]).toEqual([2, 1, 'error', 'INVALID_REQUEST']);
   });
 });
@@ -196,8 +236,16 @@ describe('protocol mode (long-lived, --single-request false)', () => {
 describe('every error code, as clawbridge receives it', () => {
   it('provider failures map to PROVIDER_AUTH / PROVIDER_RATE_LIMIT / PROVIDER_DOWN / TIMEOUT / INTERNAL (exit 0)', async () => {
     // Retryable provider errors are retried by the worker (about 30 s) before the turn fails.
-    const cases = [['auth', 'PROVIDER_AUTH'], ['rate_limit', 'PROVIDER_RATE_LIMIT'], ['down', 'PROVIDER_DOWN'], ['timeout', 'TIMEOUT'], ['internal', 'INTERNAL']];
-    const runs = await Promise.all(cases.map(([what]) => host(runLine({ request_id: `e-${what}`, session_id: `err-${what}`, prompt: `fail with ${what}`, timeout_ms: 90000 }))));
+    const cases = [
+      ['auth', 'PROVIDER_AUTH'],
+      ['rate_limit', 'PROVIDER_RATE_LIMIT'],
+      ['down', 'PROVIDER_DOWN'],
+      ['timeout', 'TIMEOUT'],
+      ['internal', 'INTERNAL'],
+    ];
+    const runs = await Promise.all(
+      cases.map(([what]) => host(runLine({ request_id: `e-${what}`, session_id: `err-${what}`, prompt: `fail with ${what}`, timeout_ms: 90000 }))),
+    );
     expect(runs.map((r) => [r.code, r.lines.length, r.first.ok, r.first.error_code])).toEqual(cases.map(([, code]) => [0, 1, false, code]));
     for (const r of runs) expect(shapeOf(r.first)).toEqual(ERROR_SHAPE);
   }, 110_000);
@@ -233,7 +281,11 @@ describe('exit 4: the hub fails mid-request', () => {
   it('a hub that never answers: the host keeps its own hard deadline and answers TIMEOUT, exit 0', async () => {
     mode = 'hang';
     requestAt = 0;
-    const r = await host(runLine({ request_id: 'h0', session_id: 's', prompt: 'p', timeout_ms: 500 }), { hubUrl: fakeUrl, apiKey: 'k', args: ['host', '--protocol', 'v1', '--bridge-compat', '--single-request', '--deadline-margin-ms', '300'] });
+    const r = await host(runLine({ request_id: 'h0', session_id: 's', prompt: 'p', timeout_ms: 500 }), {
+      hubUrl: fakeUrl,
+      apiKey: 'k',
+      args: ['host', '--protocol', 'v1', '--bridge-compat', '--single-request', '--deadline-margin-ms', '300'],
+    });
     const answeredAt = Date.now();
     expect([r.code, r.lines.length, r.first.error_code]).toEqual([0, 1, 'TIMEOUT']);
     expect(requestAt).toBeGreaterThan(0);
@@ -258,8 +310,14 @@ describe('POST /v1/zene', () => {
     expect(reply).toEqual(expect.objectContaining({ ok: true, request_id: 'h-1', text: expect.stringMatching(/hello http/) }));
     const streamed = await post(runLine({ request_id: 'h-2', session_id: 'http', prompt: 'again', stream: false }), { query: '?mode=protocol' });
     expect(streamed.headers.get('content-type')).toMatch(/application\/x-ndjson/);
-    const lines = (await streamed.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.map((l) => [l.type, l.status])).toEqual([['ack', 'ACCEPTED'], ['final', 'OK']]);
+    const lines = (await streamed.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => [l.type, l.status])).toEqual([
+      ['ack', 'ACCEPTED'],
+      ['final', 'OK'],
+    ]);
   });
 
   it('answers bad input, an oversized NDJSON body and a refused key in the zene shape', async () => {

@@ -59,7 +59,9 @@ const ApprovalViewSchema = z.object({
   requestedAt: at,
   deadlineAt: at.nullable(),
   status: z.enum(APPROVAL_STATUSES),
-  resolution: z.object({ decision: z.enum(['approved', 'denied']), by: Actor.nullable(), via: Protocol.nullable(), at, reason: z.string().nullable() }).nullable(),
+  resolution: z
+    .object({ decision: z.enum(['approved', 'denied']), by: Actor.nullable(), via: Protocol.nullable(), at, reason: z.string().nullable() })
+    .nullable(),
   position: z.number().int().describe('Global position of the event that last changed it (the live feed cursor)'),
 });
 
@@ -104,7 +106,9 @@ const ScheduleViewSchema = z.object({
 });
 
 const UsageTotalsShape = {
-  turns: z.object({ completed: z.number().int(), failed: z.number().int(), cancelled: z.number().int(), delivered: z.number().int(), open: z.number().int() }).describe('Turns by how they ended; open: queued or running'),
+  turns: z
+    .object({ completed: z.number().int(), failed: z.number().int(), cancelled: z.number().int(), delivered: z.number().int(), open: z.number().int() })
+    .describe('Turns by how they ended; open: queued or running'),
   modelCalls: z.number().int(),
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),
@@ -117,7 +121,13 @@ const UsageReportSchema = z.object({
   from: z.string().describe('First UTC day, YYYY-MM-DD'),
   to: z.string().describe('Last UTC day, YYYY-MM-DD'),
   key: z.string().nullable(),
-  days: z.array(z.object({ day: z.string(), keyPrefix: z.string().nullable().describe('The key that requested the turns; null: none did (a schedule)'), ...UsageTotalsShape })),
+  days: z.array(
+    z.object({
+      day: z.string(),
+      keyPrefix: z.string().nullable().describe('The key that requested the turns; null: none did (a schedule)'),
+      ...UsageTotalsShape,
+    }),
+  ),
   totals: UsageTotalsSchema,
   asOf: z.number().int().describe('The log position the numbers include'),
 });
@@ -134,7 +144,11 @@ const SCHEMAS = {
   SessionList: z.object({ sessions: z.array(SessionViewSchema), nextCursor: cursor }),
   TurnList: z.object({ sessionId: z.string(), turns: z.array(TurnViewSchema), nextCursor: cursor }),
   ApprovalList: z.object({ approvals: z.array(ApprovalViewSchema), nextCursor: cursor }),
-  EventPage: z.object({ sessionId: z.string(), events: z.array(RecordedEvent), next: z.number().int().nullable().describe('The `after` of the next page; null at the end') }),
+  EventPage: z.object({
+    sessionId: z.string(),
+    events: z.array(RecordedEvent),
+    next: z.number().int().nullable().describe('The `after` of the next page; null at the end'),
+  }),
   SessionState: z.object({ state: HarnessState, cursor: z.number().int().describe('Global position of the last event folded') }),
   ApprovalAnswer: z.object({ approvalId: z.string(), decision: z.enum(['approved', 'denied']) }),
   ScheduleView: ScheduleViewSchema,
@@ -154,12 +168,20 @@ const SCHEMAS = {
     version: z.number().int().describe('The policy version explained'),
     outcome: Outcome,
     rule: z.object({ index: z.number().int().nullable().describe('null: the default'), id: z.string() }),
-    approval: z.object({ required: z.number().int(), approvers: z.unknown().optional(), requesterMayApprove: z.boolean(), deadline: z.unknown().optional() }).nullable(),
+    approval: z
+      .object({ required: z.number().int(), approvers: z.unknown().optional(), requesterMayApprove: z.boolean(), deadline: z.unknown().optional() })
+      .nullable(),
     reason: z.string(),
     trace: z.array(z.object({ index: z.number().int(), id: z.string(), matched: z.boolean(), why: z.string() })),
   }),
   Problem: z
-    .object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.string().describe('One of the documented error codes') })
+    .object({
+      type: z.string(),
+      title: z.string(),
+      status: z.number().int(),
+      detail: z.string(),
+      code: z.string().describe('One of the documented error codes'),
+    })
     .catchall(z.unknown())
     .describe('RFC 9457 problem+json'),
 } as const;
@@ -177,14 +199,20 @@ export function apiSchemaComponents(): Record<string, object> {
   for (const [id, schema] of Object.entries(SCHEMAS)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, { target: 'openapi-3.0', uri: (id) => getSchemaPath(id), unrepresentable: 'any' });
   // `$id` and `$schema` are JSON Schema's; OpenAPI names a component by its key.
-  return Object.fromEntries(Object.entries(schemas).map(([id, s]) => [id, Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$id' && k !== '$schema'))]));
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, s]) => [id, Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$id' && k !== '$schema'))]),
+  );
 }
 
 // Compile-time: each read model's documented schema has exactly its view's fields, each narrower
 // than or equal to the view's type (a status documented as an enum is a `string` in the view).
 type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
 type Documents<S extends z.ZodType, V> = z.infer<S> extends V ? SameKeys<z.infer<S>, V> : false;
-const views: [Documents<typeof SessionViewSchema, SessionView>, Documents<typeof TurnViewSchema, TurnView>, Documents<typeof ApprovalViewSchema, ApprovalView>] = [true, true, true];
+const views: [
+  Documents<typeof SessionViewSchema, SessionView>,
+  Documents<typeof TurnViewSchema, TurnView>,
+  Documents<typeof ApprovalViewSchema, ApprovalView>,
+] = [true, true, true];
 void views;
 const scheduleViews: [Documents<typeof ScheduleViewSchema, ScheduleView>] = [true];
 void scheduleViews;

@@ -36,11 +36,20 @@ export class EventStreams implements OnApplicationShutdown {
   private readonly revokedFrames = new WeakMap<Response, string>();
 
   constructor(liveness: KeyLiveness, changes: KeyChanges, @Inject(INGRESS_CONFIG) settings: IngressSettings, sessions: PersonSessions) {
-    this.keys = new KeyRecheck(liveness, settings.keyRecheckMs, 'event stream', (res, p) => {
-      this.log.log(`ending an event stream of key ${p.keyPrefix}: the key was revoked`);
-      res.write(this.revokedFrames.get(res) ?? `event: error\ndata: ${JSON.stringify({ code: STREAM_KEY_REVOKED, detail: 'the API key of this stream was revoked; sign in again with a valid key' })}\n\n`);
-      res.end();
-    }, sessions);
+    this.keys = new KeyRecheck(
+      liveness,
+      settings.keyRecheckMs,
+      'event stream',
+      (res, p) => {
+        this.log.log(`ending an event stream of key ${p.keyPrefix}: the key was revoked`);
+        res.write(
+          this.revokedFrames.get(res) ??
+            `event: error\ndata: ${JSON.stringify({ code: STREAM_KEY_REVOKED, detail: 'the API key of this stream was revoked; sign in again with a valid key' })}\n\n`,
+        );
+        res.end();
+      },
+      sessions,
+    );
     changes.onChange(() => void this.keys.sweep());
   }
 

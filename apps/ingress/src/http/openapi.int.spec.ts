@@ -39,7 +39,11 @@ async function withApp(use: (app: NestExpressApplication) => Promise<void>): Pro
   }
 }
 
-type Operation = { summary?: string; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }; responses?: Record<string, { description?: string; headers?: Record<string, unknown> }> };
+type Operation = {
+  summary?: string;
+  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+  responses?: Record<string, { description?: string; headers?: Record<string, unknown> }>;
+};
 
 it('documents every tenant limit of the admin API, and the 429 with Retry-After of every route a used-up limit refuses (issue 16)', () =>
   withApp(async (app) => {
@@ -75,7 +79,8 @@ it('every route Nest registered is in /openapi.json, with its method', () =>
     const missing = routes.filter((r) => !documented.has(r));
     expect(missing).toEqual([]);
     // Each documented operation says what it does.
-    for (const item of Object.values(doc.paths)) for (const op of Object.values(item) as Array<{ summary?: string }>) expect(op.summary).toEqual(expect.any(String));
+    for (const item of Object.values(doc.paths))
+      for (const op of Object.values(item) as Array<{ summary?: string }>) expect(op.summary).toEqual(expect.any(String));
     // Every gateway's path, as clients call it (OpenEnv's two are rewritten from per-environment
     // paths, openenv-upgrade.ts), has its row on the WebSocket page.
     const publicPath: Record<string, string> = { [OPENENV_WS_PATH]: '/v1/openenv/ENV/ws', [OPENENV_HARNESS_PATH]: '/v1/openenv/ENV/harness' };
@@ -119,5 +124,7 @@ it('every query parameter a route checks is in the document, and nothing more (a
     // Parameters read without that check (protocol routes) are documented too.
     expect((paths['/v1/openenv/{env}/trajectory']['get'].parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name)).toEqual(['episode_id']);
     const zene = (paths['/v1/zene']['post'] as { parameters?: Parameter[] }).parameters ?? [];
-    expect(zene.filter((x) => x.in === 'query')).toEqual([expect.objectContaining({ name: 'mode', schema: expect.objectContaining({ enum: ['bridge', 'protocol'] }) })]);
+    expect(zene.filter((x) => x.in === 'query')).toEqual([
+      expect.objectContaining({ name: 'mode', schema: expect.objectContaining({ enum: ['bridge', 'protocol'] }) }),
+    ]);
   }));

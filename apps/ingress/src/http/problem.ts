@@ -48,7 +48,11 @@ export function problemOf(e: unknown): Problem {
     const nearest = e.details['nearestValidCursors'];
     const { path, issues } = e.details;
     return {
-      type: `urn:hub:error:${e.code.toLowerCase()}`, title: e.code, status, detail: e.message, code: e.code,
+      type: `urn:hub:error:${e.code.toLowerCase()}`,
+      title: e.code,
+      status,
+      detail: e.message,
+      code: e.code,
       ...(Array.isArray(nearest) ? { nearestValidCursors: nearest as number[] } : {}),
       ...(typeof path === 'string' ? { path } : {}),
       ...(Array.isArray(issues) ? { issues } : {}),

@@ -19,7 +19,12 @@ export const ApiTenantLimitsBody = () =>
     schema: {
       type: 'object',
       additionalProperties: false,
-      properties: Object.fromEntries(Object.entries(LIMIT_DOCS).map(([name, description]) => [name, { type: 'integer', minimum: 1, nullable: true, description: `${description}; null or absent: no limit` }])),
+      properties: Object.fromEntries(
+        Object.entries(LIMIT_DOCS).map(([name, description]) => [
+          name,
+          { type: 'integer', minimum: 1, nullable: true, description: `${description}; null or absent: no limit` },
+        ]),
+      ),
     },
   });
 

@@ -113,7 +113,9 @@ export class SocketLeases {
 
   private async renew(): Promise<void> {
     await Promise.all(
-      [...this.held].map(([tenantId, members]) => this.redis.hubLeaseRenew(this.key(tenantId), String(this.opts.leaseMs), ...members).catch((e: Error) => this.onError(e))),
+      [...this.held].map(([tenantId, members]) =>
+        this.redis.hubLeaseRenew(this.key(tenantId), String(this.opts.leaseMs), ...members).catch((e: Error) => this.onError(e)),
+      ),
     );
   }
 

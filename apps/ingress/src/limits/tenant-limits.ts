@@ -99,11 +99,17 @@ export class TenantLimitsService implements OnModuleDestroy {
     const limits = await this.limitsOf(tenantId);
     const running = this.checkRunning(tenantId, sessionId, limits.concurrentTurns, spend);
     try {
-      await firstRefusal([running.then(() => undefined), this.daily(tenantId, limits.tokensPerDay, this.tokens, 'model tokens'), this.checkGrowth(tenantId, sessionId, limits)]);
+      await firstRefusal([
+        running.then(() => undefined),
+        this.daily(tenantId, limits.tokensPerDay, this.tokens, 'model tokens'),
+        this.checkGrowth(tenantId, sessionId, limits),
+      ]);
       await this.spendTurn(tenantId, limits.turnsPerMinute, spend);
     } catch (e) {
       // Refused for another limit: the place taken among the running turns goes back at once.
-      await (await running.catch(() => NOTHING_HELD))();
+      await (
+        await running.catch(() => NOTHING_HELD)
+      )();
       throw e;
     }
     return running;
@@ -115,7 +121,11 @@ export class TenantLimitsService implements OnModuleDestroy {
     const limiter = this.turnLimiter(turnsPerMinute);
     const refuse = (res: RateLimiterRes) => {
       const retryAfterMs = Math.max(1, Math.ceil(res.msBeforeNext));
-      return new DomainError('RATE_LIMITED', `this tenant's limit of ${turnsPerMinute} turns per minute is used up; retry in ${Math.ceil(retryAfterMs / 1000)} s`, { retryAfterMs });
+      return new DomainError(
+        'RATE_LIMITED',
+        `this tenant's limit of ${turnsPerMinute} turns per minute is used up; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+        { retryAfterMs },
+      );
     };
     if (!spend) {
       const now = await limiter.get(tenantId);
@@ -139,7 +149,8 @@ export class TenantLimitsService implements OnModuleDestroy {
   private async checkRunning(tenantId: string, sessionId: string, concurrentTurns: number | null, reserve: boolean): Promise<TurnRelease> {
     if (concurrentTurns === null) return NOTHING_HELD;
     const running = await this.reads.runningSessions(tenantId);
-    const refuse = (n: number) => new DomainError('RATE_LIMITED', `this tenant may run ${concurrentTurns} turns at once and runs ${n}; retry when one ends`, { retryAfterMs: 1_000 });
+    const refuse = (n: number) =>
+      new DomainError('RATE_LIMITED', `this tenant may run ${concurrentTurns} turns at once and runs ${n}; retry when one ends`, { retryAfterMs: 1_000 });
     if (!reserve) {
       const others = running.filter((s) => s !== sessionId).length;
       if (others >= concurrentTurns) throw refuse(others);
@@ -161,7 +172,10 @@ export class TenantLimitsService implements OnModuleDestroy {
     // Only a submit that opens a session counts against it: a turn of an existing one is one
     // index lookup, the tenant's sessions are counted only for a new id (only with the limit set).
     const n = await this.store.countUnlessExists(tenantId, sessionStreamId(''), sessionId === null ? null : sessionStreamId(sessionId));
-    if (n !== null && n >= sessions) throw new DomainError('RATE_LIMITED', `this tenant may have ${sessions} sessions and has ${n}: erase one or ask for more`, { retryAfterMs: SESSIONS_RETRY_MS });
+    if (n !== null && n >= sessions)
+      throw new DomainError('RATE_LIMITED', `this tenant may have ${sessions} sessions and has ${n}: erase one or ask for more`, {
+        retryAfterMs: SESSIONS_RETRY_MS,
+      });
   }
 
   /**
@@ -173,7 +187,11 @@ export class TenantLimitsService implements OnModuleDestroy {
     const used = await counter.used(tenantId);
     if (used.amount < limit) return;
     const retryAfterMs = Math.max(1_000, used.resetsInMs);
-    throw new DomainError('RATE_LIMITED', `this tenant's ${limit} ${what} per day are used up (${used.amount}); retry in ${Math.ceil(retryAfterMs / 60_000)} min`, { retryAfterMs });
+    throw new DomainError(
+      'RATE_LIMITED',
+      `this tenant's ${limit} ${what} per day are used up (${used.amount}); retry in ${Math.ceil(retryAfterMs / 60_000)} min`,
+      { retryAfterMs },
+    );
   }
 
   private turnLimiter(points: number): RateLimiterRedis {

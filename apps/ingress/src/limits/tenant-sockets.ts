@@ -47,7 +47,9 @@ export class TenantSockets implements OnModuleDestroy {
     }
     this.countingFailed = false;
     if (admission.admitted) return admission.lease;
-    throw new DomainError('RATE_LIMITED', `this tenant may hold ${openSockets} WebSockets open and holds ${admission.open}: close one, or retry later`, { retryAfterMs: SOCKETS_RETRY_MS });
+    throw new DomainError('RATE_LIMITED', `this tenant may hold ${openSockets} WebSockets open and holds ${admission.open}: close one, or retry later`, {
+      retryAfterMs: SOCKETS_RETRY_MS,
+    });
   }
 
   /** Counts the socket until it closes. */

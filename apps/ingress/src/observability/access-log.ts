@@ -19,7 +19,15 @@ export function accessLog(): RequestHandler {
       const route = req.route?.path === undefined ? 'unmatched' : `${req.baseUrl}${String(req.route.path)}`;
       // The tenant, once the API-key guard has found it (never the key itself).
       const tenant = (req as Request & { principal?: { tenantId: string } }).principal?.tenantId;
-      const line = { msg: 'http request', method: req.method, route, path, status: res.statusCode, ms: Math.round(performance.now() - t0), ...(tenant === undefined ? {} : { tenant_id: tenant }) };
+      const line = {
+        msg: 'http request',
+        method: req.method,
+        route,
+        path,
+        status: res.statusCode,
+        ms: Math.round(performance.now() - t0),
+        ...(tenant === undefined ? {} : { tenant_id: tenant }),
+      };
       if (QUIET.has(path)) log.debug(line);
       else log.log(line);
       hubMetrics().httpRequests.add(1, { method: req.method, route, status: res.statusCode });

@@ -39,12 +39,18 @@ export async function checkEnvironment(
     if (h.command.length === 0) return refuse(['harness', 'command'], `a ${h.kind} harness needs a command`);
     const rule = commandRule(h.command, allow.harness);
     if (!rule) {
-      return refuse(['harness', 'command'], `harness command ${h.command.join(' ').slice(0, 200)} is not allowed on this hub: the operator lists the commands a harness may run in HUB_HARNESS_COMMANDS`);
+      return refuse(
+        ['harness', 'command'],
+        `harness command ${h.command.join(' ').slice(0, 200)} is not allowed on this hub: the operator lists the commands a harness may run in HUB_HARNESS_COMMANDS`,
+      );
     }
     // The process gets only the variables the operator lets a tenant set for this command.
     const refusedEnv = tenantEnvRefused(rule, h.env_vars);
     if (refusedEnv.length > 0) {
-      return refuse(['harness', 'env_vars', refusedEnv[0]], `${refusedEnv.join(', ')} may not be set for this harness command: the operator lists the variables a tenant may set in HUB_HARNESS_COMMANDS (env:NAME)`);
+      return refuse(
+        ['harness', 'env_vars', refusedEnv[0]],
+        `${refusedEnv.join(', ')} may not be set for this harness command: the operator lists the variables a tenant may set in HUB_HARNESS_COMMANDS (env:NAME)`,
+      );
     }
     if (h.transport !== 'stdio') return refuse(['harness', 'transport'], `harness transport ${h.transport} is not available: wrapped harnesses run over stdio`);
   }
@@ -56,14 +62,20 @@ export async function checkEnvironment(
 const MCP_CHECK_TIMEOUT_MS = 20_000;
 
 /** Why the environment's MCP servers cannot be used, or null. Connections are closed after. */
-async function checkMcpServers(config: EnvironmentConfig, allow: McpAllowlists, openEnv?: (env: Readonly<Record<string, string>>) => Promise<Record<string, string>>): Promise<string | null> {
+async function checkMcpServers(
+  config: EnvironmentConfig,
+  allow: McpAllowlists,
+  openEnv?: (env: Readonly<Record<string, string>>) => Promise<Record<string, string>>,
+): Promise<string | null> {
   if (config.mcp_servers.length === 0) return null;
   const names = config.mcp_servers.map((s) => s.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup) return `MCP server name ${dup} is used twice`;
   const pool = new McpPool({ idleMs: 0, stdioAllowlist: allow.stdio, httpAllowlist: allow.http, openEnv: openEnv && ((_scope, env) => openEnv(env)) });
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${MCP_CHECK_TIMEOUT_MS} ms`)), MCP_CHECK_TIMEOUT_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${MCP_CHECK_TIMEOUT_MS} ms`)), MCP_CHECK_TIMEOUT_MS)),
+  );
   try {
     // Resolving throws on one name with two schemas. The built-ins' names only decide `env_`
     // prefixes, which cannot conflict: an empty set suffices.
@@ -82,8 +94,13 @@ async function checkMcpServers(config: EnvironmentConfig, allow: McpAllowlists, 
  * harness's `env_vars`) replaced by secret references (`seal`): what is recorded in the log and
  * answered by `GET` never holds them.
  */
-export async function sealEnvironment(config: EnvironmentConfig, seal: (env: Readonly<Record<string, string>>) => Promise<Record<string, string>>): Promise<EnvironmentConfig> {
-  const mcp_servers = await Promise.all(config.mcp_servers.map(async (s) => (s.transport === 'stdio' && Object.keys(s.env).length > 0 ? { ...s, env: await seal(s.env) } : s)));
+export async function sealEnvironment(
+  config: EnvironmentConfig,
+  seal: (env: Readonly<Record<string, string>>) => Promise<Record<string, string>>,
+): Promise<EnvironmentConfig> {
+  const mcp_servers = await Promise.all(
+    config.mcp_servers.map(async (s) => (s.transport === 'stdio' && Object.keys(s.env).length > 0 ? { ...s, env: await seal(s.env) } : s)),
+  );
   const h = config.harness;
   const harness = h.kind !== 'builtin' && Object.keys(h.env_vars).length > 0 ? { ...h, env_vars: await seal(h.env_vars) } : h;
   return { ...config, mcp_servers, harness };

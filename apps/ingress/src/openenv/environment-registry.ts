@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ADMIN_STREAM_ID, OPENENV_ENVIRONMENT_CONFIGURED, OPENENV_EPISODE_STARTED, type Actor, type EnvironmentConfigured as AdminEnvironmentConfigured } from '@hub/domain';
+import {
+  ADMIN_STREAM_ID,
+  OPENENV_ENVIRONMENT_CONFIGURED,
+  OPENENV_EPISODE_STARTED,
+  type Actor,
+  type EnvironmentConfigured as AdminEnvironmentConfigured,
+} from '@hub/domain';
 import type { EventStore } from '@hub/event-store';
 import { EnvironmentConfig } from '@hub/protocol-openenv';
 import { EpisodeStarted, type Episode } from './episode';
@@ -30,7 +36,10 @@ export class EnvironmentRegistry {
     // Then on the tenant's admin stream (issue 15). Not one transaction with the above: should
     // this one fail, the request fails and a retry records both; the configuration's own event
     // names who made it in any case.
-    const recorded: AdminEnvironmentConfigured = { type: 'EnvironmentConfigured', data: { env: name, stream: envStream(name), version: res.events[0]?.streamPosition ?? 0 } };
+    const recorded: AdminEnvironmentConfigured = {
+      type: 'EnvironmentConfigured',
+      data: { env: name, stream: envStream(name), version: res.events[0]?.streamPosition ?? 0 },
+    };
     await this.store.append(tenantId, ADMIN_STREAM_ID, [{ ...recorded, metadata }], { expectedVersion: 'any' });
   }
 
@@ -41,11 +50,22 @@ export class EnvironmentRegistry {
   }
 
   /** A fresh episode: a new session, so a fresh conversation and a fresh working directory. */
-  async startEpisode(tenantId: string, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string, actor: Actor): Promise<Episode> {
+  async startEpisode(
+    tenantId: string,
+    env: string,
+    req: { episodeId?: string | null; seed?: number | null },
+    correlationId: string,
+    actor: Actor,
+  ): Promise<Episode> {
     const episode: Episode = { env, episodeId: req.episodeId ?? randomUUID(), sessionId: `oe.${env}.${randomUUID()}`, seed: req.seed ?? null };
-    await this.store.append(tenantId, episodesStream(env), [{ type: OPENENV_EPISODE_STARTED, data: episode, metadata: { correlationId, actor, protocol: 'openenv' } }], {
-      expectedVersion: 'any',
-    });
+    await this.store.append(
+      tenantId,
+      episodesStream(env),
+      [{ type: OPENENV_EPISODE_STARTED, data: episode, metadata: { correlationId, actor, protocol: 'openenv' } }],
+      {
+        expectedVersion: 'any',
+      },
+    );
     await recordEpisodeReset(this.store, tenantId, episode, actor, correlationId);
     return episode;
   }
@@ -56,12 +76,23 @@ export class EnvironmentRegistry {
    * serve the branch, which goes on from the parent's conversation, workspace and rewards. One
    * registration per child, however often the fork is repeated.
    */
-  async registerFork(tenantId: string, env: string, sessionId: string, seed: number | null, metadata: { correlationId: string; actor: Actor }): Promise<Episode> {
+  async registerFork(
+    tenantId: string,
+    env: string,
+    sessionId: string,
+    seed: number | null,
+    metadata: { correlationId: string; actor: Actor },
+  ): Promise<Episode> {
     const episode: Episode = { env, episodeId: randomUUID(), sessionId, seed };
-    const res = await this.store.append(tenantId, episodesStream(env), [{ type: OPENENV_EPISODE_STARTED, data: episode, metadata: { ...metadata, protocol: 'openenv' } }], {
-      expectedVersion: 'any',
-      idempotencyKey: `openenv-fork:${sessionId}`,
-    });
+    const res = await this.store.append(
+      tenantId,
+      episodesStream(env),
+      [{ type: OPENENV_EPISODE_STARTED, data: episode, metadata: { ...metadata, protocol: 'openenv' } }],
+      {
+        expectedVersion: 'any',
+        idempotencyKey: `openenv-fork:${sessionId}`,
+      },
+    );
     return EpisodeStarted.parse({ type: res.events[0]?.type, data: res.events[0]?.data }).data;
   }
 

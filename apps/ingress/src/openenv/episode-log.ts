@@ -15,12 +15,24 @@ export async function recordEpisodeReset(store: EventStore, tenantId: string, ep
   const metadata = { correlationId, actor, protocol: 'openenv' as const };
   const reset: EpisodeReset = { type: 'EpisodeReset', data: { env: episode.env, episodeId: episode.episodeId, seed: episode.seed } };
   const opened: HubEvent = { type: 'SessionOpened', data: { sessionId: episode.sessionId, openedVia: 'openenv' } };
-  await store.append(tenantId, sessionStreamId(episode.sessionId), [{ ...opened, metadata }, { ...reset, metadata }], { expectedVersion: 'no_stream' });
+  await store.append(
+    tenantId,
+    sessionStreamId(episode.sessionId),
+    [
+      { ...opened, metadata },
+      { ...reset, metadata },
+    ],
+    { expectedVersion: 'no_stream' },
+  );
 }
 
 /** Every recorded reward of an episode, in order: what a trajectory reports beside its events. */
-export function rewardsOf(events: readonly Recorded<HubEvent>[]): { turn_id: string; rubric: string; reward: number; details: Record<string, unknown>; cursor: number }[] {
+export function rewardsOf(
+  events: readonly Recorded<HubEvent>[],
+): { turn_id: string; rubric: string; reward: number; details: Record<string, unknown>; cursor: number }[] {
   return events.flatMap((e) =>
-    e.type === 'RewardComputed' ? [{ turn_id: e.data.turnId, rubric: e.data.rubric, reward: e.data.reward, details: e.data.details, cursor: e.globalPosition }] : [],
+    e.type === 'RewardComputed'
+      ? [{ turn_id: e.data.turnId, rubric: e.data.rubric, reward: e.data.reward, details: e.data.details, cursor: e.globalPosition }]
+      : [],
   );
 }

@@ -12,8 +12,22 @@ const session: HubEvent[] = [
   { type: 'TurnStarted', data: { turnId: T } },
   { type: 'MessageStarted', data: { turnId: T, messageId: 'm1', role: 'assistant' } },
   { type: 'ModelCallStarted', data: { turnId: T, callId: 'c0', step: 0, provider: 'offline', model: 'm', messageCount: 2, toolNames: ['calculator'] } },
-  { type: 'ModelCallCompleted', data: { turnId: T, callId: 'c0', step: 0, text: '', toolCalls: [{ toolCallId: 'k1', name: 'calculator', input: { expression: '6 * 7' } }], finishReason: 'tool_calls', usage } },
-  { type: 'ToolCallStarted', data: { turnId: T, messageId: 'm1', toolCallId: 'k1', name: 'calculator', input: { expression: '6 * 7' }, policy: 'allow', executor: 'hub' } },
+  {
+    type: 'ModelCallCompleted',
+    data: {
+      turnId: T,
+      callId: 'c0',
+      step: 0,
+      text: '',
+      toolCalls: [{ toolCallId: 'k1', name: 'calculator', input: { expression: '6 * 7' } }],
+      finishReason: 'tool_calls',
+      usage,
+    },
+  },
+  {
+    type: 'ToolCallStarted',
+    data: { turnId: T, messageId: 'm1', toolCallId: 'k1', name: 'calculator', input: { expression: '6 * 7' }, policy: 'allow', executor: 'hub' },
+  },
   { type: 'ToolCallCompleted', data: { turnId: T, toolCallId: 'k1', status: 'complete', output: '42', durationMs: 1 } },
   { type: 'ModelCallStarted', data: { turnId: T, callId: 'c1', step: 1, provider: 'offline', model: 'm', messageCount: 4, toolNames: ['calculator'] } },
   { type: 'TextDelta', data: { turnId: T, messageId: 'm1', callId: 'c1', offset: 0, text: '42' } },
@@ -24,10 +38,19 @@ const session: HubEvent[] = [
   { type: 'ModelCallStarted', data: { turnId: 't2', callId: 'h0', step: 0, provider: 'harness:acp', model: 'agent', messageCount: 1, toolNames: [] } },
 ];
 
-const recorded: Recorded<HubEvent>[] = session.map((e, i) => ({ ...e, eventId: `e${i}`, tenantId: 't', streamId: 'session-s', streamPosition: i + 1, globalPosition: 10 + i, createdAt: '2026-01-01T00:00:00.000Z', metadata: { correlationId: 'c' } }));
+const recorded: Recorded<HubEvent>[] = session.map((e, i) => ({
+  ...e,
+  eventId: `e${i}`,
+  tenantId: 't',
+  streamId: 'session-s',
+  streamPosition: i + 1,
+  globalPosition: 10 + i,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  metadata: { correlationId: 'c' },
+}));
 
 describe('ModelRequests', () => {
-  it('rebuilds each built-in model call\'s messages as the worker built them: the log before the call', () => {
+  it("rebuilds each built-in model call's messages as the worker built them: the log before the call", () => {
     const requests = new ModelRequests(recorded);
     expect(requests.messagesOf('c0')).toEqual(buildModelMessages(recorded.slice(0, 4)));
     expect(requests.messagesOf('c1')).toEqual(buildModelMessages(recorded.slice(0, 8)));
@@ -41,7 +64,7 @@ describe('ModelRequests', () => {
     expect(requests.messagesOf('c0')).toEqual(buildModelMessages(recorded.slice(0, 4)));
   });
 
-  it('a wrapped harness\'s call carries the turn\'s message as the hub handed it over; an unknown call is undefined', () => {
+  it("a wrapped harness's call carries the turn's message as the hub handed it over; an unknown call is undefined", () => {
     const requests = new ModelRequests(recorded);
     expect(requests.messagesOf('h0')).toEqual([{ role: 'user', content: 'now you, harness' }]);
     expect(requests.messagesOf('nope')).toBeUndefined();

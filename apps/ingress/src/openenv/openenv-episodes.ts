@@ -77,7 +77,12 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     return config;
   }
 
-  async reset(principal: Principal, env: string, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<{ episode: Episode; result: StepResult }> {
+  async reset(
+    principal: Principal,
+    env: string,
+    req: { episodeId?: string | null; seed?: number | null },
+    correlationId: string,
+  ): Promise<{ episode: Episode; result: StepResult }> {
     // A reset opens a session: the roles that may submit turns may; its first event names the key.
     requireGrant(principal.role, 'submit');
     const config = await this.environment(principal.tenantId, env);
@@ -89,7 +94,13 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
    * A fresh episode of `env` (`/reset`, or a `/harness` socket opened without an episode): the
    * previous episode's wrapped-harness process is stopped (RFC 005: reset stops the harness).
    */
-  async startEpisode(principal: Principal, env: string, config: EnvironmentConfig, req: { episodeId?: string | null; seed?: number | null }, correlationId: string): Promise<Episode> {
+  async startEpisode(
+    principal: Principal,
+    env: string,
+    config: EnvironmentConfig,
+    req: { episodeId?: string | null; seed?: number | null },
+    correlationId: string,
+  ): Promise<Episode> {
     const { tenantId } = principal;
     // An episode is a new session: held to the tenant's sessions and event bytes before it is written.
     await this.commands.admitNewSession(principal, null);
@@ -99,7 +110,13 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     return episode;
   }
 
-  async step(principal: Principal, env: string, action: HarnessAction, opts: { episodeId?: string | null; episode?: Episode; timeoutS?: number | null; requestId?: string | null }, correlationId: string): Promise<StepResult> {
+  async step(
+    principal: Principal,
+    env: string,
+    action: HarnessAction,
+    opts: { episodeId?: string | null; episode?: Episode; timeoutS?: number | null; requestId?: string | null },
+    correlationId: string,
+  ): Promise<StepResult> {
     const config = await this.environment(principal.tenantId, env);
     const episode = opts.episode ?? (await this.registry.episode(principal.tenantId, env, opts.episodeId));
     if (!episode) throw new OpenEnvRefusal('no_episode', 'no episode: call reset first');
@@ -107,7 +124,8 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     // and (with the turn's own events from the wait) the episode so far that the rubric scores.
     const before = await this.sessionEvents(principal.tenantId, episode.sessionId);
     const stepCount = turnsOf(before).length;
-    if (isDone(before, stepCount, config)) throw new OpenEnvRefusal('episode_done', `episode ${episode.episodeId} is done (${stepCount} of max_turns ${config.max_turns}): call reset`);
+    if (isDone(before, stepCount, config))
+      throw new OpenEnvRefusal('episode_done', `episode ${episode.episodeId} is done (${stepCount} of max_turns ${config.max_turns}): call reset`);
     const turnId = randomUUID();
     await this.submit(principal, { episode, config }, action, turnId, opts.requestId ?? turnId, correlationId);
     const budgetMs = Math.min(MAX_STEP_WAIT_MS, 1000 * (opts.timeoutS ?? config.harness.session_timeout_s));
@@ -133,7 +151,11 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
   }
 
   /** Every RFC 005 event of an episode, across all its turns. */
-  async trajectory(principal: Principal, env: string, episodeId?: string | null): Promise<{ episode_id: string; session_id: string; events: ReturnType<typeof encodeHarnessEventList>; rewards: ReturnType<typeof rewardsOf> }> {
+  async trajectory(
+    principal: Principal,
+    env: string,
+    episodeId?: string | null,
+  ): Promise<{ episode_id: string; session_id: string; events: ReturnType<typeof encodeHarnessEventList>; rewards: ReturnType<typeof rewardsOf> }> {
     const { tenantId } = principal;
     await this.environment(tenantId, env);
     const found = await this.registry.episode(tenantId, env, episodeId);
@@ -141,7 +163,12 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
     const episode = found && (await this.access.mayRead(principal, found.sessionId)) ? found : null;
     if (!episode) throw new OpenEnvRefusal('no_episode', episodeId ? `no episode ${episodeId}` : 'no episode: call reset first');
     const events = await this.sessionEvents(tenantId, episode.sessionId);
-    return { episode_id: episode.episodeId, session_id: episode.sessionId, events: encodeHarnessEventList(events, new ModelRequests(events).messagesOf), rewards: rewardsOf(events) };
+    return {
+      episode_id: episode.episodeId,
+      session_id: episode.sessionId,
+      events: encodeHarnessEventList(events, new ModelRequests(events).messagesOf),
+      rewards: rewardsOf(events),
+    };
   }
 
   async sessionEvents(tenantId: string, sessionId: string): Promise<Recorded<HubEvent>[]> {
@@ -149,7 +176,14 @@ export class OpenEnvEpisodes implements OnApplicationShutdown {
   }
 
   /** Submits the step's turn; its context carries the environment's MCP servers to the worker. */
-  private async submit(principal: Principal, on: { episode: Episode; config: EnvironmentConfig }, action: HarnessAction, turnId: string, requestId: string, correlationId: string): Promise<void> {
+  private async submit(
+    principal: Principal,
+    on: { episode: Episode; config: EnvironmentConfig },
+    action: HarnessAction,
+    turnId: string,
+    requestId: string,
+    correlationId: string,
+  ): Promise<void> {
     const context = turnContext(on.config, on.episode);
     const { episode } = on;
     const command = { type: 'SubmitTurn' as const, sessionId: episode.sessionId, turnId, prompt: action.message, context, busyPolicy: 'reject' as const };
@@ -229,7 +263,16 @@ export function turnContext(config: EnvironmentConfig, episode: Episode): TurnCo
 function externalHarness(config: EnvironmentConfig): ExternalHarnessSpec {
   const h = config.harness;
   const kind = h.kind === 'acp' ? 'acp' : 'command';
-  return { kind, name: h.name, command: h.command, working_directory: h.working_directory, env_vars: h.env_vars, startup_timeout_s: h.startup_timeout_s, session_timeout_s: h.session_timeout_s, model: h.model };
+  return {
+    kind,
+    name: h.name,
+    command: h.command,
+    working_directory: h.working_directory,
+    env_vars: h.env_vars,
+    startup_timeout_s: h.startup_timeout_s,
+    session_timeout_s: h.session_timeout_s,
+    model: h.model,
+  };
 }
 
 interface StepContext {

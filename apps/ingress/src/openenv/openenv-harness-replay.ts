@@ -22,7 +22,12 @@ export interface HarnessReplayDeps {
   log: Logger;
 }
 
-const errorEvent = (message: string, recoverable: boolean): HarnessEvent => ({ type: 'error', timestamp: Date.now() / 1000, data: { message, recoverable }, cursor: 0 });
+const errorEvent = (message: string, recoverable: boolean): HarnessEvent => ({
+  type: 'error',
+  timestamp: Date.now() / 1000,
+  data: { message, recoverable },
+  cursor: 0,
+});
 
 /** The episode a replay shows, and the log's head when the socket opened. */
 interface ReplayTarget {
@@ -39,11 +44,22 @@ interface ReplayTarget {
  * complete". Nothing runs: no episode is started, and every frame the client sends gets a
  * recoverable `error` event. `speed` is `null` when the query was refused by `replaySpeedOf`.
  */
-export async function replayHarnessEpisode(ws: WebSocket, socket: OpenEnvSocket, params: URLSearchParams, speed: number | null, deps: HarnessReplayDeps): Promise<void> {
+export async function replayHarnessEpisode(
+  ws: WebSocket,
+  socket: OpenEnvSocket,
+  params: URLSearchParams,
+  speed: number | null,
+  deps: HarnessReplayDeps,
+): Promise<void> {
   const closed = new AbortController();
-  ws.on('close', guarded('openenv harness replay close', () => closed.abort()));
+  ws.on(
+    'close',
+    guarded('openenv harness replay close', () => closed.abort()),
+  );
   socket.slow.addEventListener('abort', () => closed.abort(), { once: true });
-  ws.on('message', () => socket.send(errorEvent('this socket replays a recorded episode (?replay=1) and is read-only: messages are refused, nothing was run', true)));
+  ws.on('message', () =>
+    socket.send(errorEvent('this socket replays a recorded episode (?replay=1) and is read-only: messages are refused, nothing was run', true)),
+  );
   const target = await openTarget(socket, params, speed, deps);
   if (typeof target === 'string') {
     socket.send(errorEvent(target, false));
@@ -64,7 +80,8 @@ async function openTarget(socket: OpenEnvSocket, params: URLSearchParams, speed:
   const afterRaw = params.get('after');
   const after = afterRaw === null ? 0 : Number(afterRaw);
   const wanted = params.get('episode_id');
-  if (speed === null) return `?replay=1 takes an optional ?speed=N, a number > 0 and <= ${MAX_REPLAY_SPEED} (default 1; a recorded pause counts for at most ${MAX_REPLAY_GAP_MS} ms)`;
+  if (speed === null)
+    return `?replay=1 takes an optional ?speed=N, a number > 0 and <= ${MAX_REPLAY_SPEED} (default 1; a recorded pause counts for at most ${MAX_REPLAY_GAP_MS} ms)`;
   if (!wanted) return '?replay=1 needs ?episode_id=ID: the episode to watch';
   if (!(Number.isSafeInteger(after) && after >= 0)) return 'after must be a non-negative integer cursor';
   const tenantId = socket.principal.tenantId;

@@ -50,7 +50,8 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     const { principal, correlationId, send } = socket;
     const params = upgradeParams(req);
     const replaySpeed = replaySpeedOf(params);
-    if (replaySpeed !== undefined) return replayHarnessEpisode(ws, socket, params, replaySpeed, { episodes: this.episodes, access: this.access, store: this.store, log: this.log });
+    if (replaySpeed !== undefined)
+      return replayHarnessEpisode(ws, socket, params, replaySpeed, { episodes: this.episodes, access: this.access, store: this.store, log: this.log });
     // Every frame is an RFC 005 HarnessEvent (a strict client rejects anything else): the
     // episode's ids ride in the `data.episode` of the first event this socket sends.
     let episodeInfo: Record<string, string> | null = null;
@@ -64,7 +65,12 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     const limited = (e: unknown): boolean => {
       const retryAfterMs = retryAfterMsOf(e);
       if (retryAfterMs === undefined) return false;
-      sendEvent({ type: 'error', timestamp: Date.now() / 1000, data: { message: (e as Error).message, code: 'RATE_LIMITED', recoverable: true, retry_after_ms: retryAfterMs }, cursor: 0 });
+      sendEvent({
+        type: 'error',
+        timestamp: Date.now() / 1000,
+        data: { message: (e as Error).message, code: 'RATE_LIMITED', recoverable: true, retry_after_ms: retryAfterMs },
+        cursor: 0,
+      });
       return true;
     };
     // Messages may arrive before the stream is open: take them now, submit them once it is.
@@ -73,7 +79,11 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     let sessionId = '';
     let context: TurnContext = {};
     ws.on('message', (data) => {
-      chain = chain.then(() => (sessionId ? socket.inTrace('openenv harness frame', () => this.submit(principal, { sessionId, context }, data.toString(), correlationId, fail, limited)) : undefined));
+      chain = chain.then(() =>
+        sessionId
+          ? socket.inTrace('openenv harness frame', () => this.submit(principal, { sessionId, context }, data.toString(), correlationId, fail, limited))
+          : undefined,
+      );
       chain = chain.catch((e: unknown) => this.log.error(`openenv harness frame: ${(e as Error)?.stack ?? String(e)}`));
     });
     const afterRaw = params.get('after');
@@ -85,7 +95,9 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       const wanted = params.get('episode_id');
       // Without an episode the socket starts one: a submit (issue 16), named after this key.
       if (!wanted && !mayDo(principal.role, 'submit')) throw new DomainError('FORBIDDEN', refusal(principal.role, 'submit'));
-      const episode = wanted ? await this.episodes.registry.episode(principal.tenantId, env, wanted) : await this.episodes.startEpisode(principal, env, config, {}, correlationId);
+      const episode = wanted
+        ? await this.episodes.registry.episode(principal.tenantId, env, wanted)
+        : await this.episodes.startEpisode(principal, env, config, {}, correlationId);
       if (!episode) throw new Error(`no episode ${wanted}`);
       await this.access.check(principal, episode.sessionId, 'read');
       let view: HarnessEventView = initialHarnessEventView();
@@ -103,8 +115,16 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
       let opened = false;
       const pending: Recorded<HubEvent>[][] = [];
       // Only `close` is kept past this block: the feed's history (the whole episode) is sent once.
-      const { close: closeFeed, history } = await this.streams.open(principal.tenantId, episode.sessionId, (batch) => (opened ? emit(batch, true) : void pending.push(batch)), { after });
-      ws.on('close', guarded('openenv harness close', () => closeFeed()));
+      const { close: closeFeed, history } = await this.streams.open(
+        principal.tenantId,
+        episode.sessionId,
+        (batch) => (opened ? emit(batch, true) : void pending.push(batch)),
+        { after },
+      );
+      ws.on(
+        'close',
+        guarded('openenv harness close', () => closeFeed()),
+      );
       // A client that stopped reading is released at once, not when its closing handshake times out.
       socket.slow.addEventListener('abort', () => void closeFeed(), { once: true });
       episodeInfo = { episode_id: episode.episodeId, session_id: episode.sessionId, env };
@@ -125,7 +145,14 @@ export class OpenEnvHarnessGateway implements OnGatewayConnection {
     }
   }
 
-  private async submit(principal: Principal, on: { sessionId: string; context: TurnContext }, raw: string, correlationId: string, fail: (m: string) => void, limited: (e: unknown) => boolean): Promise<void> {
+  private async submit(
+    principal: Principal,
+    on: { sessionId: string; context: TurnContext },
+    raw: string,
+    correlationId: string,
+    fail: (m: string) => void,
+    limited: (e: unknown) => boolean,
+  ): Promise<void> {
     const { sessionId, context } = on;
     const message = messageOf(raw);
     if (typeof message !== 'string') return fail(message.refused);

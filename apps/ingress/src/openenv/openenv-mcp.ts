@@ -2,7 +2,16 @@ import { SecretStore } from '@hub/event-store';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { BUILTIN_TOOLS, McpPool, RESERVED_MCP_TOOL_NAMES, listMcpTools, mcpResultText, resolveMcpTools, type McpCallResult, type McpToolTarget } from '@hub/agent';
+import {
+  BUILTIN_TOOLS,
+  McpPool,
+  RESERVED_MCP_TOOL_NAMES,
+  listMcpTools,
+  mcpResultText,
+  resolveMcpTools,
+  type McpCallResult,
+  type McpToolTarget,
+} from '@hub/agent';
 import type { EnvironmentConfig } from '@hub/protocol-openenv';
 import { mayDo, refusal, type Principal } from '@hub/auth';
 import { DomainError } from '@hub/domain';
@@ -30,7 +39,11 @@ export type RpcReply = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrp
 /** Upstream's `JsonRpcErrorCode`. */
 export const RPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603 } as const;
 
-export const rpcError = (id: RpcId, code: number, message: string, data?: unknown): RpcReply => ({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
+export const rpcError = (id: RpcId, code: number, message: string, data?: unknown): RpcReply => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message, ...(data === undefined ? {} : { data }) },
+});
 const rpcResult = (id: RpcId, result: unknown): RpcReply => ({ jsonrpc: '2.0', id, result });
 
 const BUILTIN_NAMES: ReadonlySet<string> = new Set(BUILTIN_TOOLS.map((t) => t.name));
@@ -58,7 +71,11 @@ export class OpenEnvMcp implements OnModuleDestroy {
     secrets: SecretStore,
   ) {
     // Pooled per tenant (the scope), so references open for that tenant only.
-    this.pool = new McpPool({ stdioAllowlist: settings.mcpStdioAllowlist, httpAllowlist: settings.mcpHttpAllowlist, openEnv: (tenantId, env) => secrets.open(tenantId, env) });
+    this.pool = new McpPool({
+      stdioAllowlist: settings.mcpStdioAllowlist,
+      httpAllowlist: settings.mcpHttpAllowlist,
+      openEnv: (tenantId, env) => secrets.open(tenantId, env),
+    });
   }
 
   onModuleDestroy(): Promise<void> {
@@ -74,10 +91,12 @@ export class OpenEnvMcp implements OnModuleDestroy {
     const config = await this.episodes.environment(tenantId, env);
     // Calling a tool acts through the environment (its MCP servers may write anywhere they can):
     // the roles that may submit turns may (issue 16); listing the tools is a read.
-    if (isObject(body) && body['method'] === 'tools/call' && !mayDo(principal.role, 'submit')) throw new DomainError('FORBIDDEN', refusal(principal.role, 'submit'));
+    if (isObject(body) && body['method'] === 'tools/call' && !mayDo(principal.role, 'submit'))
+      throw new DomainError('FORBIDDEN', refusal(principal.role, 'submit'));
     if (!isObject(body)) return rpcError(null, RPC.INVALID_REQUEST, 'Invalid Request: send one JSON-RPC 2.0 request object (application/json)');
     const id = body['id'] ?? null;
-    if (!(typeof id === 'string' || Number.isInteger(id) || id === null)) return rpcError(null, RPC.INVALID_REQUEST, 'Invalid Request: id must be a string, an integer or null');
+    if (!(typeof id === 'string' || Number.isInteger(id) || id === null))
+      return rpcError(null, RPC.INVALID_REQUEST, 'Invalid Request: id must be a string, an integer or null');
     const rid = id as RpcId;
     if (body['jsonrpc'] !== '2.0') return rpcError(rid, RPC.INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"');
     if (typeof body['method'] !== 'string') return rpcError(rid, RPC.INVALID_REQUEST, 'Invalid Request: method must be a string');
@@ -94,7 +113,9 @@ export class OpenEnvMcp implements OnModuleDestroy {
   private async dispatch(tenantId: string, servers: Servers, method: string, params: Record<string, unknown>): Promise<unknown> {
     switch (method) {
       case 'tools/list':
-        return { tools: (await this.tools(tenantId, servers)).map((t) => ({ name: t.name, description: t.listed.description, inputSchema: t.listed.inputSchema })) };
+        return {
+          tools: (await this.tools(tenantId, servers)).map((t) => ({ name: t.name, description: t.listed.description, inputSchema: t.listed.inputSchema })),
+        };
       case 'tools/call':
         return this.call(tenantId, servers, params);
       // MCP connections are pooled per server and tenant, not per client session: a session id
@@ -102,7 +123,8 @@ export class OpenEnvMcp implements OnModuleDestroy {
       case 'openenv/session/create':
         return { session_id: randomUUID() };
       case 'openenv/session/close':
-        if (typeof params['session_id'] !== 'string' || !params['session_id']) throw new RpcRefusal(RPC.INVALID_PARAMS, "Invalid params - 'session_id' is required");
+        if (typeof params['session_id'] !== 'string' || !params['session_id'])
+          throw new RpcRefusal(RPC.INVALID_PARAMS, "Invalid params - 'session_id' is required");
         return { session_id: params['session_id'], closed: true };
       default:
         throw new RpcRefusal(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
@@ -119,7 +141,8 @@ export class OpenEnvMcp implements OnModuleDestroy {
     const args = params['arguments'] ?? {};
     if (typeof name !== 'string' || !name) throw new RpcRefusal(RPC.INVALID_PARAMS, "Missing 'name' in params");
     if (!isObject(args)) throw new RpcRefusal(RPC.INVALID_PARAMS, "Invalid params - 'arguments' must be an object");
-    if (RESERVED_MCP_TOOL_NAMES.has(name)) throw new RpcRefusal(RPC.INVALID_PARAMS, `Tool not found: ${name} (reset, step, state and close belong to the orchestration API, never to MCP)`);
+    if (RESERVED_MCP_TOOL_NAMES.has(name))
+      throw new RpcRefusal(RPC.INVALID_PARAMS, `Tool not found: ${name} (reset, step, state and close belong to the orchestration API, never to MCP)`);
     const target = (await this.tools(tenantId, servers)).find((t) => t.name === name);
     if (!target) throw new RpcRefusal(RPC.INVALID_PARAMS, `Tool not found: ${name}`);
     const result = await target.session.callToolResult(target.listed.name, args, AbortSignal.timeout(TOOL_CALL_TIMEOUT_MS));

@@ -86,6 +86,9 @@ export function openEnvSocket(ws: WebSocket, req: UpgradeRequest, maxBufferedByt
     correlationId,
     send: (frame, catchUp) => void sendFrame(frame, catchUp),
     slow: slow.signal,
-    inTrace: (name, fn) => withContext(parent, () => runWithCorrelation(correlationId, () => withSpan(name, { [ATTR.TENANT_ID]: principal.tenantId, [ATTR.PROTOCOL]: 'openenv' }, fn))),
+    inTrace: (name, fn) =>
+      withContext(parent, () =>
+        runWithCorrelation(correlationId, () => withSpan(name, { [ATTR.TENANT_ID]: principal.tenantId, [ATTR.PROTOCOL]: 'openenv' }, fn)),
+      ),
   };
 }

@@ -38,10 +38,12 @@ export class OpenEnvWsGateway implements OnGatewayConnection {
     const conn: Conn = { principal, env: '', correlationId, episode: undefined };
     chain = chain.then((env) => void (conn.env = env as string));
     ws.on('message', (data, isBinary) => {
-      chain = chain.then(() => (conn.env ? socket.inTrace('openenv frame', () => this.onFrame(conn, isBinary ? null : data.toString(), send, ws)) : undefined)).catch((e: unknown) => {
-        this.log.error(`openenv ws frame: ${(e as Error)?.stack ?? String(e)}`);
-        send(wsError('EXECUTION_ERROR', 'internal error'));
-      });
+      chain = chain
+        .then(() => (conn.env ? socket.inTrace('openenv frame', () => this.onFrame(conn, isBinary ? null : data.toString(), send, ws)) : undefined))
+        .catch((e: unknown) => {
+          this.log.error(`openenv ws frame: ${(e as Error)?.stack ?? String(e)}`);
+          send(wsError('EXECUTION_ERROR', 'internal error'));
+        });
     });
     ws.on('error', (e) => this.log.warn(`socket error: ${e.message}`));
   }

@@ -45,7 +45,13 @@ export class OpenEnvController implements OnModuleInit {
 
   @ApiOperation({ summary: 'Configure an environment (allowlisted MCP servers, harness, rubric) for this tenant' })
   @Put()
-  async configure(@Param('env') env: string, @Body() body: unknown, @CurrentPrincipal() p: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async configure(
+    @Param('env') env: string,
+    @Body() body: unknown,
+    @CurrentPrincipal() p: Principal,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     // Environments name the harness commands and MCP servers turns run with: administration.
     if (p.role !== 'admin') return void res.status(403).json({ detail: `configuring an environment needs an admin key; this key's role is ${p.role}` });
     const checked = await checkEnvironment(
@@ -59,7 +65,8 @@ export class OpenEnvController implements OnModuleInit {
     try {
       config = await sealEnvironment(checked.config, (vars) => this.secrets.seal(p.tenantId, vars));
     } catch (e) {
-      if (e instanceof UnknownSecretError) return void res.status(422).json({ detail: [{ type: 'value_error', loc: ['body', 'env', e.variable], msg: e.message }] });
+      if (e instanceof UnknownSecretError)
+        return void res.status(422).json({ detail: [{ type: 'value_error', loc: ['body', 'env', e.variable], msg: e.message }] });
       throw e;
     }
     await this.episodes.registry.put(p.tenantId, envName(env), config, actorOf(p), correlation(req));
@@ -127,7 +134,14 @@ export class OpenEnvController implements OnModuleInit {
   @Get('metadata')
   async metadata(@Param('env') env: string, @CurrentPrincipal() p: Principal) {
     const c = await this.episodes.environment(p.tenantId, envName(env));
-    return { name: env, description: c.description || `Harness environment ${env} (${c.harness.name}, ${c.harness.kind})`, readme_content: null, version: null, author: null, documentation_url: null };
+    return {
+      name: env,
+      description: c.description || `Harness environment ${env} (${c.harness.name}, ${c.harness.kind})`,
+      readme_content: null,
+      version: null,
+      author: null,
+      documentation_url: null,
+    };
   }
 
   @ApiOperation({ summary: 'Action and observation JSON Schemas (OpenEnv)' })

@@ -53,4 +53,3 @@ export class OpenHarnessExceptionFilter implements ExceptionFilter {
     if (!res.headersSent) sendReply(res, encodeError(error, echoFor(req)));
   }
 }
-

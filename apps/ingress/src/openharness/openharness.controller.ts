@@ -24,13 +24,7 @@ import { SessionAccess } from '../auth/session-access';
 export class OpenHarnessController implements OnModuleDestroy {
   private readonly exchange: OpenHarnessExchange;
 
-  constructor(
-    commands: CommandService,
-    outcomes: TurnOutcomes,
-    store: EventStore,
-    access: SessionAccess,
-    @Inject(INGRESS_CONFIG) config: IngressSettings,
-  ) {
+  constructor(commands: CommandService, outcomes: TurnOutcomes, store: EventStore, access: SessionAccess, @Inject(INGRESS_CONFIG) config: IngressSettings) {
     this.exchange = new OpenHarnessExchange(commands, outcomes, store, new ReplyCache(config.redisUrl, config.queuePrefix), access);
   }
 

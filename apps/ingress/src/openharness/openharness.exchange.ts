@@ -95,21 +95,35 @@ export class OpenHarnessExchange {
     // The reply reflects this request's own command (an answered approval is not still pending).
     const outcome = await this.outcomes.wait(principal.tenantId, r.sessionId, turnId, r.waitMs, { after });
     const delivered = action.kind === 'submit' ? 0 : action.delivered;
-    return encodeReply(outcome, { echo: r.echo, capabilities: r.capabilities, sessionId: r.sessionId, turnId, delivered, nowMs: Date.now(), latencyMs: elapsed(startedAt) });
+    return encodeReply(outcome, {
+      echo: r.echo,
+      capabilities: r.capabilities,
+      sessionId: r.sessionId,
+      turnId,
+      delivered,
+      nowMs: Date.now(),
+      latencyMs: elapsed(startedAt),
+    });
   }
 
   /**
    * The hub's refusal of the command as a wire error, or where what it appended ends (the
    * highest global position; 0 when it appended nothing).
    */
-  private async dispatch(command: HubCommand, principal: Principal, r: DecodedRequest, correlationId: string): Promise<{ refused: WireError } | { after: number }> {
+  private async dispatch(
+    command: HubCommand,
+    principal: Principal,
+    r: DecodedRequest,
+    correlationId: string,
+  ): Promise<{ refused: WireError } | { after: number }> {
     try {
       const outcome = await this.commands.dispatch(command, principal, { protocol: 'openharness', correlationId, commandId: r.commandId, extra: r.metadata });
       if (!outcome.ok) return { refused: wireErrorFromDomain(outcome.code, outcome.message) };
       return { after: Math.max(0, ...outcome.events.map((e) => e.globalPosition)) };
     } catch (e) {
       // The command was not decided in time: the hub is overloaded, not the turn slow.
-      if (isDomainError(e) && e.code === 'TIMEOUT') return { refused: wireError('engine_unavailable', 'The hub did not take the request in time.', { retryable: true }) };
+      if (isDomainError(e) && e.code === 'TIMEOUT')
+        return { refused: wireError('engine_unavailable', 'The hub did not take the request in time.', { retryable: true }) };
       // A used-up tenant limit: 429 rate_limited with its wait (retryable, so never kept as the request's reply).
       if (isDomainError(e) && e.code === 'RATE_LIMITED') return { refused: wireErrorFromDomain(e.code, e.message, retryAfterMsOf(e)) };
       throw e;
@@ -162,5 +176,8 @@ function requestFingerprint(r: DecodedRequest): string {
 }
 
 function reusedRequestId(r: DecodedRequest): WireReply {
-  return encodeError(wireErrorFromDomain('INVALID_COMMAND', `request_id ${r.requestId} was already used with a different request; send a new id`), r.echo, { capabilities: r.capabilities, latencyMs: 0 });
+  return encodeError(wireErrorFromDomain('INVALID_COMMAND', `request_id ${r.requestId} was already used with a different request; send a new id`), r.echo, {
+    capabilities: r.capabilities,
+    latencyMs: 0,
+  });
 }

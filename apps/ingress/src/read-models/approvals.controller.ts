@@ -39,7 +39,8 @@ export class ApprovalsController {
   async list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>) {
     onlyKnown(q, APPROVAL_LIST_QUERY.names);
     const sessionId = single(q, 'sessionId');
-    if (sessionId !== undefined && !SESSION_ID_PATTERN.test(sessionId)) throw new DomainError('INVALID_COMMAND', 'sessionId: 1-128 of [A-Za-z0-9._:@-]', { field: 'sessionId' });
+    if (sessionId !== undefined && !SESSION_ID_PATTERN.test(sessionId))
+      throw new DomainError('INVALID_COMMAND', 'sessionId: 1-128 of [A-Za-z0-9._:@-]', { field: 'sessionId' });
     const status = oneOf(q, 'status', APPROVAL_STATUSES, 'pending') as 'pending' | 'resolved';
     const page = await this.reads.approvals(p.tenantId, { status, limit: limitOf(q), cursor: single(q, 'cursor'), sessionId, openedBy: this.ownerFilter(p) });
     return { approvals: page.items, nextCursor: page.nextCursor };
@@ -52,7 +53,9 @@ export class ApprovalsController {
    */
   @ApiOperation({ summary: 'Live approval feed (Server-Sent Events): requested and resolved approvals as they happen' })
   @ApiProduces('text/event-stream')
-  @ApiOkResponse({ description: '`event: approval` frames whose `data` is an ApprovalView and whose `id` its position; `event: ready` once the pending ones are sent' })
+  @ApiOkResponse({
+    description: '`event: approval` frames whose `data` is an ApprovalView and whose `id` its position; `event: ready` once the pending ones are sent',
+  })
   @APPROVAL_FEED_QUERY.document()
   @Get('stream')
   async stream(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>, @Req() req: Request, @Res() res: Response) {

@@ -28,11 +28,20 @@ export const APPROVAL_LIST_QUERY = new QueryParams([
 ]);
 /** `GET /v1/sessions/stream`. */
 export const SESSION_FEED_QUERY = new QueryParams([
-  { name: 'after', description: 'Resume after this session position (an `id:` the feed sent; `Last-Event-ID` works too); without it the feed starts at the newest session', integer: { minimum: 0, maximum: Number.MAX_SAFE_INTEGER } },
+  {
+    name: 'after',
+    description: 'Resume after this session position (an `id:` the feed sent; `Last-Event-ID` works too); without it the feed starts at the newest session',
+    integer: { minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  },
 ]);
 /** `GET /v1/approvals/stream`. */
 export const APPROVAL_FEED_QUERY = new QueryParams([
-  { name: 'after', description: 'Resume after this change position (an `id:` the feed sent; `Last-Event-ID` works too); without it the feed starts with every pending approval', integer: { minimum: 0, maximum: Number.MAX_SAFE_INTEGER } },
+  {
+    name: 'after',
+    description:
+      'Resume after this change position (an `id:` the feed sent; `Last-Event-ID` works too); without it the feed starts with every pending approval',
+    integer: { minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  },
 ]);
 
 function invalid(field: string, message: string): DomainError {

@@ -54,7 +54,10 @@ export class SessionListController {
    */
   @ApiOperation({ summary: "Live sessions feed (Server-Sent Events): each of the tenant's sessions as it changes" })
   @ApiProduces('text/event-stream')
-  @ApiOkResponse({ description: '`event: ready` with the starting position, then `event: session` frames whose `data` is a SessionView and `event: erased` frames whose `data` is `{sessionId, erasedAt, position}`, each with `id` its position' })
+  @ApiOkResponse({
+    description:
+      '`event: ready` with the starting position, then `event: session` frames whose `data` is a SessionView and `event: erased` frames whose `data` is `{sessionId, erasedAt, position}`, each with `id` its position',
+  })
   @SESSION_FEED_QUERY.document()
   @Get('stream')
   async stream(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>, @Req() req: Request, @Res() res: Response) {

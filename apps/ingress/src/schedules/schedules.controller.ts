@@ -16,7 +16,8 @@ const WRITERS = new Set(['admin', 'operator']);
 const READERS = new Set(['admin', 'operator', 'approver', 'viewer']);
 
 function mayRead(p: Principal): void {
-  if (!READERS.has(p.role)) throw new DomainError('FORBIDDEN', `reading schedules needs an admin, operator, approver or viewer key; this key's role is ${p.role}`);
+  if (!READERS.has(p.role))
+    throw new DomainError('FORBIDDEN', `reading schedules needs an admin, operator, approver or viewer key; this key's role is ${p.role}`);
 }
 function mayWrite(p: Principal): void {
   if (!WRITERS.has(p.role)) throw new DomainError('FORBIDDEN', `changing schedules needs an admin or operator key; this key's role is ${p.role}`);
@@ -28,7 +29,8 @@ const SaveBody = z.object({ clientKey: z.string().min(1).max(200).optional() }).
 
 function parse<T>(schema: z.ZodType<T>, body: unknown, shape: string): T {
   const r = schema.safeParse(body ?? {});
-  if (!r.success) throw new DomainError('INVALID_COMMAND', `body must be ${shape}: ${r.error.issues[0]?.path.join('.') ?? ''} ${r.error.issues[0]?.message ?? ''}`.trim());
+  if (!r.success)
+    throw new DomainError('INVALID_COMMAND', `body must be ${shape}: ${r.error.issues[0]?.path.join('.') ?? ''} ${r.error.issues[0]?.message ?? ''}`.trim());
   return r.data;
 }
 

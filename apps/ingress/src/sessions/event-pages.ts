@@ -12,7 +12,11 @@ import { onlyKnown } from '../read-models/query';
 export const EVENTS_PAGE = { default: 500, max: 1000 } as const;
 /** `GET /v1/sessions/ID/events`. */
 export const EVENTS_PAGE_QUERY = new QueryParams([
-  { name: 'after', description: 'Stream position to read after (exclusive); 0, the default, reads from the start', integer: { minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } },
+  {
+    name: 'after',
+    description: 'Stream position to read after (exclusive); 0, the default, reads from the start',
+    integer: { minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+  },
   { name: 'limit', description: 'Events per page', integer: { minimum: 1, maximum: EVENTS_PAGE.max, default: EVENTS_PAGE.default } },
 ]);
 /** Events per read while streaming the NDJSON export. */

@@ -27,7 +27,6 @@ const RedriveBody = z
   .strict()
   .refine((b) => !(b.model && b.harness), 'give "model" or "harness", not both');
 
-
 /** A new session id beside its source's: `<source>.<kind>-<6 hex>`, within the id's 128 characters. */
 function derivedId(source: string, kind: 'fork' | 'redrive'): string {
   const suffix = `.${kind}-${randomBytes(3).toString('hex')}`;
@@ -68,14 +67,20 @@ export class LineageController {
   ) {
     await this.access.check(p, sessionParam(id), 'fork');
     const parsed = ForkBody.safeParse(body ?? {});
-    if (!parsed.success) throw new DomainError('INVALID_COMMAND', `body must be {"at"?: non-negative integer cursor, "sessionId"?: new session id}: ${parsed.error.issues[0]?.message ?? ''}`);
+    if (!parsed.success)
+      throw new DomainError(
+        'INVALID_COMMAND',
+        `body must be {"at"?: non-negative integer cursor, "sessionId"?: new session id}: ${parsed.error.issues[0]?.message ?? ''}`,
+      );
     const parent = sessionParam(id);
     const childId = parsed.data.sessionId ?? derivedId(parent, 'fork');
     await this.commands.admitNewSession(p, childId);
     const metadata = { correlationId: req.correlationId ?? randomUUID(), actor: actorOf(p), protocol: 'internal' as const };
     const forked = await this.lineage.fork(p.tenantId, parent, childId, parsed.data.at, metadata, requestId && `${p.tenantId}:${requestId}`);
     // A fork of an OpenEnv episode is an episode too, so OpenEnv clients see and continue it.
-    const episode = forked.episode ? await new EnvironmentRegistry(this.store).registerFork(p.tenantId, forked.episode.env, childId, forked.episode.seed, metadata) : null;
+    const episode = forked.episode
+      ? await new EnvironmentRegistry(this.store).registerFork(p.tenantId, forked.episode.env, childId, forked.episode.seed, metadata)
+      : null;
     return {
       sessionId: forked.sessionId,
       parentSessionId: parent,
@@ -99,7 +104,11 @@ export class LineageController {
   ) {
     await this.access.check(p, sessionParam(id), 'redrive');
     const parsed = RedriveBody.safeParse(body ?? {});
-    if (!parsed.success) throw new DomainError('INVALID_COMMAND', `body must be {"model"?: name | "harness"?: harness config, "tools"?: "recorded"|"live", "sessionId"?: new id}: ${parsed.error.issues[0]?.message ?? ''}`);
+    if (!parsed.success)
+      throw new DomainError(
+        'INVALID_COMMAND',
+        `body must be {"model"?: name | "harness"?: harness config, "tools"?: "recorded"|"live", "sessionId"?: new id}: ${parsed.error.issues[0]?.message ?? ''}`,
+      );
     const source = sessionParam(id);
     const { model, harness, tools } = parsed.data;
     const target = model ? RedriveTarget.parse({ model }) : harness ? RedriveTarget.parse({ harness }) : null;
@@ -108,7 +117,15 @@ export class LineageController {
     // turn per minute as it is submitted: a re-drive of more turns than are left stops part way).
     await this.commands.admitNewSession(p, childId, { turn: true });
     const correlationId = req.correlationId ?? randomUUID();
-    const opened = await this.lineage.openRedrive(p.tenantId, source, childId, target, tools, { correlationId, actor: actorOf(p), protocol: 'internal' }, requestId && `${p.tenantId}:${requestId}`);
+    const opened = await this.lineage.openRedrive(
+      p.tenantId,
+      source,
+      childId,
+      target,
+      tools,
+      { correlationId, actor: actorOf(p), protocol: 'internal' },
+      requestId && `${p.tenantId}:${requestId}`,
+    );
     // Queued in order behind each other (busy policy enqueue); a repeat of the request submits
     // nothing twice (the turn ids are the source's, the command ids derived from them).
     for (const submit of opened.submits) {

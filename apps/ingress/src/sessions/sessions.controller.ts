@@ -24,7 +24,6 @@ const Decision = z.object({ decision: z.enum(['approved', 'denied']), reason: z.
 /** How long an erasure's answer waits for the read models to pass its tombstone. */
 const ERASE_SETTLE_MS = 5_000;
 
-
 /**
  * Sessions over plain HTTP: audit export (the log itself), the current state, and answering an
  * approval (the approval inbox's write side). The list is the read model's (read-models/). Every read is the key's tenant only;
@@ -132,8 +131,14 @@ export class SessionsController {
     // Answer then, so a read after the 200 never shows the session (waitProjected).
     const names = HUB_PROJECTIONS.map((d) => d.name);
     if (!(await waitProjected(this.pool, names, erased.tombstoneCursor, { timeoutMs: ERASE_SETTLE_MS }))) {
-      this.log.warn(`session ${sessionId} erased; the read models had not applied its tombstone (cursor ${erased.tombstoneCursor}) within ${ERASE_SETTLE_MS} ms and may list it until they do`);
+      this.log.warn(
+        `session ${sessionId} erased; the read models had not applied its tombstone (cursor ${erased.tombstoneCursor}) within ${ERASE_SETTLE_MS} ms and may list it until they do`,
+      );
     }
-    return { sessionId, erased: erased.streams.map(({ streamId, events, lastHash }) => ({ streamId, events, lastHash })), tombstoneCursor: erased.tombstoneCursor };
+    return {
+      sessionId,
+      erased: erased.streams.map(({ streamId, events, lastHash }) => ({ streamId, events, lastHash })),
+      tombstoneCursor: erased.tombstoneCursor,
+    };
   }
 }

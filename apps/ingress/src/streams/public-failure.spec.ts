@@ -15,7 +15,19 @@ const turn = (code: string, message: string): Recorded<HubEvent>[] =>
       { type: 'TurnStarted', data: { turnId: 't1' } },
       { type: 'TurnFailed', data: { turnId: 't1', code, message, retryable: false } },
     ] as HubEvent[]
-  ).map((e, i) => ({ ...e, eventId: `e${i}`, tenantId: 't', streamId: 'session-s', streamPosition: i + 1, globalPosition: i + 1, createdAt: '2026-01-01T00:00:00.000Z', metadata: { correlationId: 'c' } }) as Recorded<HubEvent>);
+  ).map(
+    (e, i) =>
+      ({
+        ...e,
+        eventId: `e${i}`,
+        tenantId: 't',
+        streamId: 'session-s',
+        streamPosition: i + 1,
+        globalPosition: i + 1,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        metadata: { correlationId: 'c' },
+      }) as Recorded<HubEvent>,
+  );
 
 function everyWire(events: Recorded<HubEvent>[]): string {
   let acpView = initialAcpView();

@@ -39,9 +39,7 @@ export class SessionStreams {
     let head = await this.subscriber.headPosition(tenantId);
     if (opts.after !== undefined && opts.after > head) head = await this.settledThrough(tenantId, opts.after);
     const history = opts.history === false ? [] : await this.settledHistory(tenantId, streamId, head);
-    const sub = this.subscriber.subscribe({ tenantId, streamId, after: head }, (batch) =>
-      onLive(batch as Recorded<HubEvent>[]),
-    );
+    const sub = this.subscriber.subscribe({ tenantId, streamId, after: head }, (batch) => onLive(batch as Recorded<HubEvent>[]));
     return { history, head, close: () => sub.close() };
   }
 

@@ -18,7 +18,8 @@ function outcomeOf(turnId: string, events: Recorded<HubEvent>[]): TurnOutcome | 
   const base = { text, usage: p.usage, events: mine };
   const end = mine.find((e) => e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled');
   if (end?.type === 'TurnCompleted') return { kind: 'completed', ...base, text: end.data.text };
-  if (end?.type === 'TurnFailed') return { kind: 'failed', code: end.data.code, message: publicFailureMessage(end.data.code, end.data.message), retryable: end.data.retryable, ...base };
+  if (end?.type === 'TurnFailed')
+    return { kind: 'failed', code: end.data.code, message: publicFailureMessage(end.data.code, end.data.message), retryable: end.data.retryable, ...base };
   if (end?.type === 'TurnCancelled') return { kind: 'cancelled', reason: end.data.reason, ...base };
   const pending = p.tools.filter((t) => t.approval?.status === 'pending');
   if (pending.length) {

@@ -62,7 +62,9 @@ export class AuthenticatedWsAdapter extends WsAdapter {
    */
   override bindErrorHandler(server: WebSocketServer): WebSocketServer {
     const report = (err: Error & { code?: string }) =>
-      typeof err.code === 'string' && err.code.startsWith('WS_ERR_') ? this.edgeLog.log(`client socket fault: ${err.code}: ${err.message}`) : this.edgeLog.error(err);
+      typeof err.code === 'string' && err.code.startsWith('WS_ERR_')
+        ? this.edgeLog.log(`client socket fault: ${err.code}: ${err.message}`)
+        : this.edgeLog.error(err);
     server.on('connection', (ws: WebSocket) => ws.on('error', report));
     server.on('error', report);
     return server;
@@ -96,7 +98,9 @@ export class AuthenticatedWsAdapter extends WsAdapter {
         // An access token refused for a reason (expired, wrong audience, no mapped group) says it.
         (e: unknown) =>
           isDomainError(e) && (e.code === 'UNAUTHENTICATED' || e.code === 'FORBIDDEN')
-            ? done(false, e.code === 'FORBIDDEN' ? 403 : 401, problem(e.code, e.code === 'FORBIDDEN' ? 403 : 401, e.message), { 'Content-Type': 'application/problem+json' })
+            ? done(false, e.code === 'FORBIDDEN' ? 403 : 401, problem(e.code, e.code === 'FORBIDDEN' ? 403 : 401, e.message), {
+                'Content-Type': 'application/problem+json',
+              })
             : done(false, 503, problem('UNAVAILABLE', 503, 'cannot check the API key now'), { 'Content-Type': 'application/problem+json' }),
       )
       .catch((e: unknown) => {
@@ -105,7 +109,10 @@ export class AuthenticatedWsAdapter extends WsAdapter {
           return done(false, 429, problem('RATE_LIMITED', 429, e.message), { 'Content-Type': 'application/problem+json', 'Retry-After': String(retryAfterS) });
         }
         this.edgeLog.warn(`cannot count the tenant's open sockets: ${(e as Error).message}`);
-        done(false, 503, problem('UNAVAILABLE', 503, "cannot count this tenant's open sockets now"), { 'Content-Type': 'application/problem+json', 'Retry-After': String(FULL_RETRY_AFTER_S) });
+        done(false, 503, problem('UNAVAILABLE', 503, "cannot count this tenant's open sockets now"), {
+          'Content-Type': 'application/problem+json',
+          'Retry-After': String(FULL_RETRY_AFTER_S),
+        });
       })
       .finally(() => this.sockets.release());
   }
@@ -158,5 +165,9 @@ function problem(code: string, status: number, detail: string): string {
 }
 
 function problem401(): string {
-  return problem('UNAUTHENTICATED', 401, 'missing, invalid or revoked API key: send Authorization: Bearer <key> (browsers: subprotocols hub.bearer, hub.key.<key>)');
+  return problem(
+    'UNAUTHENTICATED',
+    401,
+    'missing, invalid or revoked API key: send Authorization: Bearer <key> (browsers: subprotocols hub.bearer, hub.key.<key>)',
+  );
 }

@@ -33,10 +33,16 @@ export class OpenSockets {
     recheckMs: number,
     sessions?: Pick<PersonSessions, 'liveIds'>,
   ) {
-    this.keys = new KeyRecheck(liveness, recheckMs, 'socket', (ws) => {
-      const s = this.sockets.get(ws);
-      if (s) this.closeRevoked(ws, s);
-    }, sessions);
+    this.keys = new KeyRecheck(
+      liveness,
+      recheckMs,
+      'socket',
+      (ws) => {
+        const s = this.sockets.get(ws);
+        if (s) this.closeRevoked(ws, s);
+      },
+      sessions,
+    );
   }
 
   get size(): number {

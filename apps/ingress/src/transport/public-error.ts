@@ -4,7 +4,6 @@ import { isDomainError, namesInfrastructure, type DomainErrorCode } from '@hub/d
 /** Domain failures whose messages may quote a provider, a driver or a queue library. */
 const OPAQUE_CODES: ReadonlySet<DomainErrorCode> = new Set(['INTERNAL', 'INVALID_EVENT', 'PROVIDER_AUTH', 'PROVIDER_RATE_LIMIT', 'PROVIDER_DOWN']);
 
-
 /**
  * Whether an error's message was written for a client: a domain error of a client-facing code,
  * or one of our own plain errors. A driver's, the OS's (`code`/`errno`/`syscall`), Prisma's or

@@ -11,10 +11,17 @@ describe('replaySpeedOf', () => {
     expect(q('replay=1&speed=1000')).toBe(1000);
   });
 
-  it.each(['replay=1&speed=0', 'replay=1&speed=-1', 'replay=1&speed=1001', 'replay=1&speed=abc', 'replay=1&speed=', 'replay=1&speed=Infinity', 'replay=true', 'replay=0', 'speed=2'])(
-    'is null (refuse) for %s',
-    (query) => expect(q(query)).toBeNull(),
-  );
+  it.each([
+    'replay=1&speed=0',
+    'replay=1&speed=-1',
+    'replay=1&speed=1001',
+    'replay=1&speed=abc',
+    'replay=1&speed=',
+    'replay=1&speed=Infinity',
+    'replay=true',
+    'replay=0',
+    'speed=2',
+  ])('is null (refuse) for %s', (query) => expect(q(query)).toBeNull());
 });
 
 describe('replayGapMs', () => {

@@ -5,7 +5,17 @@ import type { Principal } from '@hub/auth';
 import { DomainError, initialHarnessView, isDomainError, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
 import type { EventStore } from '@hub/event-store';
 import { decode, domainErrorFrame, encode, encodeBatch, errorFrame, internalErrorFrame, snapshot, type ServerMessage } from '@hub/protocol-transport';
-import { ATTR, correlationIdFrom, failRequestSpans, runWithCorrelation, runWithTenant, withContext, withSpan, type TraceContext, guarded } from '@hub/telemetry';
+import {
+  ATTR,
+  correlationIdFrom,
+  failRequestSpans,
+  runWithCorrelation,
+  runWithTenant,
+  withContext,
+  withSpan,
+  type TraceContext,
+  guarded,
+} from '@hub/telemetry';
 import type { CommandService } from '../commands/command.service';
 import type { SessionFeed, SessionStreams } from '../streams/session-streams.service';
 import { paced } from './replay-pace';
@@ -51,11 +61,17 @@ export class TransportConnection {
       void this.closeFeed?.();
     });
     this.chain = new Promise((resolve) => (this.openGate = resolve));
-    ws.on('message', guarded('transport frame', (data: RawData, isBinary: boolean) => this.onMessage(isBinary ? null : data.toString())));
-    ws.on('close', guarded('transport close', () => {
-      this.closed?.abort();
-      return this.closeFeed?.();
-    }));
+    ws.on(
+      'message',
+      guarded('transport frame', (data: RawData, isBinary: boolean) => this.onMessage(isBinary ? null : data.toString())),
+    );
+    ws.on(
+      'close',
+      guarded('transport close', () => {
+        this.closed?.abort();
+        return this.closeFeed?.();
+      }),
+    );
     ws.on('error', (e) => this.log.warn(`socket error: ${e.message}`));
   }
 
@@ -162,26 +178,33 @@ export class TransportConnection {
   }
 
   private async onMessage(raw: string | null): Promise<void> {
-    if (this.replaying) return this.send(errorFrame('forbidden', 'this socket replays a recorded session (?replay=1) and is read-only: commands are refused, nothing was run'));
+    if (this.replaying)
+      return this.send(errorFrame('forbidden', 'this socket replays a recorded session (?replay=1) and is read-only: commands are refused, nothing was run'));
     if (raw === null) return this.send(errorFrame('invalid_message', 'binary frames are not part of this protocol'));
     const decoded = decode(raw, { sessionId: this.sessionId, newId: () => randomUUID() });
     if (!decoded.ok) return this.send(errorFrame(decoded.error.code, decoded.error.message));
     const correlationId = this.trace.correlationId ?? correlationIdFrom(undefined);
     const attrs = { [ATTR.TENANT_ID]: this.principal.tenantId, [ATTR.SESSION_ID]: this.sessionId, [ATTR.PROTOCOL]: 'transport' };
-    await withContext(this.trace.context, () => runWithCorrelation(correlationId, () => runWithTenant(this.principal.tenantId, () => withSpan('transport commands', attrs, async () => {
-      for (const command of decoded.commands) {
-        const commandId = command.type === 'SubmitTurn' ? `transport:${this.sessionId}:${command.turnId}` : randomUUID();
-        try {
-          const outcome = await this.commands.dispatch(command, this.principal, { protocol: 'transport', correlationId, commandId });
-          if (!outcome.ok) {
-            failRequestSpans(outcome.code, outcome.message);
-            this.send(domainErrorFrame(outcome));
-          }
-        } catch (e) {
-          failRequestSpans(isDomainError(e) ? e.code : 'INTERNAL', e instanceof Error ? e.message : String(e));
-          this.send(this.failureFrame(e, `command ${command.type}`, correlationId));
-        }
-      }
-    }))));
+    await withContext(this.trace.context, () =>
+      runWithCorrelation(correlationId, () =>
+        runWithTenant(this.principal.tenantId, () =>
+          withSpan('transport commands', attrs, async () => {
+            for (const command of decoded.commands) {
+              const commandId = command.type === 'SubmitTurn' ? `transport:${this.sessionId}:${command.turnId}` : randomUUID();
+              try {
+                const outcome = await this.commands.dispatch(command, this.principal, { protocol: 'transport', correlationId, commandId });
+                if (!outcome.ok) {
+                  failRequestSpans(outcome.code, outcome.message);
+                  this.send(domainErrorFrame(outcome));
+                }
+              } catch (e) {
+                failRequestSpans(isDomainError(e) ? e.code : 'INTERNAL', e instanceof Error ? e.message : String(e));
+                this.send(this.failureFrame(e, `command ${command.type}`, correlationId));
+              }
+            }
+          }),
+        ),
+      ),
+    );
   }
 }

@@ -43,11 +43,20 @@ export class TransportGateway implements OnGatewayConnection {
     const replaySpeed = replaySpeedOf(url.searchParams);
     if (!req.principal) return ws.close(1008, 'unauthenticated');
     if (!SESSION_ID_PATTERN.test(sessionId) || (after !== undefined && !(Number.isSafeInteger(after) && after >= 0))) {
-      ws.send(JSON.stringify(errorFrame('invalid_request', 'need ?session=ID (1-128 of [A-Za-z0-9._:@-]) and an optional ?after=<non-negative integer cursor>')));
+      ws.send(
+        JSON.stringify(errorFrame('invalid_request', 'need ?session=ID (1-128 of [A-Za-z0-9._:@-]) and an optional ?after=<non-negative integer cursor>')),
+      );
       return ws.close(1008, 'invalid session or cursor');
     }
     if (replaySpeed === null) {
-      ws.send(JSON.stringify(errorFrame('invalid_request', `?replay=1 watches a past run, with an optional ?speed=N (a number > 0 and <= ${MAX_REPLAY_SPEED}, default 1; a recorded pause counts for at most ${MAX_REPLAY_GAP_MS} ms); ?speed= needs ?replay=1`)));
+      ws.send(
+        JSON.stringify(
+          errorFrame(
+            'invalid_request',
+            `?replay=1 watches a past run, with an optional ?speed=N (a number > 0 and <= ${MAX_REPLAY_SPEED}, default 1; a recorded pause counts for at most ${MAX_REPLAY_GAP_MS} ms); ?speed= needs ?replay=1`,
+          ),
+        ),
+      );
       return ws.close(1008, 'invalid replay');
     }
     try {
@@ -62,7 +71,17 @@ export class TransportGateway implements OnGatewayConnection {
     const correlation = Array.isArray(asked) ? asked[0] : asked;
     const trace = { correlationId: correlation ? correlationIdFrom(correlation) : undefined, context: contextFromHeaders(req.headers) };
     const principal = req.principal;
-    const conn = new TransportConnection(ws, principal, sessionId, this.streams, this.commands, this.log, trace, (first) => this.access.mayWatchOpenedBy(principal, first), this.settings.wsMaxBufferedBytes);
+    const conn = new TransportConnection(
+      ws,
+      principal,
+      sessionId,
+      this.streams,
+      this.commands,
+      this.log,
+      trace,
+      (first) => this.access.mayWatchOpenedBy(principal, first),
+      this.settings.wsMaxBufferedBytes,
+    );
     if (replaySpeed !== undefined) return conn.replay(this.store, replaySpeed, after);
     await conn.start(after);
   }

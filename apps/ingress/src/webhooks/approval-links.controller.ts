@@ -33,7 +33,11 @@ export class ApprovalLinksController {
   async decide(@Param('token') token: string, @Body() body: unknown, @Req() req: { correlationId?: string }, @Res({ passthrough: true }) res: Response) {
     const claims = await this.verified(token);
     const { decision, reason } = parse(Decision, body, 'decision');
-    const actor = { type: 'approval_link' as const, id: `${claims.e}/${claims.m}`, name: `approval link of webhook endpoint ${claims.e}, delivery ${claims.m}` };
+    const actor = {
+      type: 'approval_link' as const,
+      id: `${claims.e}/${claims.m}`,
+      name: `approval link of webhook endpoint ${claims.e}, delivery ${claims.m}`,
+    };
     const meta: CommandMetadata = {
       // One command per link: a repeat (a double click, a retried POST) is the same command, answered as a second use.
       commandId: `approval-link:${claims.m}`,
@@ -45,7 +49,9 @@ export class ApprovalLinksController {
     };
     const attrs = { [ATTR.TENANT_ID]: claims.t, [ATTR.SESSION_ID]: claims.s, [ATTR.COMMAND]: 'ResolveApproval' };
     const outcome = await runWithTenant(claims.t, () =>
-      withSpan('approval-link', attrs, () => this.decisions.decide({ type: 'ResolveApproval', sessionId: claims.s, approvalId: claims.a, decision, reason: reason ?? null }, meta)).catch((e: unknown) => {
+      withSpan('approval-link', attrs, () =>
+        this.decisions.decide({ type: 'ResolveApproval', sessionId: claims.s, approvalId: claims.a, decision, reason: reason ?? null }, meta),
+      ).catch((e: unknown) => {
         if (isDomainError(e)) return { ok: false as const, code: e.code, message: e.message };
         throw e;
       }),
@@ -79,6 +85,13 @@ export class ApprovalLinksController {
     const { events } = await this.store.readStream<HubEvent>(c.t, sessionStreamId(c.s));
     const first = events.find((e) => e.type === 'ApprovalResolved' && e.data.approvalId === c.a);
     if (!first || first.type !== 'ApprovalResolved') return null;
-    return { decision: first.data.decision, by: first.data.by, via: first.data.via, reason: first.data.reason, at: first.createdAt, position: first.globalPosition };
+    return {
+      decision: first.data.decision,
+      by: first.data.by,
+      via: first.data.via,
+      reason: first.data.reason,
+      at: first.createdAt,
+      position: first.globalPosition,
+    };
   }
 }

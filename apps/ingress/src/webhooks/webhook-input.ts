@@ -13,9 +13,21 @@ const Url = z.string().trim().min(1).max(2000);
 
 export const NewEndpoint = z.strictObject({ url: Url, events: EventList, description: z.string().trim().max(500).optional() });
 export const EndpointChange = z
-  .strictObject({ url: Url.optional(), events: EventList.optional(), description: z.string().trim().max(500).nullable().optional(), enabled: z.boolean().optional() })
+  .strictObject({
+    url: Url.optional(),
+    events: EventList.optional(),
+    description: z.string().trim().max(500).nullable().optional(),
+    enabled: z.boolean().optional(),
+  })
   .refine((c) => Object.keys(c).length > 0, { message: 'name at least one of url, events, description, enabled' });
-export const Rotation = z.strictObject({ overlapSeconds: z.number().int().min(0).max(30 * 86_400).optional() });
+export const Rotation = z.strictObject({
+  overlapSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .optional(),
+});
 export const Redelivery = z.union([z.strictObject({ messageId: z.string().min(1).max(100) }), z.strictObject({ since: z.iso.datetime({ offset: true }) })]);
 export const LinkSettings = z.strictObject({ approvalLinks: z.boolean() });
 export const Decision = z.strictObject({ decision: z.enum(['approved', 'denied']), reason: z.string().max(2000).optional() });
@@ -34,7 +46,9 @@ export function parse<T>(schema: z.ZodType<T>, body: unknown, what: keyof typeof
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new DomainError('INVALID_COMMAND', `body must be ${EXPECTED[what]}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(), { field: issue?.path.join('.') });
+  throw new DomainError('INVALID_COMMAND', `body must be ${EXPECTED[what]}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(), {
+    field: issue?.path.join('.'),
+  });
 }
 
 /**
@@ -51,7 +65,12 @@ export async function checkUrl(raw: string, guard: AddressGuard): Promise<string
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DomainError('INVALID_COMMAND', 'url: only http and https', { field: 'url' });
   if (url.username || url.password) throw new DomainError('INVALID_COMMAND', 'url: no credentials in the URL (verify the signature instead)', { field: 'url' });
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [host] : await lookup(host, { all: true }).then((r) => r.map((a) => a.address), () => null);
+  const addresses = isIP(host)
+    ? [host]
+    : await lookup(host, { all: true }).then(
+        (r) => r.map((a) => a.address),
+        () => null,
+      );
   if (addresses === null) throw new DomainError('INVALID_COMMAND', `url: ${host} does not resolve`, { field: 'url' });
   for (const a of addresses) {
     const v = guard.check(a);

@@ -14,7 +14,11 @@ type Req = { correlationId?: string };
 /** Admin and operator keys manage a tenant's webhooks; viewer and approver keys read them; client keys neither. */
 function may(p: Principal, what: 'read' | 'manage'): void {
   const ok = what === 'manage' ? p.role === 'admin' || p.role === 'operator' : p.role !== 'client';
-  if (!ok) throw new DomainError('FORBIDDEN', `this key's role (${p.role}) may not ${what} webhooks; roles that may: ${what === 'manage' ? 'admin, operator' : 'admin, operator, approver, viewer'}`);
+  if (!ok)
+    throw new DomainError(
+      'FORBIDDEN',
+      `this key's role (${p.role}) may not ${what} webhooks; roles that may: ${what === 'manage' ? 'admin, operator' : 'admin, operator, approver, viewer'}`,
+    );
 }
 
 function found<T>(v: T | null | false, id: string): T {
@@ -55,7 +59,13 @@ export class WebhooksController {
     const input = parse(NewEndpoint, body, 'new');
     const url = await checkUrl(input.url, this.guard);
     const { endpoint, secret } = await this.endpoints.create(p.tenantId, { url, events: input.events, description: input.description ?? null });
-    await recordAdmin(this.store, p.tenantId, [{ type: 'WebhookEndpointCreated', data: { endpointId: endpoint.id, url, events: input.events } }], p, req.correlationId);
+    await recordAdmin(
+      this.store,
+      p.tenantId,
+      [{ type: 'WebhookEndpointCreated', data: { endpointId: endpoint.id, url, events: input.events } }],
+      p,
+      req.correlationId,
+    );
     return { id: endpoint.id, secret, endpoint };
   }
 
@@ -80,7 +90,13 @@ export class WebhooksController {
     const change = parse(EndpointChange, body, 'change');
     const url = change.url === undefined ? undefined : await checkUrl(change.url, this.guard);
     const endpoint = found(await this.endpoints.update(p.tenantId, id, { ...change, url }), id);
-    await recordAdmin(this.store, p.tenantId, [{ type: 'WebhookEndpointUpdated', data: { endpointId: id, changes: { ...change, ...(url ? { url } : {}) } } }], p, req.correlationId);
+    await recordAdmin(
+      this.store,
+      p.tenantId,
+      [{ type: 'WebhookEndpointUpdated', data: { endpointId: id, changes: { ...change, ...(url ? { url } : {}) } } }],
+      p,
+      req.correlationId,
+    );
     return endpoint;
   }
 
@@ -94,7 +110,9 @@ export class WebhooksController {
     return { id, deleted: true };
   }
 
-  @ApiOperation({ summary: 'Rotate the secret (admin, operator): {overlapSeconds?}; the new secret is shown once, the old one signs too until the overlap ends' })
+  @ApiOperation({
+    summary: 'Rotate the secret (admin, operator): {overlapSeconds?}; the new secret is shown once, the old one signs too until the overlap ends',
+  })
   @Post(':id/rotate')
   @HttpCode(200)
   async rotate(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown, @Req() req: Req) {
@@ -102,7 +120,13 @@ export class WebhooksController {
     const { overlapSeconds } = parse(Rotation, body, 'rotate');
     const overlapMs = overlapSeconds === undefined ? this.settings.webhooks.rotationOverlapMs : overlapSeconds * 1000;
     const rotated = found(await this.endpoints.rotate(p.tenantId, id, overlapMs), id);
-    await recordAdmin(this.store, p.tenantId, [{ type: 'WebhookSecretRotated', data: { endpointId: id, previousSecretExpiresAt: rotated.previousSecretExpiresAt } }], p, req.correlationId);
+    await recordAdmin(
+      this.store,
+      p.tenantId,
+      [{ type: 'WebhookSecretRotated', data: { endpointId: id, previousSecretExpiresAt: rotated.previousSecretExpiresAt } }],
+      p,
+      req.correlationId,
+    );
     return { id, ...rotated };
   }
 
@@ -138,7 +162,9 @@ export class WebhooksController {
     return { messages: await this.deliveries.messages(p.tenantId, id, limitOf(q.limit)) };
   }
 
-  @ApiOperation({ summary: 'Deliver again (admin, operator): {messageId} one message, or {since} every message made since a time; same webhook-id, fresh schedule' })
+  @ApiOperation({
+    summary: 'Deliver again (admin, operator): {messageId} one message, or {since} every message made since a time; same webhook-id, fresh schedule',
+  })
   @Post(':id/redeliver')
   @HttpCode(202)
   async redeliver(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: unknown) {

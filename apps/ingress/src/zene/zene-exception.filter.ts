@@ -27,7 +27,10 @@ export class ZeneExceptionFilter implements ExceptionFilter {
     const text = (v: unknown) => (typeof v === 'string' ? v : null);
     const ids = { request_id: text(body['request_id']) ?? 'unknown', session_id: text(body['session_id']) };
     const reply = refusal(req.query['mode'] === 'protocol' ? 'protocol' : 'bridge', ids, code, message);
-    res.status(status).type('application/json').send(`${JSON.stringify(reply)}\n`);
+    res
+      .status(status)
+      .type('application/json')
+      .send(`${JSON.stringify(reply)}\n`);
   }
 }
 

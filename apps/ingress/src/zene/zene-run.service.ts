@@ -60,7 +60,10 @@ export class ZeneRunService {
     const watch = await SessionWatch.open(this.streams, this.store, call.principal.tenantId, sessionId);
     try {
       const plan = planRun(watch.events, turnKeyOf(run), Date.now(), undefined, run.prompt);
-      if (plan.kind === 'conflict') return replies.finish(rejected('INVALID_REQUEST', `request ${plan.firstRequestId} already used this request_id / idempotency_key with a different prompt; send a new one`));
+      if (plan.kind === 'conflict')
+        return replies.finish(
+          rejected('INVALID_REQUEST', `request ${plan.firstRequestId} already used this request_id / idempotency_key with a different prompt; send a new one`),
+        );
       if (plan.kind === 'join' && plan.ended) return replies.finish(resultOfTurn(watch.events, plan.turnId) ?? rejected('INTERNAL', 'no result'), true);
       if (plan.kind === 'join') return await this.join(plan.turnId, plan.firstRequestId, watch, deadline, replies);
       const admission = await this.submit(run, sessionId, plan.turnId, call, replies);
@@ -127,7 +130,11 @@ export class ZeneRunService {
    * Dispatch, with a failure to reach the worker as a rejected outcome rather than a throw. A
    * used-up tenant limit is a refusal like any other (not an error of ours) and names its wait.
    */
-  private async dispatch(command: HubCommand, call: ZeneCall, commandId: string): Promise<CommandOutcome | { ok: false; code: DomainErrorCode; message: string; retryAfterMs?: number }> {
+  private async dispatch(
+    command: HubCommand,
+    call: ZeneCall,
+    commandId: string,
+  ): Promise<CommandOutcome | { ok: false; code: DomainErrorCode; message: string; retryAfterMs?: number }> {
     try {
       return await this.commands.dispatch(command, call.principal, { protocol: 'zene', correlationId: call.correlationId, commandId });
     } catch (e) {
@@ -136,7 +143,9 @@ export class ZeneRunService {
         return { ok: false as const, code: e.code, message: e.message, ...(wait === undefined ? {} : { retryAfterMs: wait }) };
       }
       this.log.error(`${command.type} failed: ${(e as Error).stack}`);
-      return isDomainError(e) ? { ok: false as const, code: e.code, message: e.message } : { ok: false as const, code: 'INTERNAL' as const, message: 'command failed' };
+      return isDomainError(e)
+        ? { ok: false as const, code: e.code, message: e.message }
+        : { ok: false as const, code: 'INTERNAL' as const, message: 'command failed' };
     }
   }
 }

@@ -14,7 +14,9 @@ import { ApiTenantLimited } from '../limits/limits-openapi';
 import { QueryParams } from '../http/query-params';
 
 /** `POST /v1/zene`: the reply shape (anything but `protocol` is the bridge-compatible reply). */
-const ZENE_QUERY = new QueryParams([{ name: 'mode', description: '`protocol`: stream the v1 protocol lines as NDJSON; `bridge` (the default): one JSON reply', enum: ['bridge', 'protocol'] }]);
+const ZENE_QUERY = new QueryParams([
+  { name: 'mode', description: '`protocol`: stream the v1 protocol lines as NDJSON; `bridge` (the default): one JSON reply', enum: ['bridge', 'protocol'] },
+]);
 
 /**
  * `POST /v1/zene[?mode=protocol]`: the zene host protocol over HTTP (one request line in; the
@@ -40,7 +42,12 @@ export class ZeneController {
   @ZENE_QUERY.document()
   @ApiTenantLimited('zene `BUSY`, retryable')
   @Post()
-  async post(@Req() req: Request & { correlationId?: string }, @Res() res: Response, @CurrentPrincipal() principal: Principal, @Query('mode') mode?: string): Promise<void> {
+  async post(
+    @Req() req: Request & { correlationId?: string },
+    @Res() res: Response,
+    @CurrentPrincipal() principal: Principal,
+    @Query('mode') mode?: string,
+  ): Promise<void> {
     const call = { principal, correlationId: req.correlationId ?? 'unknown', receivedAt: Date.now() };
     const zeneMode: ZeneMode = mode === 'protocol' ? 'protocol' : 'bridge';
     const decoded = await decodeBody(req, this.settings.maxBodyBytes);
@@ -48,7 +55,11 @@ export class ZeneController {
       const { request_id, session_id, message } = decoded.error;
       const line = refusal(zeneMode, { request_id, session_id }, 'INVALID_REQUEST', message);
       failRequestSpans('INVALID_REQUEST', message);
-      return void res.status(400).set('Connection', 'close').type('application/json').send(`${JSON.stringify(line)}\n`);
+      return void res
+        .status(400)
+        .set('Connection', 'close')
+        .type('application/json')
+        .send(`${JSON.stringify(line)}\n`);
     }
     res.status(200).type(zeneMode === 'protocol' ? 'application/x-ndjson' : 'application/json');
     const write = (line: ZeneLine) => {

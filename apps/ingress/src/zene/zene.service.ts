@@ -29,7 +29,13 @@ export class ZeneService {
   ) {}
 
   /** `onLimited`: a run refused for a used-up tenant limit, before any line was written (HTTP: 429 + Retry-After). */
-  async handle(request: ZeneRequest, call: ZeneCall, mode: ZeneMode, write: (line: ZeneLine) => void, onLimited?: (retryAfterS: number) => void): Promise<void> {
+  async handle(
+    request: ZeneRequest,
+    call: ZeneCall,
+    mode: ZeneMode,
+    write: (line: ZeneLine) => void,
+    onLimited?: (retryAfterS: number) => void,
+  ): Promise<void> {
     if (request.type === 'run') return this.runs.run(request, call, new RunReplies(mode, request, write, onLimited));
     const ids = { request_id: request.request_id, session_id: request.session_id ?? null };
     if (mode === 'bridge') {
@@ -63,8 +69,16 @@ export class ZeneService {
     if (!turn || turn.ended) return fail('INVALID_REQUEST', 'target_request_id is not running');
     try {
       const command = HubCommand.parse({ type: 'CancelTurn', sessionId, turnId: turn.turnId, reason: 'user' });
-      const outcome = await this.commands.dispatch(command, call.principal, { protocol: 'zene', correlationId: call.correlationId, commandId: `zene:cancel:${turn.turnId}:${request.request_id}` });
-      if (!outcome.ok) return fail(outcome.code === 'NO_ACTIVE_TURN' ? 'INVALID_REQUEST' : ZENE_CODE_OF_DOMAIN[outcome.code], outcome.code === 'NO_ACTIVE_TURN' ? 'target_request_id is not running' : outcome.message);
+      const outcome = await this.commands.dispatch(command, call.principal, {
+        protocol: 'zene',
+        correlationId: call.correlationId,
+        commandId: `zene:cancel:${turn.turnId}:${request.request_id}`,
+      });
+      if (!outcome.ok)
+        return fail(
+          outcome.code === 'NO_ACTIVE_TURN' ? 'INVALID_REQUEST' : ZENE_CODE_OF_DOMAIN[outcome.code],
+          outcome.code === 'NO_ACTIVE_TURN' ? 'target_request_id is not running' : outcome.message,
+        );
     } catch (e) {
       return fail(isDomainError(e) ? ZENE_CODE_OF_DOMAIN[e.code] : 'INTERNAL', isDomainError(e) ? e.message : 'cancel failed');
     }

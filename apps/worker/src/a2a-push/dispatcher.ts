@@ -79,7 +79,13 @@ export class A2aPushDispatcher {
   }
 
   private async attempt(m: Claimed): Promise<void> {
-    const attrs = { 'hub.tenant_id': m.tenant_id, 'a2a.task_id': m.task_id, 'a2a.push_config_id': m.config_id, 'webhook.message_id': m.id, 'webhook.attempt': m.attempts };
+    const attrs = {
+      'hub.tenant_id': m.tenant_id,
+      'a2a.task_id': m.task_id,
+      'a2a.push_config_id': m.config_id,
+      'webhook.message_id': m.id,
+      'webhook.attempt': m.attempts,
+    };
     const r = await withSpan('a2a.push.attempt', attrs, async (span) => {
       const result = await postNotification({ url: m.url, id: m.id, body: m.body, headers: m.headers, timeoutMs: this.o.timeoutMs, guard: this.o.guard });
       span.setAttributes({ 'webhook.outcome': result.outcome, 'http.response.status_code': result.status ?? 0 });
@@ -93,7 +99,8 @@ export class A2aPushDispatcher {
     const delay = final ? null : nextDelay(this.o.schedule, m.attempts, r.retryAfterMs);
     const status = r.outcome === 'succeeded' ? 'succeeded' : delay === null ? 'failed' : 'pending';
     const next = delay === null ? null : new Date(Date.now() + delay);
-    if (status === 'failed') this.o.log(`a2a push: ${m.id} of task ${m.task_id} (config ${m.config_id}) not delivered after ${m.attempts} attempt(s): ${r.error ?? r.outcome}`);
+    if (status === 'failed')
+      this.o.log(`a2a push: ${m.id} of task ${m.task_id} (config ${m.config_id}) not delivered after ${m.attempts} attempt(s): ${r.error ?? r.outcome}`);
     await asSystem(this.pool, 'webhooks').query(RECORD, [m.id, m.attempts, status, next, r.status, r.error?.slice(0, 1000) ?? null]);
   }
 }

@@ -9,14 +9,32 @@ let pos = 0;
 const meta = { correlationId: 'c', actor: { type: 'api_key' as const, id: 'k' }, protocol: 'a2a' as const };
 function rec(type: string, data: Record<string, unknown>): Recorded<HubEvent> {
   pos += 1;
-  return { ...HubEvent.parse({ type, data }), eventId: `e${pos}`, tenantId: 't', streamId: 'session-s1', streamPosition: pos, globalPosition: pos, createdAt: '2026-11-26T12:00:00.000Z', metadata: meta } as Recorded<HubEvent>;
+  return {
+    ...HubEvent.parse({ type, data }),
+    eventId: `e${pos}`,
+    tenantId: 't',
+    streamId: 'session-s1',
+    streamPosition: pos,
+    globalPosition: pos,
+    createdAt: '2026-11-26T12:00:00.000Z',
+    metadata: meta,
+  } as Recorded<HubEvent>;
 }
 function fact(type: string, data: object): PushFact {
   pos += 1;
   return { tenant_id: 't', stream_id: 'a2a-push-s1', type, data, globalPosition: pos };
 }
-const config = (configId: string, turnId: string): PushConfig => ({ configId, turnId, url: `https://example.com/${configId}`, token: `tok-${configId}`, authentication: null });
-const states = (bodies: string[]) => bodies.map((b) => JSON.parse(b) as { task?: { status: { state: string } }; statusUpdate?: { status: { state: string } }; artifactUpdate?: unknown }).map((f) => f.task?.status.state ?? f.statusUpdate?.status.state ?? 'artifact');
+const config = (configId: string, turnId: string): PushConfig => ({
+  configId,
+  turnId,
+  url: `https://example.com/${configId}`,
+  token: `tok-${configId}`,
+  authentication: null,
+});
+const states = (bodies: string[]) =>
+  bodies
+    .map((b) => JSON.parse(b) as { task?: { status: { state: string } }; statusUpdate?: { status: { state: string } }; artifactUpdate?: unknown })
+    .map((f) => f.task?.status.state ?? f.statusUpdate?.status.state ?? 'artifact');
 
 describe('messagesOfSession', () => {
   const T = 'a2a-m-1';
@@ -42,7 +60,9 @@ describe('messagesOfSession', () => {
   it('only the batch after the checkpoint, with the task folded from before it', () => {
     const out = messagesOfSession('t', 's1', session, push, started.globalPosition);
     expect(out.map((m) => m.event_position)).toEqual([text.globalPosition]);
-    expect(JSON.parse(out[0].body)).toEqual({ artifactUpdate: expect.objectContaining({ taskId: `s1/${T}`, artifact: expect.objectContaining({ parts: [{ text: 'hello' }] }) }) });
+    expect(JSON.parse(out[0].body)).toEqual({
+      artifactUpdate: expect.objectContaining({ taskId: `s1/${T}`, artifact: expect.objectContaining({ parts: [{ text: 'hello' }] }) }),
+    });
   });
 
   it('no config of the task, no message', () => {

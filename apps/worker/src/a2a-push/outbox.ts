@@ -1,7 +1,18 @@
 import { A2A_PUSH_CONFIG_DELETED, A2A_PUSH_CONFIG_SET, sessionIdOf, sessionStreamId, type HubEvent, type Recorded } from '@hub/domain';
 import { asSystem, beginAs, EventStore, systemScope } from '@hub/event-store';
 import { readBatch } from '@hub/projections';
-import { a2aPushStreamId, encode, foldPushConfigs, foldTask, pushAuthHeaders, taskFrame, taskIdOf, type PushConfig, type TaskRef, type TaskView } from '@hub/protocol-a2a';
+import {
+  a2aPushStreamId,
+  encode,
+  foldPushConfigs,
+  foldTask,
+  pushAuthHeaders,
+  taskFrame,
+  taskIdOf,
+  type PushConfig,
+  type TaskRef,
+  type TaskView,
+} from '@hub/protocol-a2a';
 import { newMessageId } from '@hub/webhooks';
 import type { Pool } from 'pg';
 
@@ -64,7 +75,11 @@ export class A2aPushOutbox {
     const client = await this.pool.connect();
     try {
       await beginAs(client, systemScope('webhooks'));
-      const moved = await client.query('UPDATE webhook_checkpoints SET position = $2, updated_at = now() WHERE name = $1 AND position = $3', [A2A_PUSH_CHECKPOINT, to, from]);
+      const moved = await client.query('UPDATE webhook_checkpoints SET position = $2, updated_at = now() WHERE name = $1 AND position = $3', [
+        A2A_PUSH_CHECKPOINT,
+        to,
+        from,
+      ]);
       if (moved.rowCount !== 1) {
         await client.query('ROLLBACK');
         return 0;
@@ -92,7 +107,10 @@ export class A2aPushOutbox {
   async checkpoint(): Promise<number> {
     const db = asSystem(this.pool, 'webhooks');
     if (!this.ensured) {
-      await db.query(`INSERT INTO webhook_checkpoints (name, position) SELECT $1, COALESCE((SELECT max(global_position) FROM events), 0) ON CONFLICT (name) DO NOTHING`, [A2A_PUSH_CHECKPOINT]);
+      await db.query(
+        `INSERT INTO webhook_checkpoints (name, position) SELECT $1, COALESCE((SELECT max(global_position) FROM events), 0) ON CONFLICT (name) DO NOTHING`,
+        [A2A_PUSH_CHECKPOINT],
+      );
       this.ensured = true;
     }
     const { rows } = await db.query<{ position: string }>('SELECT position::text AS position FROM webhook_checkpoints WHERE name = $1', [A2A_PUSH_CHECKPOINT]);
@@ -131,16 +149,33 @@ export class A2aPushOutbox {
  * sends the task as it stands; each later event of a task sends its frames to the task's configs
  * live at that event.
  */
-export function messagesOfSession(tenantId: string, sessionId: string, session: readonly Recorded<HubEvent>[], push: readonly PushFact[], from: number): PushMessage[] {
+export function messagesOfSession(
+  tenantId: string,
+  sessionId: string,
+  session: readonly Recorded<HubEvent>[],
+  push: readonly PushFact[],
+  from: number,
+): PushMessage[] {
   const out: PushMessage[] = [];
   const views = new Map<string, TaskView>();
   const add = (c: PushConfig, ref: TaskRef, position: number, frames: readonly unknown[]) =>
     frames.forEach((frame, i) =>
-      out.push({ id: newMessageId(), tenant_id: tenantId, task_id: taskIdOf(ref), config_id: c.configId, event_position: position, frame: i, url: c.url, headers: pushAuthHeaders(c), body: JSON.stringify(frame) }),
+      out.push({
+        id: newMessageId(),
+        tenant_id: tenantId,
+        task_id: taskIdOf(ref),
+        config_id: c.configId,
+        event_position: position,
+        frame: i,
+        url: c.url,
+        headers: pushAuthHeaders(c),
+        body: JSON.stringify(frame),
+      }),
     );
-  const timeline = [...session.filter((e) => e.globalPosition > from).map((e) => ({ kind: 'event' as const, e })), ...push.filter((f) => f.globalPosition > from).map((f) => ({ kind: 'fact' as const, f }))].sort(
-    (a, b) => (a.kind === 'event' ? a.e.globalPosition : a.f.globalPosition) - (b.kind === 'event' ? b.e.globalPosition : b.f.globalPosition),
-  );
+  const timeline = [
+    ...session.filter((e) => e.globalPosition > from).map((e) => ({ kind: 'event' as const, e })),
+    ...push.filter((f) => f.globalPosition > from).map((f) => ({ kind: 'fact' as const, f })),
+  ].sort((a, b) => (a.kind === 'event' ? a.e.globalPosition : a.f.globalPosition) - (b.kind === 'event' ? b.e.globalPosition : b.f.globalPosition));
   for (const item of timeline) {
     if (item.kind === 'fact') {
       if (item.f.type !== A2A_PUSH_CONFIG_SET) continue;

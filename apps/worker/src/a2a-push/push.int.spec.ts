@@ -42,9 +42,30 @@ afterAll(async () => {
 /** A turn with a push config set after its request: requested, config, started, completed. */
 async function turnWithConfig(store: EventStore, sessionId: string): Promise<void> {
   const ev = (type: string, data: object) => ({ type, data, metadata: meta });
-  await store.append(tenant, `session-${sessionId}`, [ev('SessionOpened', { sessionId, openedVia: 'a2a' }), ev('TurnRequested', { turnId: 't1', userMessageId: 't1:u', prompt: 'hi', context: {}, busyPolicy: 'enqueue' })], { expectedVersion: 'any' });
-  await store.append(tenant, a2aPushStreamId(sessionId), [ev(A2A_PUSH_CONFIG_SET, { configId: 'c1', turnId: 't1', url: receiver.url(`/${sessionId}`), token: `tok-${sessionId}`, authentication: null })], { expectedVersion: 'any' });
-  await store.append(tenant, `session-${sessionId}`, [ev('TurnStarted', { turnId: 't1' }), ev('TurnCompleted', { turnId: 't1', text: '', stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } })], { expectedVersion: 'any' });
+  await store.append(
+    tenant,
+    `session-${sessionId}`,
+    [
+      ev('SessionOpened', { sessionId, openedVia: 'a2a' }),
+      ev('TurnRequested', { turnId: 't1', userMessageId: 't1:u', prompt: 'hi', context: {}, busyPolicy: 'enqueue' }),
+    ],
+    { expectedVersion: 'any' },
+  );
+  await store.append(
+    tenant,
+    a2aPushStreamId(sessionId),
+    [ev(A2A_PUSH_CONFIG_SET, { configId: 'c1', turnId: 't1', url: receiver.url(`/${sessionId}`), token: `tok-${sessionId}`, authentication: null })],
+    { expectedVersion: 'any' },
+  );
+  await store.append(
+    tenant,
+    `session-${sessionId}`,
+    [
+      ev('TurnStarted', { turnId: 't1' }),
+      ev('TurnCompleted', { turnId: 't1', text: '', stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } }),
+    ],
+    { expectedVersion: 'any' },
+  );
 }
 
 const stateOf = (body: string) => {
@@ -62,7 +83,7 @@ it('three outboxes stepping at once write each notification once; two dispatcher
   // test files on a busy CI machine) holds settling back: step until all are written, then a few
   // more rounds at once, in which nothing may be written twice.
   const written = async () => (await sys().query<{ n: number }>('SELECT count(*)::int AS n FROM a2a_push_messages')).rows[0].n;
-  for (const until = Date.now() + 20_000; (await written()) < sessions.length * 3 && Date.now() < until; ) await Promise.all(outboxes.map((o) => o.step()));
+  for (const until = Date.now() + 20_000; (await written()) < sessions.length * 3 && Date.now() < until;) await Promise.all(outboxes.map((o) => o.step()));
   for (let round = 0; round < 3; round++) await Promise.all(outboxes.map((o) => o.step()));
   // Per session: the task when the config was set (submitted), started (working), completed.
   expect(await written()).toBe(sessions.length * 3);
@@ -87,7 +108,7 @@ it('a notification claimed by a process that died is claimed again when its leas
   const outbox = new A2aPushOutbox(pool);
   await turnWithConfig(store, 'dead');
   const written = async () => (await sys().query<{ n: number }>("SELECT count(*)::int AS n FROM a2a_push_messages WHERE task_id = 'dead/t1'")).rows[0].n;
-  for (const until = Date.now() + 20_000; (await written()) < 3 && Date.now() < until; ) await outbox.step();
+  for (const until = Date.now() + 20_000; (await written()) < 3 && Date.now() < until;) await outbox.step();
   // A process claimed the first notification and died: its lease runs, nobody records it.
   const { rows: claimed } = await sys().query<{ id: string }>(
     `UPDATE a2a_push_messages SET leased_until = now() + interval '700 milliseconds', attempts = attempts + 1
@@ -96,7 +117,7 @@ it('a notification claimed by a process that died is claimed again when its leas
   const d = dispatcher();
   expect(await d.look()).toBe(0); // leased, and the ones after it wait behind it
   await new Promise((r) => setTimeout(r, 800));
-  for (const deadline = Date.now() + 10_000; receiver.at('/dead').length < 3 && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 10_000; receiver.at('/dead').length < 3 && Date.now() < deadline;) {
     await d.look();
     await new Promise((r) => setTimeout(r, 30));
   }

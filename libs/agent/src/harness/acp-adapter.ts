@@ -72,7 +72,15 @@ export class AcpHarnessAdapter extends ProcessAdapter implements HarnessAdapter 
     };
     const ms = this.spec.startup_timeout_s * 1000;
     try {
-      await within(Promise.race([handshake(), child.crashed('during startup')]), ms, () => new HarnessError('HARNESS_START_FAILED', `harness ${this.spec.name} did not finish the ACP handshake (initialize, session/new) within startup_timeout_s=${this.spec.startup_timeout_s}`));
+      await within(
+        Promise.race([handshake(), child.crashed('during startup')]),
+        ms,
+        () =>
+          new HarnessError(
+            'HARNESS_START_FAILED',
+            `harness ${this.spec.name} did not finish the ACP handshake (initialize, session/new) within startup_timeout_s=${this.spec.startup_timeout_s}`,
+          ),
+      );
     } catch (e) {
       await this.stop();
       if (e instanceof HarnessError) throw new HarnessError('HARNESS_START_FAILED', e.message);
@@ -86,7 +94,10 @@ export class AcpHarnessAdapter extends ProcessAdapter implements HarnessAdapter 
     try {
       const prompt = promptBlocks(turn);
       const res = await Promise.race([conn.agent.request('session/prompt', { sessionId: acpSessionId, prompt }), child.crashed('during the turn')]);
-      const stopReason = res.stopReason === 'end_turn' || res.stopReason === 'cancelled' || res.stopReason === 'max_tokens' || res.stopReason === 'refusal' ? res.stopReason : 'other';
+      const stopReason =
+        res.stopReason === 'end_turn' || res.stopReason === 'cancelled' || res.stopReason === 'max_tokens' || res.stopReason === 'refusal'
+          ? res.stopReason
+          : 'other';
       return { stopReason, done: signalsDone(res) };
     } catch (e) {
       if (this.stopping) throw this.stoppedDuringTurn();
@@ -141,7 +152,10 @@ export class AcpHarnessAdapter extends ProcessAdapter implements HarnessAdapter 
  * pairs; http: url, no headers). ACP agents must take stdio servers; http ones only when they
  * declare `mcpCapabilities.http`, so without it those are left out (and said so).
  */
-export function acpMcpServers(servers: readonly McpServerSpec[], httpSupported: boolean): { servers: AcpMcpServer[]; leftOut: { name: string; reason: string }[] } {
+export function acpMcpServers(
+  servers: readonly McpServerSpec[],
+  httpSupported: boolean,
+): { servers: AcpMcpServer[]; leftOut: { name: string; reason: string }[] } {
   const out: AcpMcpServer[] = [];
   const leftOut: { name: string; reason: string }[] = [];
   for (const s of servers) {
@@ -200,7 +214,14 @@ export function outputOf(u: SessionNotification['update']): HarnessOutput | null
     case 'agent_thought_chunk':
       return { type: 'thought', text: textOf(u.content) };
     case 'tool_call':
-      return { type: 'tool_call', id: u.toolCallId, name: u.name ?? u.title, input: u.rawInput ?? null, status: status(u.status), output: toolText(u.content) ?? rawOutput(u.rawOutput) };
+      return {
+        type: 'tool_call',
+        id: u.toolCallId,
+        name: u.name ?? u.title,
+        input: u.rawInput ?? null,
+        status: status(u.status),
+        output: toolText(u.content) ?? rawOutput(u.rawOutput),
+      };
     case 'tool_call_update':
       return {
         type: 'tool_update',

@@ -69,7 +69,11 @@ export class CommandHarnessAdapter extends ProcessAdapter implements HarnessAdap
       this.waiter?.();
     });
     try {
-      await within(child.spawned(), this.spec.startup_timeout_s * 1000, () => new HarnessError('HARNESS_START_FAILED', `harness ${this.spec.name} did not start within startup_timeout_s=${this.spec.startup_timeout_s}`));
+      await within(
+        child.spawned(),
+        this.spec.startup_timeout_s * 1000,
+        () => new HarnessError('HARNESS_START_FAILED', `harness ${this.spec.name} did not start within startup_timeout_s=${this.spec.startup_timeout_s}`),
+      );
     } catch (e) {
       await this.stop();
       throw e;
@@ -81,7 +85,14 @@ export class CommandHarnessAdapter extends ProcessAdapter implements HarnessAdap
     if (!child?.alive || !child.process.stdin) throw new HarnessError('HARNESS_CRASHED', `harness ${this.spec.name} is no longer running`);
     this.lines = [];
     this.currentTurn = turn.turnNumber;
-    const line: CommandTurnLine = { type: 'turn', session_id: turn.sessionId, turn: turn.turnNumber, message: turn.message, history: turn.history, mcp_servers: this.spec.mcp_servers ?? [] };
+    const line: CommandTurnLine = {
+      type: 'turn',
+      session_id: turn.sessionId,
+      turn: turn.turnNumber,
+      message: turn.message,
+      history: turn.history,
+      mcp_servers: this.spec.mcp_servers ?? [],
+    };
     child.process.stdin.write(`${JSON.stringify(line)}\n`);
     let answer: CommandAnswerLine;
     do {
@@ -98,7 +109,11 @@ export class CommandHarnessAdapter extends ProcessAdapter implements HarnessAdap
       sink.emit({ type: 'tool_update', id, status: t.status === 'error' ? 'failed' : 'completed', output: t.output ?? '' });
     });
     if (answer.text) sink.emit({ type: 'text', text: answer.text });
-    const usage = answer.usage && { promptTokens: answer.usage.input_tokens, completionTokens: answer.usage.output_tokens, totalTokens: answer.usage.input_tokens + answer.usage.output_tokens };
+    const usage = answer.usage && {
+      promptTokens: answer.usage.input_tokens,
+      completionTokens: answer.usage.output_tokens,
+      totalTokens: answer.usage.input_tokens + answer.usage.output_tokens,
+    };
     return { stopReason: 'end_turn', done: answer.done, ...(usage ? { usage } : {}) };
   }
 

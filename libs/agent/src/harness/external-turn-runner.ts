@@ -65,7 +65,11 @@ export class ExternalTurnRunner {
     const key = `${input.tenantId}|${input.turnId}`;
     // The job that holds the turn is waiting on the log for the approval this resume is about.
     if (input.reason === 'resume' || this.holding.has(key)) return 'stopped';
-    const attempt = new TurnAttempt(this.deps.log, input.tenantId, input.sessionId, input.turnId, { ...input.trace, causationId: input.causationId, actor: this.deps.worker });
+    const attempt = new TurnAttempt(this.deps.log, input.tenantId, input.sessionId, input.turnId, {
+      ...input.trace,
+      causationId: input.causationId,
+      actor: this.deps.worker,
+    });
     // Goes on from the caller's read (the worker's dispatch), reading only what followed it.
     if (input.seed) attempt.seed(input.seed.version, input.seed.events);
     await attempt.reload();
@@ -89,7 +93,10 @@ export class ExternalTurnRunner {
     }
     if (progress.messageStarted) {
       await this.deps.processes.stop(input.tenantId, input.sessionId);
-      await writer.fail('HARNESS_LOST', `the turn began in a ${spec.name} harness process that this worker does not hold (its worker stopped or lost the job); an external harness turn cannot be continued elsewhere`);
+      await writer.fail(
+        'HARNESS_LOST',
+        `the turn began in a ${spec.name} harness process that this worker does not hold (its worker stopped or lost the job); an external harness turn cannot be continued elsewhere`,
+      );
       return 'failed';
     }
     try {
@@ -177,7 +184,9 @@ export class ExternalTurnRunner {
       return 'failed';
     }
     // Servers the harness itself refused at start (an ACP agent without http MCP support).
-    if (fresh) for (const left of adapter.mcpLeftOut ?? []) this.warn(`MCP server ${left.name} is not passed to the ${spec.name} harness: ${left.reason}`, { tenantId, sessionId, turnId }, spec);
+    if (fresh)
+      for (const left of adapter.mcpLeftOut ?? [])
+        this.warn(`MCP server ${left.name} is not passed to the ${spec.name} harness: ${left.reason}`, { tenantId, sessionId, turnId }, spec);
     const turn: HarnessTurn = { sessionId, turnNumber: turnNumberOf(attempt.events, turnId), message, history: fresh ? history : [] };
     const running = adapter.sendMessageStreaming(turn, writer);
     const steering = adapter.takesSteer && adapter.steer ? this.steerWhileRunning(writer, adapter, running, { tenantId, sessionId, turnId }, spec) : null;
@@ -190,7 +199,13 @@ export class ExternalTurnRunner {
    * While the harness works on the turn, a `steer` queued on the session goes into it (the
    * adapter's live input) instead of waiting for the turn's end: the log is polled every `pollMs`.
    */
-  private steerWhileRunning(writer: HarnessTurnWriter, adapter: HarnessAdapter, running: Promise<HarnessTurnResult>, at: { tenantId: string; sessionId: string; turnId: string }, spec: ExternalHarnessSpec): { stop(): void } {
+  private steerWhileRunning(
+    writer: HarnessTurnWriter,
+    adapter: HarnessAdapter,
+    running: Promise<HarnessTurnResult>,
+    at: { tenantId: string; sessionId: string; turnId: string },
+    spec: ExternalHarnessSpec,
+  ): { stop(): void } {
     let stopped = false;
     void running.finally(() => (stopped = true)).catch(() => undefined);
     const loop = async () => {
@@ -223,7 +238,10 @@ export class ExternalTurnRunner {
     const overBudget = () => !writer.awaitingPerson && this.now() - started - writer.humanWaitMs() >= budgetMs;
     try {
       return await Promise.race<Settled>([
-        turn.then((result) => ({ kind: 'done', result }), (error: unknown) => ({ kind: 'error', error })),
+        turn.then(
+          (result) => ({ kind: 'done', result }),
+          (error: unknown) => ({ kind: 'error', error }),
+        ),
         writer.failure.catch((error: unknown) => ({ kind: 'error', error })),
         new Promise<Settled>((r) => (timer = setInterval(() => overBudget() && r({ kind: 'timeout' }), Math.min(250, budgetMs)))),
         new Promise<Settled>((r) => {
@@ -238,7 +256,10 @@ export class ExternalTurnRunner {
     }
   }
 
-  private async conclude(s: Settled, t: { attempt: TurnAttempt; spec: ExternalHarnessSpec; writer: HarnessTurnWriter; adapter: HarnessAdapter; running: Promise<HarnessTurnResult> }): Promise<RunTurnOutcome> {
+  private async conclude(
+    s: Settled,
+    t: { attempt: TurnAttempt; spec: ExternalHarnessSpec; writer: HarnessTurnWriter; adapter: HarnessAdapter; running: Promise<HarnessTurnResult> },
+  ): Promise<RunTurnOutcome> {
     const { tenantId, sessionId } = t.attempt;
     const { processes } = this.deps;
     if (s.kind === 'done') {
@@ -260,7 +281,10 @@ export class ExternalTurnRunner {
     // Crashed, timed out, stopped or broke the protocol: the process is not trusted with the session again.
     await processes.stop(tenantId, sessionId);
     if (s.kind === 'timeout') {
-      await t.writer.fail('HARNESS_TIMEOUT', `the ${t.spec.name} harness did not finish the turn within session_timeout_s=${t.spec.session_timeout_s} (time waiting for approvals not counted); its process was stopped`);
+      await t.writer.fail(
+        'HARNESS_TIMEOUT',
+        `the ${t.spec.name} harness did not finish the turn within session_timeout_s=${t.spec.session_timeout_s} (time waiting for approvals not counted); its process was stopped`,
+      );
       return 'failed';
     }
     const e = s.error;
@@ -276,7 +300,13 @@ export class ExternalTurnRunner {
   private async cancelInHarness(adapter: HarnessAdapter, running: Promise<HarnessTurnResult>, tenantId: string, sessionId: string): Promise<void> {
     await adapter.cancel().catch(() => undefined);
     const grace = this.deps.cancelGraceMs ?? 5000;
-    const settled = await Promise.race([running.then(() => true, () => false), new Promise<boolean>((r) => setTimeout(() => r(false), grace))]);
+    const settled = await Promise.race([
+      running.then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((r) => setTimeout(() => r(false), grace)),
+    ]);
     if (settled) this.deps.processes.release(tenantId, sessionId);
     else await this.deps.processes.stop(tenantId, sessionId);
   }

@@ -33,8 +33,15 @@ export class HarnessChild {
   private exit: HarnessExit | null = null;
   private readonly tempDir: string | null;
 
-  constructor(spec: ExternalHarnessSpec, baseEnv: Record<string, string>, private readonly killGraceMs = DEFAULT_KILL_GRACE_MS) {
-    this.tempDir = path.isAbsolute(spec.working_directory) && existsSync(spec.working_directory) ? null : mkdtempSync(path.join(tmpdir(), `hub-harness-${spec.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
+  constructor(
+    spec: ExternalHarnessSpec,
+    baseEnv: Record<string, string>,
+    private readonly killGraceMs = DEFAULT_KILL_GRACE_MS,
+  ) {
+    this.tempDir =
+      path.isAbsolute(spec.working_directory) && existsSync(spec.working_directory)
+        ? null
+        : mkdtempSync(path.join(tmpdir(), `hub-harness-${spec.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
     this.cwd = this.tempDir ?? spec.working_directory;
     const [cmd, ...args] = spec.command;
     this.process = spawn(cmd, args, { cwd: this.cwd, env: { ...baseEnv, ...spec.env_vars }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });

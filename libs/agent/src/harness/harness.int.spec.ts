@@ -63,16 +63,38 @@ function setup(harness: ExternalHarnessSpec, session = `s-${Math.random().toStri
   const commands = new CommandHandler(log, followUps);
   const processes = new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV, killGraceMs: 1000 }));
   const runner = new ExternalTurnRunner({
-    log, scheduler: followUps, running, processes, worker: { type: 'worker', id: 'w1' }, allowlist: [testCommandRule(harness.command.slice(0, 4))],
-    mcpAllowlists: mcp?.allow, warn: (msg) => void warnings.push(msg),
-    approvalTtlMs: 0, flush: { maxChars: 64, maxDelayMs: 20 }, pollMs: 50,
+    log,
+    scheduler: followUps,
+    running,
+    processes,
+    worker: { type: 'worker', id: 'w1' },
+    allowlist: [testCommandRule(harness.command.slice(0, 4))],
+    mcpAllowlists: mcp?.allow,
+    warn: (msg) => void warnings.push(msg),
+    approvalTtlMs: 0,
+    flush: { maxChars: 64, maxDelayMs: 20 },
+    pollMs: 50,
   });
   const warnings: string[] = [];
   let n = 0;
-  const meta = (): CommandMetadata => ({ commandId: `c${++n}`, tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'openenv' });
+  const meta = (): CommandMetadata => ({
+    commandId: `c${++n}`,
+    tenantId: TENANT,
+    now: '2026-01-01T00:00:00.000Z',
+    correlationId: 'corr',
+    actor: { type: 'api_key', id: 'k' },
+    protocol: 'openenv',
+  });
   const send = (c: HubCommand) => commands.handle(c, meta());
   const submit = (turnId: string, prompt: string) =>
-    send({ type: 'SubmitTurn', sessionId: session, turnId, prompt, context: { [HARNESS_CONTEXT_KEY]: harness, ...(mcp ? { [MCP_CONTEXT_KEY]: mcp.servers } : {}) }, busyPolicy: 'enqueue' });
+    send({
+      type: 'SubmitTurn',
+      sessionId: session,
+      turnId,
+      prompt,
+      context: { [HARNESS_CONTEXT_KEY]: harness, ...(mcp ? { [MCP_CONTEXT_KEY]: mcp.servers } : {}) },
+      busyPolicy: 'enqueue',
+    });
   const run = (turnId: string, reason: ExternalRunTurnInput['reason'] = 'start') =>
     runner.run({ tenantId: TENANT, sessionId: session, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt: false, reason });
   const events = () => log.all(TENANT, sessionStreamId(session)) as Recorded<HubEvent>[];
@@ -92,16 +114,39 @@ describe('ACP harness (tools/test-harnesses/acp-test-agent.ts over the official 
     await h.submit('t1', 'hello');
     expect(await h.run('t1')).toBe('completed');
     expect(text(h.end('t1'))).toBe('turn 1; you said hello');
-    const types = h.of('t1').map((e) => e.type).filter((t) => t !== 'TextDelta' && t !== 'ThoughtDelta');
+    const types = h
+      .of('t1')
+      .map((e) => e.type)
+      .filter((t) => t !== 'TextDelta' && t !== 'ThoughtDelta');
     expect(types).toEqual([
-      'TurnRequested', 'TurnStarted', 'MessageStarted', 'ModelCallStarted', 'ModelCallCompleted', 'ToolCallStarted', 'ToolCallUpdated', 'ToolCallCompleted',
-      'ModelCallStarted', 'ModelCallCompleted', 'MessageCompleted', 'TurnCompleted',
+      'TurnRequested',
+      'TurnStarted',
+      'MessageStarted',
+      'ModelCallStarted',
+      'ModelCallCompleted',
+      'ToolCallStarted',
+      'ToolCallUpdated',
+      'ToolCallCompleted',
+      'ModelCallStarted',
+      'ModelCallCompleted',
+      'MessageCompleted',
+      'TurnCompleted',
     ]);
     const started = h.of('t1').find((e) => e.type === 'ModelCallStarted');
     expect(started?.data).toMatchObject({ provider: 'harness:acp', model: 'acp-test' });
-    expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({ name: 'echo', executor: 'harness:acp:acp-test', input: { text: 'hello' } });
+    expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({
+      name: 'echo',
+      executor: 'harness:acp:acp-test',
+      input: { text: 'hello' },
+    });
     expect(h.of('t1').find((e) => e.type === 'ToolCallCompleted')?.data).toMatchObject({ status: 'complete', output: 'echo: hello' });
-    expect(h.of('t1').filter((e) => e.type === 'ThoughtDelta').map((e) => (e.data as { text: string }).text).join('')).toBe('thinking about turn 1');
+    expect(
+      h
+        .of('t1')
+        .filter((e) => e.type === 'ThoughtDelta')
+        .map((e) => (e.data as { text: string }).text)
+        .join(''),
+    ).toBe('thinking about turn 1');
     const first = h.pid();
 
     await h.submit('t2', 'again');
@@ -119,7 +164,9 @@ describe('ACP harness (tools/test-harnesses/acp-test-agent.ts over the official 
     expect(asked.data).toMatchObject({ toolName: 'write_file', input: { path: 'notes.txt' } });
     // The resume job an approval schedules is a no-op: the holding job answers the harness.
     expect(await h.run('t3', 'resume')).toBe('stopped');
-    expect(await h.send({ type: 'ResolveApproval', sessionId: h.session, approvalId: asked.data.approvalId, decision: 'approved', reason: null })).toMatchObject({ ok: true });
+    expect(
+      await h.send({ type: 'ResolveApproval', sessionId: h.session, approvalId: asked.data.approvalId, decision: 'approved', reason: null }),
+    ).toMatchObject({ ok: true });
     expect(await job).toBe('completed');
     expect(text(h.end('t3'))).toBe('permission granted: wrote notes.txt; turn 3; you said please write this down; earlier you said hello | again');
     const write = h.of('t3').find((e) => e.type === 'ToolCallCompleted' && (e.data as { toolCallId: string }).toolCallId === asked.data.toolCallId);
@@ -131,7 +178,13 @@ describe('ACP harness (tools/test-harnesses/acp-test-agent.ts over the official 
     const job = h.run('t4');
     await until('the approval request', () => h.of('t4').some((e) => e.type === 'ApprovalRequested'));
     const asked = h.of('t4').find((e) => e.type === 'ApprovalRequested');
-    await h.send({ type: 'ResolveApproval', sessionId: h.session, approvalId: (asked?.data as { approvalId: string }).approvalId, decision: 'denied', reason: 'no' });
+    await h.send({
+      type: 'ResolveApproval',
+      sessionId: h.session,
+      approvalId: (asked?.data as { approvalId: string }).approvalId,
+      decision: 'denied',
+      reason: 'no',
+    });
     expect(await job).toBe('completed');
     expect(text(h.end('t4'))).toMatch(/^permission denied: nothing written; turn 4;/);
   });
@@ -156,7 +209,13 @@ describe('ACP harness (tools/test-harnesses/acp-test-agent.ts over the official 
     expect(failed?.type).toBe('TurnFailed');
     expect(failed?.data).toMatchObject({ code: 'HARNESS_CRASHED' });
     expect((failed?.data as { message: string }).message).toMatch(/exited with code 3 during the turn/);
-    expect(h.of('t6').filter((e) => e.type === 'TextDelta').map((e) => (e.data as { text: string }).text).join('')).toBe('about to crash');
+    expect(
+      h
+        .of('t6')
+        .filter((e) => e.type === 'TextDelta')
+        .map((e) => (e.data as { text: string }).text)
+        .join(''),
+    ).toBe('about to crash');
     await until('the crashed process to be gone', () => !alive(pid), 5000);
 
     await h.submit('t7', 'are you back');
@@ -173,10 +232,26 @@ describe('ACP harness (tools/test-harnesses/acp-test-agent.ts over the official 
     await until('the turn to begin', () => other.of('x1').some((e) => e.type === 'MessageStarted'));
     // A second runner (another worker) takes the same turn's job: it cannot continue it.
     const lost = new ExternalTurnRunner({
-      log: other.log, scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined }, running: new RunningTurns(),
-      processes: new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV })), worker: { type: 'worker', id: 'w2' }, allowlist: [testCommandRule(spec('acp').command)], approvalTtlMs: 0, flush: { maxChars: 64, maxDelayMs: 20 },
+      log: other.log,
+      scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined },
+      running: new RunningTurns(),
+      processes: new HarnessProcesses(defaultAdapterFactory({ baseEnv: BASE_ENV })),
+      worker: { type: 'worker', id: 'w2' },
+      allowlist: [testCommandRule(spec('acp').command)],
+      approvalTtlMs: 0,
+      flush: { maxChars: 64, maxDelayMs: 20 },
     });
-    expect(await lost.run({ tenantId: TENANT, sessionId: other.session, turnId: 'x1', trace: { correlationId: 'c' }, causationId: 'retry', finalAttempt: false, reason: 'start' })).toBe('failed');
+    expect(
+      await lost.run({
+        tenantId: TENANT,
+        sessionId: other.session,
+        turnId: 'x1',
+        trace: { correlationId: 'c' },
+        causationId: 'retry',
+        finalAttempt: false,
+        reason: 'start',
+      }),
+    ).toBe('failed');
     expect(other.end('x1')?.data).toMatchObject({ code: 'HARNESS_LOST' });
     await first;
     await other.processes.stopAll();
@@ -215,7 +290,14 @@ describe('command harness (tools/test-harnesses/command-test-agent.ts, one JSON 
         await h.submit('t1', 'please wait for a steer');
         const job = h.run('t1');
         await until('the agent to wait', () => h.of('t1').some((e) => e.type === 'TextDelta'));
-        await h.send({ type: 'SubmitTurn', sessionId: h.session, turnId: 's1', prompt: 'use the blue one', context: { [HARNESS_CONTEXT_KEY]: harness, delivery: 'steer' }, busyPolicy: 'enqueue' });
+        await h.send({
+          type: 'SubmitTurn',
+          sessionId: h.session,
+          turnId: 's1',
+          prompt: 'use the blue one',
+          context: { [HARNESS_CONTEXT_KEY]: harness, delivery: 'steer' },
+          busyPolicy: 'enqueue',
+        });
         expect(await job).toBe('completed');
         check(h);
       } finally {
@@ -235,7 +317,7 @@ describe('command harness (tools/test-harnesses/command-test-agent.ts, one JSON 
     });
   });
 
-  it('time spent waiting for a person\'s approval does not count against session_timeout_s', async () => {
+  it("time spent waiting for a person's approval does not count against session_timeout_s", async () => {
     const h = setup(spec('acp', { session_timeout_s: 2 }));
     try {
       await h.submit('t1', 'please write it');
@@ -270,7 +352,10 @@ describe('command harness (tools/test-harnesses/command-test-agent.ts, one JSON 
 
 describe('process lifecycle', () => {
   it('an ACP agent that never answers initialize fails the start within startup_timeout_s, and is killed', async () => {
-    const adapter = new AcpHarnessAdapter(spec('acp', { command: [...script('acp-test-agent.ts'), '--no-handshake'], startup_timeout_s: 3 }), { baseEnv: BASE_ENV, killGraceMs: 500 });
+    const adapter = new AcpHarnessAdapter(spec('acp', { command: [...script('acp-test-agent.ts'), '--no-handshake'], startup_timeout_s: 3 }), {
+      baseEnv: BASE_ENV,
+      killGraceMs: 500,
+    });
     await expect(adapter.start()).rejects.toMatchObject({ code: 'HARNESS_START_FAILED', message: expect.stringMatching(/within startup_timeout_s=3/) });
     expect(adapter.pid).toBeDefined();
     expect(alive(adapter.pid)).toBe(false);
@@ -318,7 +403,11 @@ describe('MCP servers of the environment reach the harness', () => {
       await h.submit('t1', 'use echo with {"text":"hi from the hub"}');
       expect(await h.run('t1')).toBe('completed');
       expect(text(h.end('t1'))).toBe('echo: hi from the hub');
-      expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({ name: 'echo', executor: 'harness:acp:acp-test', input: { text: 'hi from the hub' } });
+      expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({
+        name: 'echo',
+        executor: 'harness:acp:acp-test',
+        input: { text: 'hi from the hub' },
+      });
       expect(h.of('t1').find((e) => e.type === 'ToolCallCompleted')?.data).toMatchObject({ status: 'complete', output: 'echo: hi from the hub' });
       expect(markedPids().length).toBeGreaterThan(0);
       // The same process (and MCP connection) serves the next turn.
@@ -360,7 +449,9 @@ describe('MCP servers of the environment reach the harness', () => {
       await h.submit('t1', 'which mcp servers');
       expect(await h.run('t1')).toBe('completed');
       expect(text(h.end('t1'))).toBe('mcp servers: echo');
-      expect(h.warnings).toEqual([expect.stringMatching(/^MCP server other is not passed to the acp-test harness: .*not allowed on this hub \(HUB_MCP_STDIO_COMMANDS\)/)]);
+      expect(h.warnings).toEqual([
+        expect.stringMatching(/^MCP server other is not passed to the acp-test harness: .*not allowed on this hub \(HUB_MCP_STDIO_COMMANDS\)/),
+      ]);
     } finally {
       await h.processes.stopAll();
     }
@@ -382,7 +473,11 @@ describe('MCP servers of the environment reach the harness', () => {
         await h.submit('t1', 'use web/reverse with {"text":"abc"}');
         expect(await h.run('t1')).toBe('completed');
         expect(text(h.end('t1'))).toBe('reversed: cba');
-        expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({ name: 'reverse', executor: 'harness:acp:acp-test', input: { text: 'abc' } });
+        expect(h.of('t1').find((e) => e.type === 'ToolCallStarted')?.data).toMatchObject({
+          name: 'reverse',
+          executor: 'harness:acp:acp-test',
+          input: { text: 'abc' },
+        });
         expect(h.of('t1').find((e) => e.type === 'ToolCallCompleted')?.data).toMatchObject({ status: 'complete', output: 'reversed: cba' });
       } finally {
         await h.processes.stopAll();
@@ -390,12 +485,17 @@ describe('MCP servers of the environment reach the harness', () => {
     });
 
     it('is left out for an agent that does not (and that is reported)', async () => {
-      const h = setup(spec('acp', { command: [...script('acp-test-agent.ts'), '--no-http-mcp'] }), undefined, { servers: [echo, web()], allow: { ...echoAllowed, http: [url] } });
+      const h = setup(spec('acp', { command: [...script('acp-test-agent.ts'), '--no-http-mcp'] }), undefined, {
+        servers: [echo, web()],
+        allow: { ...echoAllowed, http: [url] },
+      });
       try {
         await h.submit('t1', 'which mcp servers');
         expect(await h.run('t1')).toBe('completed');
         expect(text(h.end('t1'))).toBe('mcp servers: echo');
-        expect(h.warnings).toEqual([expect.stringMatching(/^MCP server web is not passed to the acp-test harness: the agent does not declare agentCapabilities\.mcpCapabilities\.http/)]);
+        expect(h.warnings).toEqual([
+          expect.stringMatching(/^MCP server web is not passed to the acp-test harness: the agent does not declare agentCapabilities\.mcpCapabilities\.http/),
+        ]);
       } finally {
         await h.processes.stopAll();
       }

@@ -2,7 +2,17 @@
 // use (the spec, the runner, the process registry), the adapter contract and its two adapters,
 // the command provider's line format and the failure codes. Internals (the child process, the
 // event writer, the ACP loader) stay inside this folder.
-export type { AdapterOptions, HarnessAdapter, HarnessOutput, HarnessPermissionAnswer, HarnessPermissionRequest, HarnessSink, HarnessToolStatus, HarnessTurn, HarnessTurnResult } from './adapter';
+export type {
+  AdapterOptions,
+  HarnessAdapter,
+  HarnessOutput,
+  HarnessPermissionAnswer,
+  HarnessPermissionRequest,
+  HarnessSink,
+  HarnessToolStatus,
+  HarnessTurn,
+  HarnessTurnResult,
+} from './adapter';
 export { AcpHarnessAdapter } from './acp-adapter';
 export { CommandAnswerLine, CommandHarnessAdapter, CommandToolRecord, CommandTurnLine } from './command-adapter';
 export { ExternalTurnRunner, type ExternalRunTurnInput, type ExternalTurnRunnerDeps } from './external-turn-runner';

@@ -124,7 +124,10 @@ export class HarnessTurnWriter implements HarnessSink {
     // After a tool call no call is open: the answer (possibly empty) gets its own, as a built-in turn's does.
     events.push(...this.openCall(0), this.closeCall([], 'stop', usage));
     events.push({ type: 'MessageCompleted', data: { turnId: this.turnId, messageId: this.messageId } });
-    events.push({ type: 'TurnCompleted', data: { turnId: this.turnId, text: this.turnText, stopReason: 'end_turn', usage, ...(done ? { done: true as const } : {}) } });
+    events.push({
+      type: 'TurnCompleted',
+      data: { turnId: this.turnId, text: this.turnText, stopReason: 'end_turn', usage, ...(done ? { done: true as const } : {}) },
+    });
     await this.end(events);
   }
 
@@ -133,7 +136,11 @@ export class HarnessTurnWriter implements HarnessSink {
     this.closing = true;
     clearTimeout(this.flushTimer);
     await Promise.race([this.queue, new Promise((r) => setTimeout(r, 2 * this.deps.pollMs + 1000))]);
-    await this.end([...this.pending.splice(0), ...this.closeTools('error', `ERROR: ${message}`), { type: 'TurnFailed', data: { turnId: this.turnId, code, message, retryable: false } }]);
+    await this.end([
+      ...this.pending.splice(0),
+      ...this.closeTools('error', `ERROR: ${message}`),
+      { type: 'TurnFailed', data: { turnId: this.turnId, code, message, retryable: false } },
+    ]);
   }
 
   /** Stops writing: the turn ended elsewhere (cancelled) and nothing more belongs to it. */
@@ -170,7 +177,10 @@ export class HarnessTurnWriter implements HarnessSink {
         if ((out.status === 'completed' || out.status === 'failed') && !tool.completed) {
           tool.completed = true;
           const durationMs = Math.max(0, this.deps.now() - tool.startedAt);
-          events.push({ type: 'ToolCallCompleted', data: { turnId: this.turnId, toolCallId: tool.ours, status: out.status === 'failed' ? 'error' : 'complete', output: out.output ?? '', durationMs } });
+          events.push({
+            type: 'ToolCallCompleted',
+            data: { turnId: this.turnId, toolCallId: tool.ours, status: out.status === 'failed' ? 'error' : 'complete', output: out.output ?? '', durationMs },
+          });
         }
         if (events.length) await this.write([...this.takePending(), ...events]);
         return;
@@ -215,7 +225,19 @@ export class HarnessTurnWriter implements HarnessSink {
     const approvalId = `appr_${tool.ours}${tool.asked > 1 ? `_${tool.asked}` : ''}`;
     const ttl = this.deps.approvalTtlMs;
     const deadlineAt = ttl > 0 ? new Date(this.deps.now() + ttl).toISOString() : null;
-    events.push({ type: 'ApprovalRequested', data: { turnId: this.turnId, approvalId, toolCallId: tool.ours, toolName: tool.name, input: tool.input, riskTier: 'medium', reason: req.reason, deadlineAt } });
+    events.push({
+      type: 'ApprovalRequested',
+      data: {
+        turnId: this.turnId,
+        approvalId,
+        toolCallId: tool.ours,
+        toolName: tool.name,
+        input: tool.input,
+        riskTier: 'medium',
+        reason: req.reason,
+        deadlineAt,
+      },
+    });
     await this.write(events);
     if (ttl > 0) await this.deps.scheduler.scheduleApprovalExpiry(this.attempt.tenantId, this.attempt.sessionId, approvalId, ttl);
     return this.awaitResolution(approvalId);
@@ -279,7 +301,15 @@ export class HarnessTurnWriter implements HarnessSink {
     this.callOpen = true;
     this.callText = '';
     this.callThought = '';
-    const data = { turnId: this.turnId, callId: modelCallId(this.turnId, this.step), step: this.step, provider: this.deps.provider, model: this.deps.model, messageCount, toolNames: [] };
+    const data = {
+      turnId: this.turnId,
+      callId: modelCallId(this.turnId, this.step),
+      step: this.step,
+      provider: this.deps.provider,
+      model: this.deps.model,
+      messageCount,
+      toolNames: [],
+    };
     return [{ type: 'ModelCallStarted', data }];
   }
 
@@ -296,7 +326,10 @@ export class HarnessTurnWriter implements HarnessSink {
     this.tools.set(nativeId, { ours, name, input, startedAt: this.deps.now(), completed: false, asked: 0 });
     const events = this.openCall(0);
     events.push(this.closeCall([{ toolCallId: ours, name, input }], 'tool_calls'));
-    events.push({ type: 'ToolCallStarted', data: { turnId: this.turnId, messageId: this.messageId, toolCallId: ours, name, input, policy, executor: this.deps.executor } });
+    events.push({
+      type: 'ToolCallStarted',
+      data: { turnId: this.turnId, messageId: this.messageId, toolCallId: ours, name, input, policy, executor: this.deps.executor },
+    });
     return events;
   }
 
@@ -305,7 +338,10 @@ export class HarnessTurnWriter implements HarnessSink {
       .filter((t) => !t.completed)
       .map((t) => {
         t.completed = true;
-        return { type: 'ToolCallCompleted', data: { turnId: this.turnId, toolCallId: t.ours, status, output, durationMs: Math.max(0, this.deps.now() - t.startedAt) } };
+        return {
+          type: 'ToolCallCompleted',
+          data: { turnId: this.turnId, toolCallId: t.ours, status, output, durationMs: Math.max(0, this.deps.now() - t.startedAt) },
+        };
       });
   }
 

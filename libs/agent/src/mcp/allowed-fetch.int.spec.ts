@@ -41,7 +41,9 @@ it('follows a redirect that stays inside the allowlist, keeping a 308 POST a POS
 });
 
 it('refuses a same-origin redirect outside the allowed path, without requesting it', async () => {
-  await expect(allowedRedirectFetch(allowMcp)(`${origin}/mcp/evil`, { method: 'POST', body: '{}' })).rejects.toThrow(/redirected to .*\/admin, which is not allowed/);
+  await expect(allowedRedirectFetch(allowMcp)(`${origin}/mcp/evil`, { method: 'POST', body: '{}' })).rejects.toThrow(
+    /redirected to .*\/admin, which is not allowed/,
+  );
   expect(hits).toEqual(['POST /mcp/evil']);
 });
 

@@ -23,7 +23,8 @@ export function allowedRedirectFetch(allowed: (url: string) => boolean, base: ty
       const next = new URL(location, url);
       await res.body?.cancel();
       if (hop >= MAX_REDIRECTS) throw new McpRedirectRefused(`MCP server redirected more than ${MAX_REDIRECTS} times`);
-      if (!allowed(next.href)) throw new McpRedirectRefused(`MCP server redirected to ${next.origin}${next.pathname}, which is not allowed on this hub (HUB_MCP_HTTP_URLS)`);
+      if (!allowed(next.href))
+        throw new McpRedirectRefused(`MCP server redirected to ${next.origin}${next.pathname}, which is not allowed on this hub (HUB_MCP_HTTP_URLS)`);
       if (res.status !== 307 && res.status !== 308) req = { ...req, method: 'GET', body: undefined };
       url = next;
     }

@@ -34,7 +34,7 @@ describe('streamable HTTP MCP servers', () => {
     await expect(registry.get('env_calculator')?.execute({ expression: '1+1' }, ctx)).resolves.toBe('mcp calculator: 1+1');
   });
 
-  it('relays a whole result, and a bad argument as the server\'s error result', async () => {
+  it("relays a whole result, and a bad argument as the server's error result", async () => {
     const session = await pool.session(web());
     await expect(session.callToolResult('echo', { text: 'hi' })).resolves.toEqual({ content: [{ type: 'text', text: 'echo: hi' }], isError: false });
     const bad = await session.callToolResult('echo', { text: 42 });

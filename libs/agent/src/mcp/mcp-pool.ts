@@ -125,7 +125,9 @@ export class McpPool {
       void hit.live?.close().catch(() => undefined);
     }
     const httpAllowlist = this.opts.httpAllowlist ?? [];
-    const session = this.processSpec(server, scope).then((spec) => (this.opts.connect ?? connectMcp)(spec, { httpAllowed: (url) => httpAllowed(url, httpAllowlist) }));
+    const session = this.processSpec(server, scope).then((spec) =>
+      (this.opts.connect ?? connectMcp)(spec, { httpAllowed: (url) => httpAllowed(url, httpAllowlist) }),
+    );
     const entry: Entry = { session, lastUsed: this.now() };
     this.entries.set(key, entry);
     session.then(

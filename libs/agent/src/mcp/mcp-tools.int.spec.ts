@@ -11,7 +11,12 @@ import { buildMcpRegistry, listMcpTools, mcpToolsFrom } from './mcp-tools';
 jest.setTimeout(30_000);
 
 // The stdio command that runs tools/test-harnesses/mcp-echo-server.ts, as bin/hub runs the hub.
-const server = (name: string, variant: 'a' | 'b'): McpServerSpec => ({ name, transport: 'stdio', command: testHarnessCommand('mcp-echo-server.ts', variant), env: {} });
+const server = (name: string, variant: 'a' | 'b'): McpServerSpec => ({
+  name,
+  transport: 'stdio',
+  command: testHarnessCommand('mcp-echo-server.ts', variant),
+  env: {},
+});
 // What an operator would put in HUB_MCP_STDIO_COMMANDS: the interpreter and the server script.
 const ALLOW = [testCommandRule(testHarnessCommand('mcp-echo-server.ts'))];
 const ctx = { tenantId: 't', sessionId: 's', signal: new AbortController().signal, files: new Map<string, string>() };
@@ -39,9 +44,15 @@ describe('stdio MCP servers are off unless the operator allows the command', () 
 
 describe("a stdio server's environment is the operator's, not the tenant's (issue 11, defect 2)", () => {
   const marker = () => join(tmpdir(), `hub-env-${randomUUID()}`);
-  const echo = (env: Record<string, string>): McpServerSpec => ({ name: 'echo', transport: 'stdio', command: testHarnessCommand('mcp-echo-server.ts', 'a'), env });
+  const echo = (env: Record<string, string>): McpServerSpec => ({
+    name: 'echo',
+    transport: 'stdio',
+    command: testHarnessCommand('mcp-echo-server.ts', 'a'),
+    env,
+  });
   // Code Node runs before the server when NODE_OPTIONS reaches it: it writes what it sees to `file`.
-  const spy = (file: string) => `--import=data:text/javascript,${encodeURIComponent(`import fs from "node:fs";fs.writeFileSync(${JSON.stringify(file)},JSON.stringify(process.env))`)}`;
+  const spy = (file: string) =>
+    `--import=data:text/javascript,${encodeURIComponent(`import fs from "node:fs";fs.writeFileSync(${JSON.stringify(file)},JSON.stringify(process.env))`)}`;
 
   it('a tenant NODE_OPTIONS (an allowed node command) is refused, and no code of the tenant runs', async () => {
     const file = marker();
@@ -58,7 +69,11 @@ describe("a stdio server's environment is the operator's, not the tenant's (issu
     const rule = { ...testCommandRule(testHarnessCommand('mcp-echo-server.ts'), ['REGION']) };
     rule.fixedEnv = { ...rule.fixedEnv, NODE_OPTIONS: `--require=${preload}` };
     const opened: string[] = [];
-    const p = new McpPool({ idleMs: 0, stdioAllowlist: [rule], openEnv: async (scope, env) => (opened.push(scope), { ...env, REGION: env.REGION === 'ref' ? 'eu-west' : 'unopened' }) });
+    const p = new McpPool({
+      idleMs: 0,
+      stdioAllowlist: [rule],
+      openEnv: async (scope, env) => (opened.push(scope), { ...env, REGION: env.REGION === 'ref' ? 'eu-west' : 'unopened' }),
+    });
     try {
       await expect(p.session(echo({ REGION: 'ref', OTHER: 'x' }), 't1')).rejects.toThrow(/environment variable OTHER may not be set/);
       await (await p.session(echo({ REGION: 'ref' }), 't1')).listTools();
@@ -125,7 +140,10 @@ describe('MCP tool injection', () => {
       idleMs: 1000,
       stdioAllowlist: ALLOW,
       now: () => now,
-      connect: async () => (connects++, { listTools: async () => [], callTool: async () => '', callToolResult: async () => ({ content: [], isError: false }), close: async () => void closes++ }),
+      connect: async () => (
+        connects++,
+        { listTools: async () => [], callTool: async () => '', callToolResult: async () => ({ content: [], isError: false }), close: async () => void closes++ }
+      ),
     });
     await fake.session(server('x', 'a'));
     await fake.session(server('x', 'a'));

@@ -65,7 +65,12 @@ export function mcpToolsFrom(listings: readonly McpListing[], builtinNames: Read
 }
 
 /** A turn's registry: the built-in tools plus the MCP servers' tools (connected in `scope`). */
-export async function buildMcpRegistry(servers: readonly McpServerSpec[], pool: McpPool, builtins: readonly Tool[] = BUILTIN_TOOLS, scope = ''): Promise<ToolRegistry> {
+export async function buildMcpRegistry(
+  servers: readonly McpServerSpec[],
+  pool: McpPool,
+  builtins: readonly Tool[] = BUILTIN_TOOLS,
+  scope = '',
+): Promise<ToolRegistry> {
   if (servers.length === 0) return new ToolRegistry([...builtins]);
   const injected = mcpToolsFrom(await listMcpTools(servers, pool, scope), new Set(builtins.map((t) => t.name)));
   return new ToolRegistry([...builtins, ...injected]);
@@ -91,7 +96,10 @@ function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }

@@ -55,8 +55,25 @@ const OPENAI_STREAM: FakeReply = {
     openaiChunk({ content: 'lo.' }),
     openaiChunk({ tool_calls: [{ index: 0, id: 'call_9', type: 'function', function: { name: 'read_file', arguments: '{"pa' } }] }),
     openaiChunk({ tool_calls: [{ index: 0, function: { arguments: 'th":"data/numbers.csv"}' } }] }),
-    { data: { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] } },
-    { data: { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'm', choices: [], usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 } } },
+    {
+      data: {
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        created: 1700000000,
+        model: 'm',
+        choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
+      },
+    },
+    {
+      data: {
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        created: 1700000000,
+        model: 'm',
+        choices: [],
+        usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 },
+      },
+    },
     { data: '[DONE]' },
   ],
 };
@@ -153,7 +170,22 @@ describe('AI SDK providers against a local server', () => {
     const ANTHROPIC_STREAM: FakeReply = {
       kind: 'sse',
       frames: [
-        { event: 'message_start', data: { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 31, output_tokens: 1 } } } },
+        {
+          event: 'message_start',
+          data: {
+            type: 'message_start',
+            message: {
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              model: 'claude-test',
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: 31, output_tokens: 1 },
+            },
+          },
+        },
         { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } } },
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'The user wants ' } } },
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'a file.' } } },
@@ -163,7 +195,10 @@ describe('AI SDK providers against a local server', () => {
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Let me ' } } },
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'check.' } } },
         { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
-        { event: 'content_block_start', data: { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: {} } } },
+        {
+          event: 'content_block_start',
+          data: { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: {} } },
+        },
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{"path": "REA' } } },
         { event: 'content_block_delta', data: { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: 'DME.md"}' } } },
         { event: 'content_block_stop', data: { type: 'content_block_stop', index: 2 } },
@@ -196,9 +231,7 @@ describe('AI SDK providers against a local server', () => {
       expect(req?.headers['x-api-key']).toBe('ak-test');
       expect(req?.body).toMatchObject({ model: 'claude-test', stream: true });
       expect(req?.body['system']).toEqual([{ type: 'text', text: 'You are terse.' }]);
-      expect(req?.body['tools']).toEqual([
-        expect.objectContaining({ name: 'read_file', description: 'Read a file', input_schema: READ_FILE.inputSchema }),
-      ]);
+      expect(req?.body['tools']).toEqual([expect.objectContaining({ name: 'read_file', description: 'Read a file', input_schema: READ_FILE.inputSchema })]);
       expect(req?.body['messages']).toEqual([
         { role: 'user', content: [{ type: 'text', text: 'read notes.txt' }] },
         {

@@ -80,8 +80,14 @@ function replyToPrompt(prompt: string, messages: readonly ModelMessage[]): Pick<
 }
 
 function remindersSeen(messages: readonly ModelMessage[]): string {
-  const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
-  const bodies = system.split(/\n\n(?=System reminder:\n)/).filter((part) => part.startsWith('System reminder:\n')).map((part) => clip(part.slice('System reminder:\n'.length)));
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n');
+  const bodies = system
+    .split(/\n\n(?=System reminder:\n)/)
+    .filter((part) => part.startsWith('System reminder:\n'))
+    .map((part) => clip(part.slice('System reminder:\n'.length)));
   return bodies.length === 0 ? 'I see no system reminders.' : `I see these system reminders: ${bodies.map((b) => `"${b}"`).join(', ')}.`;
 }
 

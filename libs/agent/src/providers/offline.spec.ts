@@ -127,9 +127,7 @@ describe('OfflineProvider after tool results', () => {
         { name: 'calculator', input: { expression: '2*3' }, result: '6' },
       ]),
     );
-    expect(textOf(parts)).toBe(
-      ['Done: wrote 1 bytes to a.txt.', 'The delete_file call was denied, so I did not delete b.txt.', 'The result is 6.'].join('\n'),
-    );
+    expect(textOf(parts)).toBe(['Done: wrote 1 bytes to a.txt.', 'The delete_file call was denied, so I did not delete b.txt.', 'The result is 6.'].join('\n'));
   });
 
   it('reports a failed tool call and a missing file', async () => {
@@ -153,7 +151,11 @@ describe('OfflineProvider streaming contract', () => {
   it('is deterministic: the same request gives the same parts, ids included', async () => {
     const prompt = 'think and read notes.txt and write "a" to b.txt';
     expect(await run(prompt)).toEqual(await run(prompt));
-    const other = await run([{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'x' }, { role: 'user', content: prompt }]);
+    const other = await run([
+      { role: 'user', content: 'earlier' },
+      { role: 'assistant', content: 'x' },
+      { role: 'user', content: prompt },
+    ]);
     expect(other.find((p) => p.type === 'tool-call')).not.toEqual((await run(prompt)).find((p) => p.type === 'tool-call'));
   });
 

@@ -36,8 +36,7 @@ export class OfflineProvider implements ModelProvider {
       ...chunkWords(plan.text).map((text): ModelStreamPart => ({ type: 'text-delta', text })),
       ...plan.toolCalls.map((c): ModelStreamPart => ({ type: 'tool-call', ...c })),
     ];
-    const outputChars =
-      plan.reasoning.length + plan.text.length + plan.toolCalls.reduce((n, c) => n + c.name.length + json(c.input).length, 0);
+    const outputChars = plan.reasoning.length + plan.text.length + plan.toolCalls.reduce((n, c) => n + c.name.length + json(c.input).length, 0);
     const pacer = new Pacer(req.signal);
     const start = performance.now();
     try {

@@ -56,12 +56,7 @@ export interface ModelProvider {
   stream(req: ModelRequest): AsyncIterable<ModelStreamPart>;
 }
 
-export type ProviderErrorCode =
-  | 'PROVIDER_AUTH'
-  | 'PROVIDER_RATE_LIMIT'
-  | 'PROVIDER_DOWN'
-  | 'TIMEOUT'
-  | 'INTERNAL';
+export type ProviderErrorCode = 'PROVIDER_AUTH' | 'PROVIDER_RATE_LIMIT' | 'PROVIDER_DOWN' | 'TIMEOUT' | 'INTERNAL';
 
 // Whether waiting and calling again can help. Bad credentials and bugs stay bad; a busy or
 // unreachable provider may recover, which the hub's job retries (not the SDK's) exploit.
@@ -83,11 +78,7 @@ export class ProviderError extends DomainError<ProviderErrorCode> {
   readonly retryable: boolean;
   readonly status: number | undefined;
 
-  constructor(
-    code: ProviderErrorCode,
-    message: string,
-    opts: { retryable?: boolean; status?: number; details?: Record<string, unknown> } = {},
-  ) {
+  constructor(code: ProviderErrorCode, message: string, opts: { retryable?: boolean; status?: number; details?: Record<string, unknown> } = {}) {
     super(code, message, { ...opts.details, ...(opts.status === undefined ? {} : { status: opts.status }) });
     this.retryable = opts.retryable ?? isRetryableProviderCode(code);
     this.status = opts.status;

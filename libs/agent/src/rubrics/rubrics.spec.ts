@@ -1,6 +1,13 @@
 import { buildRubric, registerRubric, rubricKinds, type RubricInput } from './rubrics';
 
-const turn = (over: Partial<RubricInput> = {}): RubricInput => ({ message: 'm', response: 'The answer is 42.', toolCalls: [], episodeToolCalls: [], status: 'completed', ...over });
+const turn = (over: Partial<RubricInput> = {}): RubricInput => ({
+  message: 'm',
+  response: 'The answer is 42.',
+  toolCalls: [],
+  episodeToolCalls: [],
+  status: 'completed',
+  ...over,
+});
 
 describe('built-in rubrics', () => {
   it('expected_answer scores 1 only for a completed turn whose response holds the answer', () => {

@@ -33,10 +33,16 @@ const expectedAnswer: RubricFactory = (params) => {
   const expected = str(params['expected'], 'expected');
   const mode = params['mode'] ?? 'contains';
   const test =
-    mode === 'exact' ? (r: string) => r.trim() === expected.trim()
-    : mode === 'regex' ? ((re: RegExp) => (r: string) => re.test(r))(new RegExp(expected))
-    : mode === 'contains' ? (r: string) => r.toLowerCase().includes(expected.toLowerCase())
-    : null;
+    mode === 'exact'
+      ? (r: string) => r.trim() === expected.trim()
+      : mode === 'regex'
+        ? (
+            (re: RegExp) => (r: string) =>
+              re.test(r)
+          )(new RegExp(expected))
+        : mode === 'contains'
+          ? (r: string) => r.toLowerCase().includes(expected.toLowerCase())
+          : null;
   if (!test) throw new Error(`rubric expected_answer: unknown mode ${String(mode)}`);
   return (input) => (input.status === 'completed' && test(input.response) ? 1 : 0);
 };

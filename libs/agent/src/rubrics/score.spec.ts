@@ -6,8 +6,14 @@ import { recordTurnReward, rewardFor, rubricInputOf, rubricOfTurn, type RewardLo
 
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 const rubric = { kind: 'expected_answer', expected: '42' };
-const requested = (turnId: string, context: Record<string, unknown>): HubEvent => ({ type: 'TurnRequested', data: { turnId, userMessageId: `${turnId}:u`, prompt: `what is 6 * 7 (${turnId})`, context, busyPolicy: 'enqueue' } });
-const tool = (turnId: string, name: string): HubEvent => ({ type: 'ToolCallStarted', data: { turnId, messageId: `${turnId}:m`, toolCallId: `${turnId}:${name}`, name, input: {}, policy: 'allow', executor: 'hub' } });
+const requested = (turnId: string, context: Record<string, unknown>): HubEvent => ({
+  type: 'TurnRequested',
+  data: { turnId, userMessageId: `${turnId}:u`, prompt: `what is 6 * 7 (${turnId})`, context, busyPolicy: 'enqueue' },
+});
+const tool = (turnId: string, name: string): HubEvent => ({
+  type: 'ToolCallStarted',
+  data: { turnId, messageId: `${turnId}:m`, toolCallId: `${turnId}:${name}`, name, input: {}, policy: 'allow', executor: 'hub' },
+});
 
 const log: HubEvent[] = [
   requested('t1', { openenv: { env: 'calc', episode_id: 'e1', rubric } }),
@@ -23,26 +29,43 @@ const log: HubEvent[] = [
 ];
 
 describe('scoring a turn from the log', () => {
-  it('reads the rubric from the turn\'s context, and none when it carries none', () => {
+  it("reads the rubric from the turn's context, and none when it carries none", () => {
     expect(rubricOfTurn(log, 't1')).toEqual(rubric);
     expect(rubricOfTurn(log, 't3')).toBeNull();
     expect(rubricOfTurn(log, 't4')).toBeNull();
     expect(rubricOfTurn(log, 'nope')).toBeNull();
   });
 
-  it('builds the input of an ended turn only: its tools, the episode\'s tools so far, its status', () => {
-    expect(rubricInputOf(log, 't1')).toEqual({ message: 'what is 6 * 7 (t1)', response: 'It is 42.', toolCalls: ['calculator'], episodeToolCalls: ['calculator'], status: 'completed' });
-    expect(rubricInputOf(log, 't2')).toEqual({ message: 'what is 6 * 7 (t2)', response: '', toolCalls: ['read_file'], episodeToolCalls: ['calculator', 'read_file'], status: 'cancelled' });
+  it("builds the input of an ended turn only: its tools, the episode's tools so far, its status", () => {
+    expect(rubricInputOf(log, 't1')).toEqual({
+      message: 'what is 6 * 7 (t1)',
+      response: 'It is 42.',
+      toolCalls: ['calculator'],
+      episodeToolCalls: ['calculator'],
+      status: 'completed',
+    });
+    expect(rubricInputOf(log, 't2')).toEqual({
+      message: 'what is 6 * 7 (t2)',
+      response: '',
+      toolCalls: ['read_file'],
+      episodeToolCalls: ['calculator', 'read_file'],
+      status: 'cancelled',
+    });
     expect(rubricInputOf(log, 't3')).toBeNull();
   });
 
   it('scores with the rubric and records what it saw', () => {
-    expect(rewardFor(log, 't1', rubric)?.data).toEqual({ turnId: 't1', rubric: 'expected_answer', reward: 1, details: { status: 'completed', tool_calls: ['calculator'], params: rubric } });
+    expect(rewardFor(log, 't1', rubric)?.data).toEqual({
+      turnId: 't1',
+      rubric: 'expected_answer',
+      reward: 1,
+      details: { status: 'completed', tool_calls: ['calculator'], params: rubric },
+    });
     expect(rewardFor(log, 't2', rubric)?.data.reward).toBe(0);
     expect(rewardFor(log, 't3', rubric)).toBeNull();
   });
 
-  it('records once per turn: a second recording answers with the first one\'s reward', async () => {
+  it("records once per turn: a second recording answers with the first one's reward", async () => {
     const appended: { key: string; data: unknown }[] = [];
     const store: RewardLog = {
       append: async (_t, _s, events, opts) => {

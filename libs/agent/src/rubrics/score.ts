@@ -13,7 +13,8 @@ export type RubricSpec = z.infer<typeof RubricSpec>;
 
 const OpenEnvContext = z.object({ rubric: RubricSpec.nullable().optional() }).loose();
 
-const isEnd = (e: HubEvent, turnId: string) => (e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled') && e.data.turnId === turnId;
+const isEnd = (e: HubEvent, turnId: string) =>
+  (e.type === 'TurnCompleted' || e.type === 'TurnFailed' || e.type === 'TurnCancelled') && e.data.turnId === turnId;
 
 /** The rubric the turn was asked with (`context.openenv.rubric`), or null. */
 export function rubricOfTurn(events: readonly HubEvent[], turnId: string): RubricSpec | null {
@@ -29,7 +30,8 @@ export function rubricInputOf(events: readonly HubEvent[], turnId: string): Rubr
   if (endAt < 0) return null;
   const end = events[endAt];
   const requested = events.find((e) => e.type === 'TurnRequested' && e.data.turnId === turnId);
-  const calls = (only?: string) => events.slice(0, endAt + 1).flatMap((e) => (e.type === 'ToolCallStarted' && (only === undefined || e.data.turnId === only) ? [e.data.name] : []));
+  const calls = (only?: string) =>
+    events.slice(0, endAt + 1).flatMap((e) => (e.type === 'ToolCallStarted' && (only === undefined || e.data.turnId === only) ? [e.data.name] : []));
   return {
     message: requested?.type === 'TurnRequested' ? requested.data.prompt : '',
     response: end.type === 'TurnCompleted' ? end.data.text : '',
@@ -44,7 +46,10 @@ export function rewardFor(events: readonly HubEvent[], turnId: string, rubric: R
   const input = rubricInputOf(events, turnId);
   if (!input) return null;
   const reward = buildRubric(rubric)(input);
-  return { type: 'RewardComputed', data: { turnId, rubric: rubric.kind, reward, details: { status: input.status, tool_calls: [...input.toolCalls], params: rubric } } };
+  return {
+    type: 'RewardComputed',
+    data: { turnId, rubric: rubric.kind, reward, details: { status: input.status, tool_calls: [...input.toolCalls], params: rubric } },
+  };
 }
 
 /** One reward per turn, whoever records it first (the worker at the turn's end, or a `/step`). */
@@ -80,7 +85,10 @@ export async function recordTurnReward(
   if (!rubric) return null;
   const event = rewardFor(events, turnId, rubric);
   if (!event) return null;
-  const r = await log.append(at.tenantId, at.streamId, [{ ...event, metadata: at.metadata }], { expectedVersion: 'any', idempotencyKey: rewardIdempotencyKey(at.sessionId, turnId) });
+  const r = await log.append(at.tenantId, at.streamId, [{ ...event, metadata: at.metadata }], {
+    expectedVersion: 'any',
+    idempotencyKey: rewardIdempotencyKey(at.sessionId, turnId),
+  });
   // On a repeat the store answers with the first recording: its reward is the turn's.
   const recorded = r.events.find((e) => e.type === 'RewardComputed')?.data as RewardComputed['data'] | undefined;
   return recorded ? recorded.reward : event.data.reward;

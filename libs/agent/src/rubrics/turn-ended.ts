@@ -22,7 +22,13 @@ export async function scoreEndedTurn(
   request?: TurnRequested['data'] | null,
 ): Promise<void> {
   const events = await sessionForRubric(log, at, tail, request);
-  if (events) await recordTurnReward(log, { tenantId: at.tenantId, streamId: sessionStreamId(at.sessionId), sessionId: at.sessionId, metadata: at.metadata }, events, at.turnId);
+  if (events)
+    await recordTurnReward(
+      log,
+      { tenantId: at.tenantId, streamId: sessionStreamId(at.sessionId), sessionId: at.sessionId, metadata: at.metadata },
+      events,
+      at.turnId,
+    );
 }
 
 async function sessionForRubric(
@@ -51,7 +57,13 @@ export interface TraceFields {
  * `warn` is told.
  */
 export function turnEndedScoring(log: ScoringLog, trace: () => TraceFields, warn: (message: string) => void) {
-  return async (tenantId: string, sessionId: string, turnId: string, tail: readonly Recorded<HubEvent>[], request?: TurnRequested['data'] | null): Promise<void> => {
+  return async (
+    tenantId: string,
+    sessionId: string,
+    turnId: string,
+    tail: readonly Recorded<HubEvent>[],
+    request?: TurnRequested['data'] | null,
+  ): Promise<void> => {
     const metadata = { ...trace(), actor: RUBRIC_ACTOR, protocol: 'openenv' as const };
     try {
       await scoreEndedTurn(log, { tenantId, sessionId, turnId, metadata }, tail, request);

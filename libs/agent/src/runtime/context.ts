@@ -176,7 +176,12 @@ export class TurnAttempt {
 
   private async appendAtVersion(events: HubEvent[], metadata: EventMetadata): ReturnType<TurnLog['append']> {
     try {
-      return await this.log.append(this.tenantId, this.streamId, events.map((e) => ({ type: e.type, data: e.data, metadata })), { expectedVersion: this.version });
+      return await this.log.append(
+        this.tenantId,
+        this.streamId,
+        events.map((e) => ({ type: e.type, data: e.data, metadata })),
+        { expectedVersion: this.version },
+      );
     } catch (e) {
       this.current = false;
       throw e;

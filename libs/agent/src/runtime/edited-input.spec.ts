@@ -16,15 +16,46 @@ const turn = (resolved: Partial<Extract<HubEvent, { type: 'ApprovalResolved' }>[
   { type: 'MessageStarted', data: { turnId: 't1', messageId: 't1:m', role: 'assistant' } },
   { type: 'ModelCallStarted', data: { turnId: 't1', callId: 't1:c0', step: 0, provider: 'offline', model: 'm', messageCount: 1, toolNames: [] } },
   { type: 'ModelCallCompleted', data: { turnId: 't1', callId: 't1:c0', step: 0, text: '', toolCalls: [call], finishReason: 'tool_calls', usage: u } },
-  { type: 'ToolCallStarted', data: { turnId: 't1', messageId: 't1:m', toolCallId: 'tc1', name: 'write_file', input: call.input, policy: 'ask', executor: 'builtin' } },
-  { type: 'ApprovalRequested', data: { turnId: 't1', approvalId: 'appr_tc1', toolCallId: 'tc1', toolName: 'write_file', input: call.input, riskTier: 'medium', reason: 'writes', deadlineAt: null } },
-  { type: 'ApprovalResolved', data: { turnId: 't1', approvalId: 'appr_tc1', toolCallId: 'tc1', decision: 'approved', by: { type: 'api_key', id: 'k' }, via: 'acp', reason: null, ...resolved } },
+  {
+    type: 'ToolCallStarted',
+    data: { turnId: 't1', messageId: 't1:m', toolCallId: 'tc1', name: 'write_file', input: call.input, policy: 'ask', executor: 'builtin' },
+  },
+  {
+    type: 'ApprovalRequested',
+    data: {
+      turnId: 't1',
+      approvalId: 'appr_tc1',
+      toolCallId: 'tc1',
+      toolName: 'write_file',
+      input: call.input,
+      riskTier: 'medium',
+      reason: 'writes',
+      deadlineAt: null,
+    },
+  },
+  {
+    type: 'ApprovalResolved',
+    data: {
+      turnId: 't1',
+      approvalId: 'appr_tc1',
+      toolCallId: 'tc1',
+      decision: 'approved',
+      by: { type: 'api_key', id: 'k' },
+      via: 'acp',
+      reason: null,
+      ...resolved,
+    },
+  },
 ];
 
 describe('the plan after an approval', () => {
   it('runs the edited args, marked as an edit, when the approver rewrote them', () => {
     const edited = { path: 'b.txt', content: 'person' };
-    expect(planNextStep(foldTurn(turn({ input: edited }), 't1'), { maxSteps: 8 })).toEqual({ kind: 'run-tool', tool: { ...call, input: edited }, edited: true });
+    expect(planNextStep(foldTurn(turn({ input: edited }), 't1'), { maxSteps: 8 })).toEqual({
+      kind: 'run-tool',
+      tool: { ...call, input: edited },
+      edited: true,
+    });
   });
   it("runs the model's args when the approval carries none (events recorded before edits existed)", () => {
     expect(planNextStep(foldTurn(turn({}), 't1'), { maxSteps: 8 })).toEqual({ kind: 'run-tool', tool: call });
@@ -36,16 +67,31 @@ describe('editedCallVerdict', () => {
     expect(editedCallVerdict(writeFileTool, { ...call, input: { path: 'b.txt', content: 'x' } })).toBeNull();
   });
   it("refuses an edit that does not fit the tool's input schema", () => {
-    expect(editedCallVerdict(writeFileTool, { ...call, input: { path: 42 } })).toEqual({ kind: 'invalid', message: expect.stringContaining("does not match write_file's input schema") });
+    expect(editedCallVerdict(writeFileTool, { ...call, input: { path: 42 } })).toEqual({
+      kind: 'invalid',
+      message: expect.stringContaining("does not match write_file's input schema"),
+    });
   });
   it('applies a policy that denies the call', () => {
-    const guarded = defineTool({ name: 'drop_table', description: 'drops', input: z.object({ table: z.string() }), policy: 'deny', riskTier: 'high', run: () => 'dropped' });
-    expect(editedCallVerdict(guarded, { toolCallId: 'x', name: 'drop_table', input: { table: 't' } })).toEqual({ kind: 'deny', message: expect.stringContaining('denied by policy') });
+    const guarded = defineTool({
+      name: 'drop_table',
+      description: 'drops',
+      input: z.object({ table: z.string() }),
+      policy: 'deny',
+      riskTier: 'high',
+      run: () => 'dropped',
+    });
+    expect(editedCallVerdict(guarded, { toolCallId: 'x', name: 'drop_table', input: { table: 't' } })).toEqual({
+      kind: 'deny',
+      message: expect.stringContaining('denied by policy'),
+    });
   });
 });
 
 describe("an approver's edit under the tenant's policy", () => {
-  const parsed = parsePolicy({ rules: [{ id: 'no-outside', match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', outsideWorkspace: true }] }, outcome: 'deny' }] });
+  const parsed = parsePolicy({
+    rules: [{ id: 'no-outside', match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', outsideWorkspace: true }] }, outcome: 'deny' }],
+  });
   if (!parsed.ok) throw new Error('policy');
   const loaded = { version: 4, policy: parsed.policy };
 

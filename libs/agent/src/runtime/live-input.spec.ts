@@ -23,7 +23,14 @@ function setup() {
   const offline = new OfflineProvider({ delayMs: 0 });
   const provider: ModelProvider = { name: 'offline', model: 'm', stream: (req) => (requests.push([...req.messages]), offline.stream(req)) };
   let n = 0;
-  const meta = (): CommandMetadata => ({ commandId: `c${++n}`, tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'acp' });
+  const meta = (): CommandMetadata => ({
+    commandId: `c${++n}`,
+    tenantId: TENANT,
+    now: '2026-01-01T00:00:00.000Z',
+    correlationId: 'corr',
+    actor: { type: 'api_key', id: 'k' },
+    protocol: 'acp',
+  });
   const send = async (c: HubCommand) => {
     const r = await commands.handle(c, meta());
     if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
@@ -32,14 +39,34 @@ function setup() {
   const submit = (turnId: string, prompt: string, delivery?: 'steer') =>
     send({ type: 'SubmitTurn', sessionId: SESSION, turnId, prompt, context: delivery ? { delivery } : {}, busyPolicy: 'enqueue' });
   const runner = (turnLog: TurnLog = log) =>
-    new TurnRunner({ log: turnLog, scheduler: followUps, running: new RunningTurns(), provider, tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w' }, maxSteps: 8, approvalTtlMs: 0, flush: { maxChars: 64, maxDelayMs: 1000 } });
-  const run = (turnId: string, turnLog?: TurnLog) => runner(turnLog).run({ tenantId: TENANT, sessionId: SESSION, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt: false });
+    new TurnRunner({
+      log: turnLog,
+      scheduler: followUps,
+      running: new RunningTurns(),
+      provider,
+      tools: createBuiltinRegistry(),
+      worker: { type: 'worker', id: 'w' },
+      maxSteps: 8,
+      approvalTtlMs: 0,
+      flush: { maxChars: 64, maxDelayMs: 1000 },
+    });
+  const run = (turnId: string, turnLog?: TurnLog) =>
+    runner(turnLog).run({ tenantId: TENANT, sessionId: SESSION, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt: false });
   const events = (): HubEvent[] => log.all(TENANT, sessionStreamId(SESSION));
   const approveAll = async () => {
-    for (const e of events()) if (e.type === 'ApprovalRequested') await send({ type: 'ResolveApproval', sessionId: SESSION, approvalId: e.data.approvalId, decision: 'approved', reason: null });
+    for (const e of events())
+      if (e.type === 'ApprovalRequested')
+        await send({ type: 'ResolveApproval', sessionId: SESSION, approvalId: e.data.approvalId, decision: 'approved', reason: null });
   };
-  const text = (turnId: string) => events().filter((e) => e.type === 'TurnCompleted' && e.data.turnId === turnId).map((e) => (e.data as { text: string }).text).join('');
-  const started = () => events().filter((e) => e.type === 'TurnStarted').map((e) => (e.data as { turnId: string }).turnId);
+  const text = (turnId: string) =>
+    events()
+      .filter((e) => e.type === 'TurnCompleted' && e.data.turnId === turnId)
+      .map((e) => (e.data as { text: string }).text)
+      .join('');
+  const started = () =>
+    events()
+      .filter((e) => e.type === 'TurnStarted')
+      .map((e) => (e.data as { turnId: string }).turnId);
   return { log, send, submit, run, events, approveAll, requests, text, started };
 }
 
@@ -114,7 +141,18 @@ describe('steer: a queued message delivered into the running turn', () => {
 });
 
 const reminder = (reminderId: string, body: string, over: Partial<Reminder> = {}): Reminder => ({
-  reminderId, body, tags: ['workspace'], dedupeKey: null, ttlTurns: 1, roleHint: 'system', mode: 'interrupt_immediate', propagate: null, preserveOnCompact: false, source: 'host', meta: {}, ...over,
+  reminderId,
+  body,
+  tags: ['workspace'],
+  dedupeKey: null,
+  ttlTurns: 1,
+  roleHint: 'system',
+  mode: 'interrupt_immediate',
+  propagate: null,
+  preserveOnCompact: false,
+  source: 'host',
+  meta: {},
+  ...over,
 });
 
 describe('reminders', () => {
@@ -124,7 +162,12 @@ describe('reminders', () => {
     await h.submit('t1', 'what are my system reminders?');
     await h.run('t1');
     expect(h.text('t1')).toBe('I see these system reminders: "Re-read src/lib.rs.".');
-    expect(h.events().filter((e) => e.type === 'ReminderEmitted').map((e) => e.data)).toEqual([{ turnId: 't1', reminderId: 'r1', beforeStep: 0, renderedRole: 'system' }]);
+    expect(
+      h
+        .events()
+        .filter((e) => e.type === 'ReminderEmitted')
+        .map((e) => e.data),
+    ).toEqual([{ turnId: 't1', reminderId: 'r1', beforeStep: 0, renderedRole: 'system' }]);
     await h.submit('t2', 'system reminders again');
     await h.run('t2');
     expect(h.text('t2')).toContain('Re-read src/lib.rs.');
@@ -143,7 +186,10 @@ describe('reminders', () => {
     await h.submit('t1', 'what are my system reminders?');
     await h.run('t1');
     expect(h.text('t1')).toBe('I see these system reminders: "new body".');
-    const emitted = h.events().filter((e) => e.type === 'ReminderEmitted').map((e) => e.data);
+    const emitted = h
+      .events()
+      .filter((e) => e.type === 'ReminderEmitted')
+      .map((e) => e.data);
     expect(emitted).toEqual([
       { turnId: 't1', reminderId: 'new', beforeStep: 0, renderedRole: 'system' },
       { turnId: 't1', reminderId: 'audit', beforeStep: null, renderedRole: null },

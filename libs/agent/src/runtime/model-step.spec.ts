@@ -13,10 +13,35 @@ const SESSION = 's1';
 const noop = { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined, signalCancel: async () => undefined };
 
 async function runTurn(prompt: string, provider: ModelProvider, flush: FlushPolicy, log = new InMemoryEventLog(), now?: () => number) {
-  const meta: CommandMetadata = { commandId: 'c1', tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'transport' };
+  const meta: CommandMetadata = {
+    commandId: 'c1',
+    tenantId: TENANT,
+    now: '2026-01-01T00:00:00.000Z',
+    correlationId: 'corr',
+    actor: { type: 'api_key', id: 'k' },
+    protocol: 'transport',
+  };
   await new CommandHandler(log, noop).handle({ type: 'SubmitTurn', sessionId: SESSION, turnId: 't1', prompt, context: {}, busyPolicy: 'enqueue' }, meta);
-  const runner = new TurnRunner({ log, scheduler: noop, running: new RunningTurns(), provider, tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w' }, maxSteps: 8, approvalTtlMs: 0, flush, now });
-  const outcome = await runner.run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false });
+  const runner = new TurnRunner({
+    log,
+    scheduler: noop,
+    running: new RunningTurns(),
+    provider,
+    tools: createBuiltinRegistry(),
+    worker: { type: 'worker', id: 'w' },
+    maxSteps: 8,
+    approvalTtlMs: 0,
+    flush,
+    now,
+  });
+  const outcome = await runner.run({
+    tenantId: TENANT,
+    sessionId: SESSION,
+    turnId: 't1',
+    trace: { correlationId: 'corr' },
+    causationId: 'job',
+    finalAttempt: false,
+  });
   return { outcome, events: log.all(TENANT, sessionStreamId(SESSION)) };
 }
 
@@ -45,7 +70,13 @@ describe('model step: streamed text is recorded in flushes', () => {
   it('a busy process (the clock runs while a ready answer streams in) still writes it in at most 3 deltas', async () => {
     let t = 0;
     const slowClock = () => (t += 10);
-    const { events } = await runTurn('long answer 300', new OfflineProvider({ delayMs: 0 }), { maxChars: 4096, maxDelayMs: 50 }, new InMemoryEventLog(), slowClock);
+    const { events } = await runTurn(
+      'long answer 300',
+      new OfflineProvider({ delayMs: 0 }),
+      { maxChars: 4096, maxDelayMs: 50 },
+      new InMemoryEventLog(),
+      slowClock,
+    );
     expect(deltas(events).length).toBeLessThanOrEqual(3);
     expectExactOffsets(deltas(events));
   });
@@ -64,7 +95,8 @@ describe('model step: streamed text is recorded in flushes', () => {
     const log = new InMemoryEventLog();
     let seenWhileSilent: string[] = [];
     const pausing: ModelProvider = {
-      name: 'offline', model: 'offline',
+      name: 'offline',
+      model: 'offline',
       async *stream(_req: ModelRequest): AsyncIterable<ModelStreamPart> {
         yield { type: 'text-delta', text: 'first ' };
         yield { type: 'text-delta', text: 'words ' };
@@ -86,7 +118,8 @@ describe('model step: streamed text is recorded in flushes', () => {
     const appending: number[] = [];
     let last = 0;
     const paced: ModelProvider = {
-      name: 'offline', model: 'offline',
+      name: 'offline',
+      model: 'offline',
       async *stream(_req: ModelRequest): AsyncIterable<ModelStreamPart> {
         for (let i = 0; i < 30; i++) {
           await new Promise((r) => setTimeout(r, 10));
@@ -122,7 +155,8 @@ describe('model step: streamed text is recorded in flushes', () => {
     const t0 = performance.now();
     log.beforeAppend = () => void written.push(performance.now() - t0);
     const paced: ModelProvider = {
-      name: 'offline', model: 'offline',
+      name: 'offline',
+      model: 'offline',
       async *stream(_req: ModelRequest): AsyncIterable<ModelStreamPart> {
         for (let i = 0; i < 40; i++) {
           await new Promise((r) => setTimeout(r, 10));

@@ -243,7 +243,8 @@ export function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mo
           firstText ??= performance.now();
           await writer.add('text', part.text);
         } else if (part.type === 'reasoning-delta') await writer.add('thought', part.text);
-        else if (part.type === 'tool-call') toolCalls.push({ toolCallId: toolCallIdFor(attempt.turnId, plan.step, toolCalls.length), name: part.name, input: part.input });
+        else if (part.type === 'tool-call')
+          toolCalls.push({ toolCallId: toolCallIdFor(attempt.turnId, plan.step, toolCalls.length), name: part.name, input: part.input });
         else finish = { finishReason: part.finishReason, usage: part.usage };
       }
     } catch (e) {
@@ -255,7 +256,15 @@ export function runModelStep(attempt: TurnAttempt, plan: ModelStepPlan, deps: Mo
     // The window's appends still running must have ended: the outcome follows them.
     await writer.drain();
     if (!finish) throw new Error(`model stream of ${plan.callId} ended without a finish part`);
-    const data = { turnId: attempt.turnId, callId: plan.callId, step: plan.step, text: writer.fullText, toolCalls, finishReason: finish.finishReason, usage: finish.usage };
+    const data = {
+      turnId: attempt.turnId,
+      callId: plan.callId,
+      step: plan.step,
+      text: writer.fullText,
+      toolCalls,
+      finishReason: finish.finishReason,
+      usage: finish.usage,
+    };
     writer.stageRest([{ type: 'ModelCallCompleted', data }]);
     const ttft = firstText === undefined ? undefined : firstText - t0;
     span.setAttributes({

@@ -17,8 +17,18 @@ const stream = sessionStreamId('s1');
 it('a TurnQueued that lands between the worker’s read and its first append costs no second model call', async () => {
   const log = new InMemoryEventLog();
   const followUps = { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined, signalCancel: async () => undefined };
-  const meta: CommandMetadata = { commandId: 'c1', tenantId: TENANT, now: '2026-11-26T10:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'transport' };
-  await new CommandHandler(log, followUps).handle({ type: 'SubmitTurn', sessionId: 's1', turnId: 't1', prompt: 'calculate 2 * 21', context: {}, busyPolicy: 'enqueue' }, meta);
+  const meta: CommandMetadata = {
+    commandId: 'c1',
+    tenantId: TENANT,
+    now: '2026-11-26T10:00:00.000Z',
+    correlationId: 'corr',
+    actor: { type: 'api_key', id: 'k' },
+    protocol: 'transport',
+  };
+  await new CommandHandler(log, followUps).handle(
+    { type: 'SubmitTurn', sessionId: 's1', turnId: 't1', prompt: 'calculate 2 * 21', context: {}, busyPolicy: 'enqueue' },
+    meta,
+  );
 
   const offline = new OfflineProvider({ delayMs: 0 });
   let calls = 0;
@@ -28,7 +38,9 @@ it('a TurnQueued that lands between the worker’s read and its first append cos
     if (raced) return;
     raced = true;
     const queued: HubEvent = { type: 'TurnQueued', data: { turnId: 't1', reason: 'capacity', since: meta.now } };
-    await log.append(tenantId, streamId, [{ ...queued, metadata: { correlationId: 'corr', actor: { type: 'system', id: 'ingress' } } }], { expectedVersion: log.all(tenantId, streamId).length });
+    await log.append(tenantId, streamId, [{ ...queued, metadata: { correlationId: 'corr', actor: { type: 'system', id: 'ingress' } } }], {
+      expectedVersion: log.all(tenantId, streamId).length,
+    });
   };
   const runner = new TurnRunner({
     log,
@@ -42,7 +54,9 @@ it('a TurnQueued that lands between the worker’s read and its first append cos
     flush: { maxChars: 16, maxDelayMs: 1000 },
   });
 
-  expect(await runner.run({ tenantId: TENANT, sessionId: 's1', turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job-t1', finalAttempt: false })).toBe('completed');
+  expect(
+    await runner.run({ tenantId: TENANT, sessionId: 's1', turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job-t1', finalAttempt: false }),
+  ).toBe('completed');
   const types = log.all(TENANT, stream).map((e) => e.type);
   expect(types.slice(0, 5)).toEqual(['SessionOpened', 'TurnRequested', 'TurnStarted', 'TurnQueued', 'MessageStarted']);
   expect(types.at(-1)).toBe('TurnCompleted');
@@ -52,9 +66,21 @@ it('a TurnQueued that lands between the worker’s read and its first append cos
 it('a turn a worker starts (the next queued one, in the turn end’s append) is handed over to be watched, like one ingress starts', async () => {
   const log = new InMemoryEventLog();
   const watched: ScheduledTurn[] = [];
-  const followUps = { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined, signalCancel: async () => undefined, turnScheduled: (t: ScheduledTurn) => void watched.push(t) };
+  const followUps = {
+    scheduleTurn: async () => undefined,
+    scheduleApprovalExpiry: async () => undefined,
+    signalCancel: async () => undefined,
+    turnScheduled: (t: ScheduledTurn) => void watched.push(t),
+  };
   const commands = new CommandHandler(log, followUps);
-  const meta = (commandId: string): CommandMetadata => ({ commandId, tenantId: TENANT, now: '2026-11-26T10:00:00.000Z', correlationId: commandId, actor: { type: 'api_key', id: 'k' }, protocol: 'transport' });
+  const meta = (commandId: string): CommandMetadata => ({
+    commandId,
+    tenantId: TENANT,
+    now: '2026-11-26T10:00:00.000Z',
+    correlationId: commandId,
+    actor: { type: 'api_key', id: 'k' },
+    protocol: 'transport',
+  });
   await commands.handle({ type: 'SubmitTurn', sessionId: 's1', turnId: 't1', prompt: 'calculate 2 * 21', context: {}, busyPolicy: 'enqueue' }, meta('c1'));
   await commands.handle({ type: 'SubmitTurn', sessionId: 's1', turnId: 't2', prompt: 'calculate 1 + 1', context: {}, busyPolicy: 'enqueue' }, meta('c2'));
   expect(watched.map((t) => t.turnId)).toEqual(['t1']);
@@ -69,8 +95,18 @@ it('a turn a worker starts (the next queued one, in the turn end’s append) is 
     approvalTtlMs: 0,
     flush: { maxChars: 16, maxDelayMs: 1000 },
   });
-  expect(await runner.run({ tenantId: TENANT, sessionId: 's1', turnId: 't1', trace: { correlationId: 'c1' }, causationId: 'job-t1', finalAttempt: false })).toBe('completed');
+  expect(
+    await runner.run({ tenantId: TENANT, sessionId: 's1', turnId: 't1', trace: { correlationId: 'c1' }, causationId: 'job-t1', finalAttempt: false }),
+  ).toBe('completed');
   const events = log.all(TENANT, stream);
   const started = events.find((e) => e.type === 'TurnStarted' && e.data.turnId === 't2');
-  expect(watched[1]).toEqual({ tenantId: TENANT, sessionId: 's1', turnId: 't2', key: 'start', version: events.length, since: started?.createdAt, metadata: started?.metadata });
+  expect(watched[1]).toEqual({
+    tenantId: TENANT,
+    sessionId: 's1',
+    turnId: 't2',
+    key: 'start',
+    version: events.length,
+    since: started?.createdAt,
+    metadata: started?.metadata,
+  });
 });

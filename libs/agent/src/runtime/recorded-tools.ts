@@ -24,7 +24,8 @@ export class RecordedTools {
     for (const e of events) {
       // Keyed by what the model asked for: after an approver's edit the recorded output is the
       // edited call's, and a re-run's model asks for the original again.
-      if (e.type === 'ToolCallStarted') started.set(`${e.data.turnId}\u0000${e.data.toolCallId}`, { turnId: e.data.turnId, key: callKey(e.data.name, e.data.input) });
+      if (e.type === 'ToolCallStarted')
+        started.set(`${e.data.turnId}\u0000${e.data.toolCallId}`, { turnId: e.data.turnId, key: callKey(e.data.name, e.data.input) });
       if (e.type === 'ToolCallCompleted') {
         const call = started.get(`${e.data.turnId}\u0000${e.data.toolCallId}`);
         if (call) recorded.add(call.turnId, call.key, { status: e.data.status, output: e.data.output });

@@ -32,16 +32,44 @@ async function recordedSession(): Promise<Recorded<HubEvent>[]> {
   const commands = new CommandHandler(log, followUps);
   let n = 0;
   const send = (c: HubCommand) =>
-    commands.handle(c, { commandId: `c${++n}`, tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'k' }, protocol: 'transport' } satisfies CommandMetadata);
-  const runner = new TurnRunner({ log, scheduler: followUps, running: new RunningTurns(), provider: new OfflineProvider({ delayMs: 0 }), tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w' }, maxSteps: 8, approvalTtlMs: 0, flush: { maxChars: 32, maxDelayMs: 1000 } });
-  const run = (turnId: string) => runner.run({ tenantId: TENANT, sessionId: SESSION, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt: false });
-  const submit = (turnId: string, prompt: string, context: Record<string, unknown> = {}) => send({ type: 'SubmitTurn', sessionId: SESSION, turnId, prompt, context, busyPolicy: 'enqueue' });
+    commands.handle(c, {
+      commandId: `c${++n}`,
+      tenantId: TENANT,
+      now: '2026-01-01T00:00:00.000Z',
+      correlationId: 'corr',
+      actor: { type: 'api_key', id: 'k' },
+      protocol: 'transport',
+    } satisfies CommandMetadata);
+  const runner = new TurnRunner({
+    log,
+    scheduler: followUps,
+    running: new RunningTurns(),
+    provider: new OfflineProvider({ delayMs: 0 }),
+    tools: createBuiltinRegistry(),
+    worker: { type: 'worker', id: 'w' },
+    maxSteps: 8,
+    approvalTtlMs: 0,
+    flush: { maxChars: 32, maxDelayMs: 1000 },
+  });
+  const run = (turnId: string) =>
+    runner.run({ tenantId: TENANT, sessionId: SESSION, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt: false });
+  const submit = (turnId: string, prompt: string, context: Record<string, unknown> = {}) =>
+    send({ type: 'SubmitTurn', sessionId: SESSION, turnId, prompt, context, busyPolicy: 'enqueue' });
   const events = () => log.all(TENANT, sessionStreamId(SESSION));
-  const approvalOf = () => (events().filter((e) => e.type === 'ApprovalRequested').at(-1)?.data as { approvalId: string }).approvalId;
+  const approvalOf = () =>
+    (
+      events()
+        .filter((e) => e.type === 'ApprovalRequested')
+        .at(-1)?.data as { approvalId: string }
+    ).approvalId;
 
   await submit('t1', 'read notes.txt');
   await run('t1');
-  await send({ type: 'QueueReminder', sessionId: SESSION, reminder: { reminderId: 'r1', body: 'be brief', mode: 'interrupt', dedupeKey: null, ttlTurns: 2, tags: [] } } as never);
+  await send({
+    type: 'QueueReminder',
+    sessionId: SESSION,
+    reminder: { reminderId: 'r1', body: 'be brief', mode: 'interrupt', dedupeKey: null, ttlTurns: 2, tags: [] },
+  } as never);
   await submit('t2', 'write "hi" to a.txt');
   await run('t2');
   await send({ type: 'ResolveApproval', sessionId: SESSION, approvalId: approvalOf(), decision: 'approved', reason: null });
@@ -104,13 +132,34 @@ describe('session view (snapshot + tail)', () => {
   it('a runner seeded with a snapshot taken mid-answer after a crash finishes the turn: no text twice, nothing read before the snapshot', async () => {
     const log = new InMemoryEventLog();
     const followUps = { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined, signalCancel: async () => undefined };
-    const meta = { commandId: 'c1', tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key' as const, id: 'k' }, protocol: 'transport' as const };
-    await new CommandHandler(log, followUps).handle({ type: 'SubmitTurn', sessionId: SESSION, turnId: 't1', prompt: 'long answer 60', context: {}, busyPolicy: 'enqueue' }, meta);
+    const meta = {
+      commandId: 'c1',
+      tenantId: TENANT,
+      now: '2026-01-01T00:00:00.000Z',
+      correlationId: 'corr',
+      actor: { type: 'api_key' as const, id: 'k' },
+      protocol: 'transport' as const,
+    };
+    await new CommandHandler(log, followUps).handle(
+      { type: 'SubmitTurn', sessionId: SESSION, turnId: 't1', prompt: 'long answer 60', context: {}, busyPolicy: 'enqueue' },
+      meta,
+    );
     const runner = (provider: OfflineProvider | { name: string; model: string; stream: OfflineProvider['stream'] }) =>
-      new TurnRunner({ log, scheduler: followUps, running: new RunningTurns(), provider, tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w' }, maxSteps: 8, approvalTtlMs: 0, flush: { maxChars: 40, maxDelayMs: 1000 } });
+      new TurnRunner({
+        log,
+        scheduler: followUps,
+        running: new RunningTurns(),
+        provider,
+        tools: createBuiltinRegistry(),
+        worker: { type: 'worker', id: 'w' },
+        maxSteps: 8,
+        approvalTtlMs: 0,
+        flush: { maxChars: 40, maxDelayMs: 1000 },
+      });
     const input = { tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false };
     const crashing = {
-      name: 'offline', model: 'offline',
+      name: 'offline',
+      model: 'offline',
       async *stream(req: Parameters<OfflineProvider['stream']>[0]) {
         let n = 0;
         for await (const p of new OfflineProvider({ delayMs: 0 }).stream(req)) {

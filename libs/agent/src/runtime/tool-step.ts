@@ -33,14 +33,36 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
   if (recordedResult(attempt, call, deps)) {
     // Served from the recording: it neither runs nor asks anyone, whatever its policy.
     await attempt.append([
-      { type: 'ToolCallStarted', data: { turnId, messageId: assistantMessageId(turnId), toolCallId: call.toolCallId, name: call.name, input: call.input, policy: 'allow', executor: RECORDED_EXECUTOR } },
+      {
+        type: 'ToolCallStarted',
+        data: {
+          turnId,
+          messageId: assistantMessageId(turnId),
+          toolCallId: call.toolCallId,
+          name: call.name,
+          input: call.input,
+          policy: 'allow',
+          executor: RECORDED_EXECUTOR,
+        },
+      },
     ]);
     return null;
   }
   const tool = deps.tools.get(call.name);
   if (!tool) {
     await attempt.append([
-      { type: 'ToolCallStarted', data: { turnId, messageId: assistantMessageId(turnId), toolCallId: call.toolCallId, name: call.name, input: call.input, policy: 'deny', executor: 'none' } },
+      {
+        type: 'ToolCallStarted',
+        data: {
+          turnId,
+          messageId: assistantMessageId(turnId),
+          toolCallId: call.toolCallId,
+          name: call.name,
+          input: call.input,
+          policy: 'deny',
+          executor: 'none',
+        },
+      },
     ]);
     return null;
   }
@@ -48,13 +70,25 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
   const events: HubEvent[] = [
     {
       type: 'ToolCallStarted',
-      data: { turnId, messageId: assistantMessageId(turnId), toolCallId: call.toolCallId, name: call.name, input: call.input, policy: verdict.decision, executor: tool.executor, policyRule: verdict.rule },
+      data: {
+        turnId,
+        messageId: assistantMessageId(turnId),
+        toolCallId: call.toolCallId,
+        name: call.name,
+        input: call.input,
+        policy: verdict.decision,
+        executor: tool.executor,
+        policyRule: verdict.rule,
+      },
     },
   ];
   if (verdict.decision === 'deny') {
     // Refused in the same append, with the rule as its reason: the model, every protocol and the
     // explorer see which rule refused it (a call never runs between the two events).
-    events.push({ type: 'ToolCallCompleted', data: { turnId, toolCallId: call.toolCallId, status: 'denied', output: deniedToolOutput(verdict.reason), durationMs: 0 } });
+    events.push({
+      type: 'ToolCallCompleted',
+      data: { turnId, toolCallId: call.toolCallId, status: 'denied', output: deniedToolOutput(verdict.reason), durationMs: 0 },
+    });
   }
   if (verdict.decision !== 'ask') {
     await attempt.append(events);
@@ -66,7 +100,17 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
   const deadlineAt = deadlineMs > 0 ? new Date(deps.now() + deadlineMs).toISOString() : null;
   events.push({
     type: 'ApprovalRequested',
-    data: { turnId, approvalId, toolCallId: call.toolCallId, toolName: call.name, input: call.input, riskTier: verdict.riskTier, reason: verdict.reason, deadlineAt, policy: verdict.rule },
+    data: {
+      turnId,
+      approvalId,
+      toolCallId: call.toolCallId,
+      toolName: call.name,
+      input: call.input,
+      riskTier: verdict.riskTier,
+      reason: verdict.reason,
+      deadlineAt,
+      policy: verdict.rule,
+    },
   });
   await attempt.append(events);
   return { approvalId, deadlineMs };
@@ -95,7 +139,12 @@ async function runToolIn(attempt: TurnAttempt, call: RequestedToolCall, deps: To
   if (recorded) {
     span.setAttributes({ 'hub.executor': RECORDED_EXECUTOR, 'hub.tool_status': recorded.status });
     hubMetrics().toolCalls.add(1, { tool: call.name, executor: RECORDED_EXECUTOR, status: recorded.status });
-    await attempt.append([{ type: 'ToolCallCompleted', data: { turnId: attempt.turnId, toolCallId: call.toolCallId, status: recorded.status, output: recorded.output, durationMs: 0 } }]);
+    await attempt.append([
+      {
+        type: 'ToolCallCompleted',
+        data: { turnId: attempt.turnId, toolCallId: call.toolCallId, status: recorded.status, output: recorded.output, durationMs: 0 },
+      },
+    ]);
     return;
   }
   const tool = deps.tools.get(call.name);
@@ -128,7 +177,10 @@ async function runToolIn(attempt: TurnAttempt, call: RequestedToolCall, deps: To
 /** Records a call that will not run (denied by policy or by a person). */
 export async function refuseTool(attempt: TurnAttempt, call: RequestedToolCall, reason: string): Promise<void> {
   await attempt.append([
-    { type: 'ToolCallCompleted', data: { turnId: attempt.turnId, toolCallId: call.toolCallId, status: 'denied', output: deniedToolOutput(reason), durationMs: 0 } },
+    {
+      type: 'ToolCallCompleted',
+      data: { turnId: attempt.turnId, toolCallId: call.toolCallId, status: 'denied', output: deniedToolOutput(reason), durationMs: 0 },
+    },
   ]);
 }
 

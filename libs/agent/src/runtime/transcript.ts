@@ -3,7 +3,7 @@ import type { ModelMessage } from '../providers/types';
 
 export const SYSTEM_PROMPT =
   'You are the Harness Hub agent. Answer the user; use the tools offered when they help. ' +
-  'Writing or deleting files needs the user\'s approval; if a call is denied, say so and go on.';
+  "Writing or deleting files needs the user's approval; if a call is denied, say so and go on.";
 
 /** Text the model sees for a tool call that did not run. The offline model keys on the prefix. */
 export const deniedToolOutput = (reason: string) => `DENIED: ${reason}`;

@@ -40,14 +40,22 @@ function setup(provider: ModelProvider = new OfflineProvider({ delayMs: 0 }), to
     });
   let n = 0;
   const meta = (): CommandMetadata => ({
-    commandId: `c${++n}`, tenantId: TENANT, now: '2026-01-01T00:00:00.000Z', correlationId: 'corr', actor: { type: 'api_key', id: 'hub_k' }, protocol: 'transport',
+    commandId: `c${++n}`,
+    tenantId: TENANT,
+    now: '2026-01-01T00:00:00.000Z',
+    correlationId: 'corr',
+    actor: { type: 'api_key', id: 'hub_k' },
+    protocol: 'transport',
   });
   const send = (c: HubCommand) => commands.handle(c, meta());
   const submit = (turnId: string, prompt: string) => send({ type: 'SubmitTurn', sessionId: SESSION, turnId, prompt, context: {}, busyPolicy: 'enqueue' });
   const run = (turnId: string, r = make(provider), finalAttempt = false) =>
     r.run({ tenantId: TENANT, sessionId: SESSION, turnId, trace: { correlationId: 'corr' }, causationId: `job-${turnId}`, finalAttempt });
   const events = () => log.all(TENANT, sessionStreamId(SESSION));
-  const types = (turnId: string) => events().filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId).map((e) => e.type);
+  const types = (turnId: string) =>
+    events()
+      .filter((e) => 'turnId' in e.data && (e.data as { turnId: string }).turnId === turnId)
+      .map((e) => e.type);
   return { log, scheduled, cancels, ended, send, submit, run, events, types, make };
 }
 
@@ -59,8 +67,17 @@ describe('TurnRunner', () => {
     await h.submit('t1', 'read notes.txt');
     expect(await h.run('t1')).toBe('completed');
     expect(h.types('t1').filter((t) => t !== 'TextDelta')).toEqual([
-      'TurnRequested', 'TurnStarted', 'MessageStarted', 'ModelCallStarted', 'ModelCallCompleted', 'ToolCallStarted', 'ToolCallCompleted',
-      'ModelCallStarted', 'ModelCallCompleted', 'MessageCompleted', 'TurnCompleted',
+      'TurnRequested',
+      'TurnStarted',
+      'MessageStarted',
+      'ModelCallStarted',
+      'ModelCallCompleted',
+      'ToolCallStarted',
+      'ToolCallCompleted',
+      'ModelCallStarted',
+      'ModelCallCompleted',
+      'MessageCompleted',
+      'TurnCompleted',
     ]);
     expect(completedText(h.events())[0]).toContain('The file notes.txt says: Remember to water the plants');
     const meta = h.events().find((e) => e.type === 'TurnCompleted')?.metadata;
@@ -74,7 +91,9 @@ describe('TurnRunner', () => {
     const reads: (number | undefined)[] = [];
     const readStream = h.log.readStream.bind(h.log);
     h.log.readStream = (tenantId, streamId, opts) => (reads.push(opts?.fromVersion), readStream(tenantId, streamId, opts));
-    const outcome = await h.make(new OfflineProvider({ delayMs: 0 })).run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false, seed });
+    const outcome = await h
+      .make(new OfflineProvider({ delayMs: 0 }))
+      .run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false, seed });
     expect(outcome).toBe('completed');
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.every((v) => v !== undefined && v >= seed.version)).toBe(true);
@@ -91,18 +110,46 @@ describe('TurnRunner', () => {
     const readStream = h.log.readStream.bind(h.log);
     h.log.append = (...args) => (appends++, append(...args));
     h.log.readStream = (...args) => (reads++, readStream(...args));
-    const runner = new TurnRunner({ log: h.log, scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined }, running: new RunningTurns(), provider: new OfflineProvider({ delayMs: 0 }), tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w1' }, maxSteps: 8, approvalTtlMs: 0, flush: { maxChars: 8192, maxDelayMs: 50 } });
-    const run = runner.run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false, seed });
+    const runner = new TurnRunner({
+      log: h.log,
+      scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined },
+      running: new RunningTurns(),
+      provider: new OfflineProvider({ delayMs: 0 }),
+      tools: createBuiltinRegistry(),
+      worker: { type: 'worker', id: 'w1' },
+      maxSteps: 8,
+      approvalTtlMs: 0,
+      flush: { maxChars: 8192, maxDelayMs: 50 },
+    });
+    const run = runner.run({
+      tenantId: TENANT,
+      sessionId: SESSION,
+      turnId: 't1',
+      trace: { correlationId: 'corr' },
+      causationId: 'job',
+      finalAttempt: false,
+      seed,
+    });
     expect(await run).toBe('completed');
     expect([appends, reads]).toEqual([1, 0]);
-    expect(h.types('t1')).toEqual(['TurnRequested', 'TurnStarted', 'MessageStarted', 'ModelCallStarted', 'TextDelta', 'ModelCallCompleted', 'MessageCompleted', 'TurnCompleted']);
+    expect(h.types('t1')).toEqual([
+      'TurnRequested',
+      'TurnStarted',
+      'MessageStarted',
+      'ModelCallStarted',
+      'TextDelta',
+      'ModelCallCompleted',
+      'MessageCompleted',
+      'TurnCompleted',
+    ]);
   });
 
   it("writes a silent model's start within one flush window, before its first word", async () => {
     let speak: () => void = () => undefined;
     const spoken = new Promise<void>((r) => (speak = r));
     const silent: ModelProvider = {
-      name: 'offline', model: 'offline',
+      name: 'offline',
+      model: 'offline',
       async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
         await spoken;
         yield* new OfflineProvider({ delayMs: 0 }).stream(req);
@@ -110,7 +157,17 @@ describe('TurnRunner', () => {
     };
     const h = setup();
     await h.submit('t1', 'hello');
-    const runner = new TurnRunner({ log: h.log, scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined }, running: new RunningTurns(), provider: silent, tools: createBuiltinRegistry(), worker: { type: 'worker', id: 'w1' }, maxSteps: 8, approvalTtlMs: 0, flush: { maxChars: 1000, maxDelayMs: 20 } });
+    const runner = new TurnRunner({
+      log: h.log,
+      scheduler: { scheduleTurn: async () => undefined, scheduleApprovalExpiry: async () => undefined },
+      running: new RunningTurns(),
+      provider: silent,
+      tools: createBuiltinRegistry(),
+      worker: { type: 'worker', id: 'w1' },
+      maxSteps: 8,
+      approvalTtlMs: 0,
+      flush: { maxChars: 1000, maxDelayMs: 20 },
+    });
     const run = runner.run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job', finalAttempt: false });
     const deadline = Date.now() + 2000;
     while (!h.types('t1').includes('ModelCallStarted') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -123,7 +180,9 @@ describe('TurnRunner', () => {
   it('does not run a tool on a turn cancelled after its start was recorded', async () => {
     const builtins = createBuiltinRegistry();
     let ran = 0;
-    const tools = new ToolRegistry(builtins.list().map((t) => (t.name === 'read_file' ? { ...t, execute: (...a: Parameters<typeof t.execute>) => (ran++, t.execute(...a)) } : t)));
+    const tools = new ToolRegistry(
+      builtins.list().map((t) => (t.name === 'read_file' ? { ...t, execute: (...a: Parameters<typeof t.execute>) => (ran++, t.execute(...a)) } : t)),
+    );
     const h = setup(undefined, tools);
     await h.submit('t1', 'read notes.txt');
     const append = h.log.append.bind(h.log);
@@ -173,7 +232,8 @@ describe('TurnRunner', () => {
     const h = setup();
     await h.submit('t1', 'long answer 60');
     const crashing: ModelProvider = {
-      name: 'offline', model: 'offline',
+      name: 'offline',
+      model: 'offline',
       async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
         let n = 0;
         for await (const p of new OfflineProvider({ delayMs: 0 }).stream(req)) {
@@ -186,7 +246,10 @@ describe('TurnRunner', () => {
     const partial = h.events().filter((e) => e.type === 'TextDelta').length;
     expect(partial).toBeGreaterThan(0);
     expect(await h.run('t1')).toBe('completed');
-    const deltas = h.events().filter((e) => e.type === 'TextDelta').map((e) => e.data as { text: string; offset: number });
+    const deltas = h
+      .events()
+      .filter((e) => e.type === 'TextDelta')
+      .map((e) => e.data as { text: string; offset: number });
     expect(deltas.map((d) => d.text).join('')).toBe(expected);
     let offset = 0;
     for (const d of deltas) {
@@ -243,6 +306,9 @@ describe('TurnRunner', () => {
     await h.submit('t2', 'fail with auth');
     expect(await h.run('t1')).toBe('completed');
     expect(await h.run('t2', undefined, true)).toBe('failed');
-    expect(h.ended.map((e) => [e.turnId, e.types.at(-1)])).toEqual([['t1', 'TurnCompleted'], ['t2', 'TurnFailed']]);
+    expect(h.ended.map((e) => [e.turnId, e.types.at(-1)])).toEqual([
+      ['t1', 'TurnCompleted'],
+      ['t2', 'TurnFailed'],
+    ]);
   });
 });

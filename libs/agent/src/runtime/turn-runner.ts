@@ -1,5 +1,21 @@
 import { failCurrentSpan, hubMetrics } from '@hub/telemetry';
-import { assistantMessageId, DomainError, redriveOf, pendingReminders, pendingSteers, planNextStep, type Actor, type HubEvent, type LiveInput, type NextStep, type Recorded, type SessionState, type SessionView, type TurnContext, type Usage } from '@hub/domain';
+import {
+  assistantMessageId,
+  DomainError,
+  redriveOf,
+  pendingReminders,
+  pendingSteers,
+  planNextStep,
+  type Actor,
+  type HubEvent,
+  type LiveInput,
+  type NextStep,
+  type Recorded,
+  type SessionState,
+  type SessionView,
+  type TurnContext,
+  type Usage,
+} from '@hub/domain';
 import { ProviderError } from '../providers/types';
 import type { ModelProvider } from '../providers/types';
 import type { ToolRegistry } from '../tools/registry';
@@ -145,7 +161,14 @@ export class TurnRunner {
   }
 
   /** Does one step; true when the turn is finished. */
-  private async perform(attempt: TurnAttempt, step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>, signal: AbortSignal, tools: ToolRegistry, recorded: ToolStepDeps['recorded'], policy: LoadedPolicy | undefined): Promise<boolean> {
+  private async perform(
+    attempt: TurnAttempt,
+    step: Exclude<NextStep, { kind: 'idle' | 'await-approval' }>,
+    signal: AbortSignal,
+    tools: ToolRegistry,
+    recorded: ToolStepDeps['recorded'],
+    policy: LoadedPolicy | undefined,
+  ): Promise<boolean> {
     const toolDeps: ToolStepDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, recorded, policy };
     const provider = this.deps.providerFor?.(attempt.progress().request?.context ?? {}) ?? this.deps.provider;
     switch (step.kind) {
@@ -216,7 +239,10 @@ function liveInput(session: SessionState): LiveInput {
 /** The boundary's deliveries, recorded before the model call they precede (reminders first, then user messages). */
 function deliveries(turnId: string, step: Extract<NextStep, { kind: 'deliver-input' }>): HubEvent[] {
   return [
-    ...step.reminders.map((r): HubEvent => ({ type: 'ReminderEmitted', data: { turnId, reminderId: r.reminderId, beforeStep: step.step, renderedRole: 'system' } })),
+    ...step.reminders.map((r): HubEvent => ({
+      type: 'ReminderEmitted',
+      data: { turnId, reminderId: r.reminderId, beforeStep: step.step, renderedRole: 'system' },
+    })),
     ...step.steers.map((q): HubEvent => ({
       type: 'UserMessageInjected',
       data: { turnId, fromTurnId: q.turnId, messageId: q.request.userMessageId, text: q.request.prompt, beforeStep: step.step },

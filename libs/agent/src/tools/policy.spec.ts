@@ -13,7 +13,7 @@ describe('decidePolicy', () => {
     expect(decidePolicy(calculatorTool, { expression: '1' })).toEqual({
       decision: 'allow',
       riskTier: 'low',
-      reason: 'calculator: allowed by the default: no rule matched; calculator\'s own default (low risk) [policy v0]',
+      reason: "calculator: allowed by the default: no rule matched; calculator's own default (low risk) [policy v0]",
       rule: { version: 0, rule: 'default', ruleIndex: null },
       approval: null,
     });
@@ -23,7 +23,10 @@ describe('decidePolicy', () => {
 
   it("decides on the call's arguments under the tenant's policy, naming the rule and version", () => {
     const p = loaded({ rules: [{ id: 'tmp', match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', glob: 'tmp/**' }] }, outcome: 'allow' }] });
-    expect(decidePolicy(writeFileTool, { path: 'tmp/x', content: '' }, p)).toMatchObject({ decision: 'allow', rule: { version: 3, rule: 'tmp', ruleIndex: 0 } });
+    expect(decidePolicy(writeFileTool, { path: 'tmp/x', content: '' }, p)).toMatchObject({
+      decision: 'allow',
+      rule: { version: 3, rule: 'tmp', ruleIndex: 0 },
+    });
     expect(decidePolicy(writeFileTool, { path: 'x', content: '' }, p)).toMatchObject({ decision: 'ask', rule: { rule: 'default' } });
   });
 

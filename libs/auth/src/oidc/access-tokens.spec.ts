@@ -19,8 +19,19 @@ const accounts = [
 
 function providerFor(issuer: string, over: Partial<IdentityProvider> = {}): IdentityProvider {
   return {
-    tenantId: TENANT, source: 'tenant', name: 'Test IdP', issuer, clientId: TEST_CLIENT.id, clientSecret: TEST_CLIENT.secret, audience: TEST_AUDIENCE,
-    scopes: ['openid'], groupsClaim: 'groups', groupRoles: { 'hub-admins': 'admin', approvers: 'approver' }, allowedDomains: ['example.com'], apiKeyConsole: true, ...over,
+    tenantId: TENANT,
+    source: 'tenant',
+    name: 'Test IdP',
+    issuer,
+    clientId: TEST_CLIENT.id,
+    clientSecret: TEST_CLIENT.secret,
+    audience: TEST_AUDIENCE,
+    scopes: ['openid'],
+    groupsClaim: 'groups',
+    groupRoles: { 'hub-admins': 'admin', approvers: 'approver' },
+    allowedDomains: ['example.com'],
+    apiKeyConsole: true,
+    ...over,
   };
 }
 
@@ -44,7 +55,13 @@ afterAll(async () => Promise.all([idp?.stop(), other?.stop()]));
 describe('access tokens from the identity provider', () => {
   it("makes a person's principal: who they are, and the strongest role their groups map to", async () => {
     const p = await tokens.verify(await idp.accessToken('ada'));
-    expect(p).toMatchObject({ tenantId: TENANT, role: 'admin', keyPrefix: `${idp.issuer}#ada`, keyName: 'Ada Admin', person: { iss: idp.issuer, sub: 'ada', name: 'Ada Admin', email: 'ada@example.com' } });
+    expect(p).toMatchObject({
+      tenantId: TENANT,
+      role: 'admin',
+      keyPrefix: `${idp.issuer}#ada`,
+      keyName: 'Ada Admin',
+      person: { iss: idp.issuer, sub: 'ada', name: 'Ada Admin', email: 'ada@example.com' },
+    });
     expect(p.person?.expiresAt).toBeGreaterThan(Date.now());
     expect((await tokens.verify(await idp.accessToken('aaron'))).role).toBe('approver');
   });
@@ -60,8 +77,14 @@ describe('access tokens from the identity provider', () => {
   });
 
   it('refuses another audience, another issuer, and a tampered signature', async () => {
-    expect(await refusal(tokens.verify(await idp.accessToken('ada', { resource: 'urn:somebody-else' })))).toMatchObject({ code: 'UNAUTHENTICATED', message: expect.stringMatching(/audience \(urn:somebody-else\)/) });
-    expect(await refusal(tokens.verify(await other.accessToken('ada')))).toMatchObject({ code: 'UNAUTHENTICATED', message: expect.stringMatching(/issuer .* not accepted/) });
+    expect(await refusal(tokens.verify(await idp.accessToken('ada', { resource: 'urn:somebody-else' })))).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      message: expect.stringMatching(/audience \(urn:somebody-else\)/),
+    });
+    expect(await refusal(tokens.verify(await other.accessToken('ada')))).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      message: expect.stringMatching(/issuer .* not accepted/),
+    });
     const good = await idp.accessToken('aaron');
     const [h, body, sig] = good.split('.');
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), groups: ['hub-admins'] })).toString('base64url');

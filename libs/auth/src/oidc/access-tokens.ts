@@ -35,17 +35,27 @@ export class AccessTokens {
     }
     const iss = typeof unverified.iss === 'string' ? unverified.iss.replace(/\/+$/, '') : '';
     const candidates = iss ? await this.providers.forIssuer(iss) : [];
-    if (candidates.length === 0) throw new DomainError('UNAUTHENTICATED', `access tokens of issuer "${iss.slice(0, 200)}" are not accepted here: no tenant signs in with it`);
+    if (candidates.length === 0)
+      throw new DomainError('UNAUTHENTICATED', `access tokens of issuer "${iss.slice(0, 200)}" are not accepted here: no tenant signs in with it`);
     const audiences = typeof unverified.aud === 'string' ? [unverified.aud] : (unverified.aud ?? []);
     const provider = candidates.find((p) => audiences.includes(p.audience));
-    if (!provider) throw new DomainError('UNAUTHENTICATED', `the access token's audience (${audiences.join(', ').slice(0, 200) || 'none'}) is not this hub's (${candidates.map((p) => p.audience).join(', ')})`);
+    if (!provider)
+      throw new DomainError(
+        'UNAUTHENTICATED',
+        `the access token's audience (${audiences.join(', ').slice(0, 200) || 'none'}) is not this hub's (${candidates.map((p) => p.audience).join(', ')})`,
+      );
     const claims = await this.verified(token, provider, unverified.iss as string);
     return this.principal(provider, claims);
   }
 
   private async verified(token: string, p: IdentityProvider, issuerAsSent: string): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(token, await this.clients.keys(p), { issuer: issuerAsSent, audience: p.audience, clockTolerance: CLOCK_TOLERANCE_S, requiredClaims: ['exp', 'sub'] });
+      const { payload } = await jwtVerify(token, await this.clients.keys(p), {
+        issuer: issuerAsSent,
+        audience: p.audience,
+        clockTolerance: CLOCK_TOLERANCE_S,
+        requiredClaims: ['exp', 'sub'],
+      });
       return payload;
     } catch (e) {
       if (e instanceof errors.JWTExpired) throw new DomainError('UNAUTHENTICATED', 'the access token has expired: get a new one from the identity provider');
@@ -56,7 +66,8 @@ export class AccessTokens {
 
   private principal(p: IdentityProvider, claims: JWTPayload): Principal {
     const email = typeof claims['email'] === 'string' ? claims['email'] : undefined;
-    if (!emailAllowed(email, p.allowedDomains)) throw new DomainError('FORBIDDEN', `only people with an email at ${p.allowedDomains.join(', ')} may sign in here`);
+    if (!emailAllowed(email, p.allowedDomains))
+      throw new DomainError('FORBIDDEN', `only people with an email at ${p.allowedDomains.join(', ')} may sign in here`);
     const groups = groupsOf(claims, p.groupsClaim);
     const role = roleOfGroups(groups, p.groupRoles);
     if (role === null) throw new DomainError('FORBIDDEN', noRoleMessage(groups, p));

@@ -56,7 +56,13 @@ export class ConsoleSignIn {
   async providerOf(tenantId: string | undefined): Promise<IdentityProvider> {
     const id = tenantId ?? this.providers.deploymentTenant();
     const p = id === undefined ? null : await this.providers.get(id).catch(() => null);
-    if (!p) throw new DomainError('INVALID_COMMAND', tenantId ? 'this tenant has no identity provider: sign in with an API key' : 'name the tenant (?tenant=<id>): this hub has no deployment-wide identity provider');
+    if (!p)
+      throw new DomainError(
+        'INVALID_COMMAND',
+        tenantId
+          ? 'this tenant has no identity provider: sign in with an API key'
+          : 'name the tenant (?tenant=<id>): this hub has no deployment-wide identity provider',
+      );
     return p;
   }
 
@@ -64,7 +70,13 @@ export class ConsoleSignIn {
   async start(tenantId: string | undefined, redirectUri: string, returnTo: unknown): Promise<{ url: string; flow: SignInFlow }> {
     const p = await this.providerOf(tenantId);
     const config = await this.clients.configuration(p);
-    const flow: SignInFlow = { tenantId: p.tenantId, state: client.randomState(), nonce: client.randomNonce(), verifier: client.randomPKCECodeVerifier(), returnTo: safeReturnTo(returnTo) };
+    const flow: SignInFlow = {
+      tenantId: p.tenantId,
+      state: client.randomState(),
+      nonce: client.randomNonce(),
+      verifier: client.randomPKCECodeVerifier(),
+      returnTo: safeReturnTo(returnTo),
+    };
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: p.scopes.join(' '),
@@ -85,12 +97,22 @@ export class ConsoleSignIn {
     const config = await this.clients.configuration(p);
     let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
     try {
-      tokens = await client.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true }, { redirect_uri: redirectUri });
+      tokens = await client.authorizationCodeGrant(
+        config,
+        callbackUrl,
+        { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true },
+        { redirect_uri: redirectUri },
+      );
     } catch (e) {
       throw new DomainError('UNAUTHENTICATED', `sign-in was not completed: ${reasonOf(e)}`);
     }
     const person = await this.person(p, config, tokens);
-    const created = await this.sessions.create(p.tenantId, { ...person, refreshToken: tokens.refresh_token, idToken: tokens.id_token, expiresAt: this.sessionEnd() });
+    const created = await this.sessions.create(p.tenantId, {
+      ...person,
+      refreshToken: tokens.refresh_token,
+      idToken: tokens.id_token,
+      expiresAt: this.sessionEnd(),
+    });
     return created;
   }
 
@@ -110,10 +132,15 @@ export class ConsoleSignIn {
       const config = await this.clients.configuration(p);
       const tokens = await client.refreshTokenGrant(config, s.refreshToken);
       const person = await this.person(p, config, tokens, s.sub);
-      return { session: await this.sessions.extend(s, { ...person, refreshToken: tokens.refresh_token, idToken: tokens.id_token, expiresAt: this.sessionEnd() }) };
+      return {
+        session: await this.sessions.extend(s, { ...person, refreshToken: tokens.refresh_token, idToken: tokens.id_token, expiresAt: this.sessionEnd() }),
+      };
     } catch (e) {
       await this.sessions.end(s);
-      return { refused: e instanceof DomainError ? e.message : `the identity provider no longer signs you in (${e instanceof Error ? e.message : String(e)}): sign in again` };
+      return {
+        refused:
+          e instanceof DomainError ? e.message : `the identity provider no longer signs you in (${e instanceof Error ? e.message : String(e)}): sign in again`,
+      };
     }
   }
 
@@ -130,10 +157,16 @@ export class ConsoleSignIn {
   }
 
   /** Who the tokens say the person is (ID token, then userinfo for what it lacks), and their role; refused with a clear reason. */
-  private async person(p: IdentityProvider, config: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers, expectedSub?: string): Promise<{ iss: string; sub: string; name?: string; email?: string; role: Role }> {
+  private async person(
+    p: IdentityProvider,
+    config: client.Configuration,
+    tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers,
+    expectedSub?: string,
+  ): Promise<{ iss: string; sub: string; name?: string; email?: string; role: Role }> {
     const idClaims = (tokens.claims() ?? {}) as Record<string, unknown>;
     const sub = String(idClaims['sub'] ?? expectedSub ?? '');
-    if (!sub || (expectedSub !== undefined && sub !== expectedSub)) throw new DomainError('UNAUTHENTICATED', 'the identity provider answered for another person');
+    if (!sub || (expectedSub !== undefined && sub !== expectedSub))
+      throw new DomainError('UNAUTHENTICATED', 'the identity provider answered for another person');
     let claims = idClaims;
     if (claims[p.groupsClaim] === undefined || claims['email'] === undefined) {
       // Many providers put groups and email in userinfo only.
@@ -141,7 +174,8 @@ export class ConsoleSignIn {
       claims = { ...info, ...idClaims };
     }
     const email = typeof claims['email'] === 'string' ? claims['email'] : undefined;
-    if (!emailAllowed(email, p.allowedDomains)) throw new DomainError('FORBIDDEN', `only people with an email at ${p.allowedDomains.join(', ')} may sign in here`);
+    if (!emailAllowed(email, p.allowedDomains))
+      throw new DomainError('FORBIDDEN', `only people with an email at ${p.allowedDomains.join(', ')} may sign in here`);
     const groups = groupsOf(claims, p.groupsClaim);
     const role = roleOfGroups(groups, p.groupRoles);
     if (role === null) throw new DomainError('FORBIDDEN', noRoleMessage(groups, p));

@@ -22,7 +22,11 @@ export interface DeploymentOidcSettings {
 /** The deployment's provider, or undefined when no issuer is set; a half-set provider is a boot error, in plain words. */
 export function deploymentProvider(s: DeploymentOidcSettings): IdentityProvider | undefined {
   if (s.issuer === undefined) return undefined;
-  const missing = [s.tenantId === undefined && 'HUB_OIDC_TENANT', s.clientId === undefined && 'HUB_OIDC_CLIENT_ID', s.groupRoles === undefined && 'HUB_OIDC_GROUP_ROLES'].filter(Boolean);
+  const missing = [
+    s.tenantId === undefined && 'HUB_OIDC_TENANT',
+    s.clientId === undefined && 'HUB_OIDC_CLIENT_ID',
+    s.groupRoles === undefined && 'HUB_OIDC_GROUP_ROLES',
+  ].filter(Boolean);
   if (missing.length > 0) throw new Error(`HUB_OIDC_ISSUER is set, so ${missing.join(', ')} must be too`);
   const groupRoles: Record<string, Role> = {};
   for (const pair of (s.groupRoles as string).split(',')) {
@@ -40,7 +44,10 @@ export function deploymentProvider(s: DeploymentOidcSettings): IdentityProvider 
     scopes: s.scopes.split(' ').filter(Boolean),
     groupsClaim: s.groupsClaim,
     groupRoles,
-    allowedDomains: (s.allowedDomains ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean),
+    allowedDomains: (s.allowedDomains ?? '')
+      .split(',')
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean),
     apiKeyConsole: s.apiKeyConsole,
   };
 }

@@ -76,7 +76,19 @@ export class IdentityProviders {
          client_secret = CASE WHEN $5::text IS NULL AND identity_providers.client_id = $4 THEN identity_providers.client_secret ELSE $5 END,
          audience = $6, scopes = $7, groups_claim = $8, group_roles = $9, allowed_domains = $10, api_key_console = $11, updated_at = now()
        RETURNING ${COLUMNS}`,
-      [tenantId, input.name, input.issuer, input.clientId, input.clientSecret ?? null, input.audience ?? null, input.scopes, input.groupsClaim, JSON.stringify(input.groupRoles), input.allowedDomains, input.apiKeyConsole],
+      [
+        tenantId,
+        input.name,
+        input.issuer,
+        input.clientId,
+        input.clientSecret ?? null,
+        input.audience ?? null,
+        input.scopes,
+        input.groupsClaim,
+        JSON.stringify(input.groupRoles),
+        input.allowedDomains,
+        input.apiKeyConsole,
+      ],
     );
     this.byIssuer.clear();
     return fromRow(rows[0]);

@@ -100,7 +100,20 @@ export class PersonSessions {
     const { rows } = await asTenant(this.pool, tenantId).query<SessionRow>(
       `INSERT INTO person_sessions (id, tenant_id, secret_hash, csrf_token, iss, sub, name, email, role, refresh_token, id_token, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
-      [id, tenantId, sha256(secret).toString('hex'), token(), s.iss, s.sub, s.name ?? null, s.email ?? null, s.role, s.refreshToken ?? null, s.idToken ?? null, s.expiresAt],
+      [
+        id,
+        tenantId,
+        sha256(secret).toString('hex'),
+        token(),
+        s.iss,
+        s.sub,
+        s.name ?? null,
+        s.email ?? null,
+        s.role,
+        s.refreshToken ?? null,
+        s.idToken ?? null,
+        s.expiresAt,
+      ],
     );
     return { cookie: `${id}.${secret}`, session: fromRow(rows[0]) };
   }
@@ -119,7 +132,10 @@ export class PersonSessions {
   }
 
   /** After a refresh at the provider: the role read again, a new end, the provider's new tokens. */
-  async extend(s: PersonSession, change: { role: Role; expiresAt: Date; refreshToken?: string; idToken?: string; name?: string; email?: string }): Promise<PersonSession> {
+  async extend(
+    s: PersonSession,
+    change: { role: Role; expiresAt: Date; refreshToken?: string; idToken?: string; name?: string; email?: string },
+  ): Promise<PersonSession> {
     const { rows } = await asTenant(this.pool, s.tenantId).query<SessionRow>(
       `UPDATE person_sessions SET role = $3, expires_at = $4, refresh_token = COALESCE($5, refresh_token), id_token = COALESCE($6, id_token), name = COALESCE($7, name), email = COALESCE($8, email)
        WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
@@ -131,7 +147,11 @@ export class PersonSessions {
 
   /** Ends one session (sign-out, or a refresh that found no role any more). */
   async end(s: Pick<PersonSession, 'tenantId' | 'id'>, now: Date = new Date()): Promise<void> {
-    await asTenant(this.pool, s.tenantId).query('UPDATE person_sessions SET revoked_at = $3 WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL', [s.tenantId, s.id, now]);
+    await asTenant(this.pool, s.tenantId).query('UPDATE person_sessions SET revoked_at = $3 WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL', [
+      s.tenantId,
+      s.id,
+      now,
+    ]);
   }
 
   /** An admin ends a person's sessions (`sub`), or everyone's (null); answers how many were live. */
@@ -149,7 +169,15 @@ export class PersonSessions {
       `SELECT ${COLUMNS} FROM person_sessions WHERE tenant_id = $1 AND ($2::text IS NULL OR sub = $2) AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 500`,
       [tenantId, sub],
     );
-    return rows.map((r) => ({ id: r.id, sub: r.sub, name: r.name, email: r.email, role: isRole(r.role) ? r.role : 'viewer', createdAt: r.created_at.toISOString(), expiresAt: r.expires_at.toISOString() }));
+    return rows.map((r) => ({
+      id: r.id,
+      sub: r.sub,
+      name: r.name,
+      email: r.email,
+      role: isRole(r.role) ? r.role : 'viewer',
+      createdAt: r.created_at.toISOString(),
+      expiresAt: r.expires_at.toISOString(),
+    }));
   }
 
   /**
@@ -158,7 +186,10 @@ export class PersonSessions {
    */
   async liveIds(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const { rows } = await asSystem(this.pool, 'identity').query<{ id: string }>('SELECT id FROM person_sessions WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL', [[...new Set(ids)]]);
+    const { rows } = await asSystem(this.pool, 'identity').query<{ id: string }>(
+      'SELECT id FROM person_sessions WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL',
+      [[...new Set(ids)]],
+    );
     return new Set(rows.map((r) => r.id));
   }
 }

@@ -32,7 +32,13 @@ describe('group to role mapping (strict)', () => {
 describe('settings', () => {
   it('validates what an admin sends: https issuers (http only on loopback), at least one mapped group, known roles', () => {
     const ok = IdentityProviderInput.parse({ issuer: 'https://id.example/', clientId: 'hub', groupRoles: { g: 'approver' } });
-    expect(ok).toMatchObject({ issuer: 'https://id.example', scopes: ['openid', 'profile', 'email'], groupsClaim: 'groups', allowedDomains: [], apiKeyConsole: true });
+    expect(ok).toMatchObject({
+      issuer: 'https://id.example',
+      scopes: ['openid', 'profile', 'email'],
+      groupsClaim: 'groups',
+      allowedDomains: [],
+      apiKeyConsole: true,
+    });
     expect(IdentityProviderInput.safeParse({ issuer: 'http://127.0.0.1:9000', clientId: 'hub', groupRoles: { g: 'admin' } }).success).toBe(true);
     expect(IdentityProviderInput.safeParse({ issuer: 'http://id.example', clientId: 'hub', groupRoles: { g: 'admin' } }).success).toBe(false);
     expect(IdentityProviderInput.safeParse({ issuer: 'https://id.example', clientId: 'hub', groupRoles: {} }).success).toBe(false);
@@ -43,8 +49,24 @@ describe('settings', () => {
   it('builds the deployment provider from HUB_OIDC_*, and refuses a half-set one', () => {
     const base = { name: 'SSO', scopes: 'openid groups', groupsClaim: 'groups', apiKeyConsole: false };
     expect(deploymentProvider(base)).toBeUndefined();
-    expect(deploymentProvider({ ...base, issuer: 'https://id.example/', tenantId: 't', clientId: 'hub', groupRoles: 'a=admin, b=approver', allowedDomains: 'Example.com' })).toMatchObject({
-      tenantId: 't', source: 'deployment', issuer: 'https://id.example', audience: 'hub', scopes: ['openid', 'groups'], groupRoles: { a: 'admin', b: 'approver' }, allowedDomains: ['example.com'], apiKeyConsole: false,
+    expect(
+      deploymentProvider({
+        ...base,
+        issuer: 'https://id.example/',
+        tenantId: 't',
+        clientId: 'hub',
+        groupRoles: 'a=admin, b=approver',
+        allowedDomains: 'Example.com',
+      }),
+    ).toMatchObject({
+      tenantId: 't',
+      source: 'deployment',
+      issuer: 'https://id.example',
+      audience: 'hub',
+      scopes: ['openid', 'groups'],
+      groupRoles: { a: 'admin', b: 'approver' },
+      allowedDomains: ['example.com'],
+      apiKeyConsole: false,
     });
     expect(() => deploymentProvider({ ...base, issuer: 'https://id.example' })).toThrow(/HUB_OIDC_TENANT, HUB_OIDC_CLIENT_ID, HUB_OIDC_GROUP_ROLES/);
   });
@@ -58,8 +80,18 @@ describe('settings', () => {
 it('a person is the actor: iss and sub, counted apart from keys and from people of another issuer', () => {
   const p = personPrincipal('t', 'approver', { iss: 'https://a.example', sub: '42', name: 'Aaron', email: 'aaron@example.com', expiresAt: 1 });
   const actor = actorOf(p);
-  expect(actor).toEqual({ type: 'person', id: 'https://a.example#42', iss: 'https://a.example', sub: '42', name: 'Aaron', email: 'aaron@example.com', role: 'approver' });
+  expect(actor).toEqual({
+    type: 'person',
+    id: 'https://a.example#42',
+    iss: 'https://a.example',
+    sub: '42',
+    name: 'Aaron',
+    email: 'aaron@example.com',
+    role: 'approver',
+  });
   const other = actorOf(personPrincipal('t', 'approver', { iss: 'https://b.example', sub: '42', expiresAt: 1 }));
   expect(actorIdentity(actor)).not.toBe(actorIdentity(other));
-  expect(actorIdentity(actor)).toBe(actorIdentity(actorOf(personPrincipal('t', 'admin', { iss: 'https://a.example', sub: '42', name: 'A. Renamed', expiresAt: 2 }))));
+  expect(actorIdentity(actor)).toBe(
+    actorIdentity(actorOf(personPrincipal('t', 'admin', { iss: 'https://a.example', sub: '42', name: 'A. Renamed', expiresAt: 2 }))),
+  );
 });

@@ -27,13 +27,26 @@ export const IdentityProviderInput = z
     clientSecret: z.string().min(1).max(2000).optional(),
     /** The `aud` the provider's access tokens carry for this hub; absent: the client id. */
     audience: z.string().min(1).max(500).optional(),
-    scopes: z.array(z.string().regex(/^[\x21-\x7e]+$/, 'a scope has no spaces')).min(1).max(50).default(['openid', 'profile', 'email']),
+    scopes: z
+      .array(z.string().regex(/^[\x21-\x7e]+$/, 'a scope has no spaces'))
+      .min(1)
+      .max(50)
+      .default(['openid', 'profile', 'email']),
     /** The claim (of the ID token, the userinfo, or the access token) that lists the person's groups. */
     groupsClaim: z.string().min(1).max(200).default('groups'),
     /** Group → role. A person in no mapped group is refused (strict); in several, the strongest role wins. */
     groupRoles: z.record(z.string().min(1).max(500), z.enum(ROLES)).refine((m) => Object.keys(m).length > 0, 'map at least one group to a role'),
     /** Email domains a person must belong to (empty: any). */
-    allowedDomains: z.array(z.string().trim().toLowerCase().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, 'a domain like example.com')).max(100).default([]),
+    allowedDomains: z
+      .array(
+        z
+          .string()
+          .trim()
+          .toLowerCase()
+          .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, 'a domain like example.com'),
+      )
+      .max(100)
+      .default([]),
     /** Whether the console still offers sign-in with an API key in this tenant. */
     apiKeyConsole: z.boolean().default(true),
   })

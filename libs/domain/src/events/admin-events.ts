@@ -83,8 +83,18 @@ export const ApprovalPolicySet = defineEvent('ApprovalPolicySet', { version: z.n
 export type ApprovalPolicySet = z.infer<typeof ApprovalPolicySet>;
 
 export const AdminEvent = z.discriminatedUnion('type', [
-  TenantCreated, ApiKeyCreated, ApiKeyRevoked, TenantLimitsSet, SessionErased, EnvironmentConfigured, ApprovalPolicySet,
-  ScheduleSaved, SchedulePaused, ScheduleResumed, ScheduleDeleted, ScheduleRunsRequested,
+  TenantCreated,
+  ApiKeyCreated,
+  ApiKeyRevoked,
+  TenantLimitsSet,
+  SessionErased,
+  EnvironmentConfigured,
+  ApprovalPolicySet,
+  ScheduleSaved,
+  SchedulePaused,
+  ScheduleResumed,
+  ScheduleDeleted,
+  ScheduleRunsRequested,
   ...WEBHOOK_ADMIN_EVENTS,
   ...IDENTITY_ADMIN_EVENTS,
 ]);

@@ -20,10 +20,7 @@ export const SessionForked = defineEvent('SessionForked', {
 export type SessionForked = z.infer<typeof SessionForked>;
 
 /** What a re-drive runs the recorded user turns against instead of the session's own model. */
-export const RedriveTarget = z.union([
-  z.object({ model: z.string().min(1).max(200) }),
-  z.object({ harness: z.record(z.string(), z.unknown()) }),
-]);
+export const RedriveTarget = z.union([z.object({ model: z.string().min(1).max(200) }), z.object({ harness: z.record(z.string(), z.unknown()) })]);
 export type RedriveTarget = z.infer<typeof RedriveTarget>;
 
 /**

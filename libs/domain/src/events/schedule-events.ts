@@ -53,14 +53,24 @@ export const ScheduleSpec = z
     /** Five fields, or six with seconds first (croner's syntax), read in `timeZone`. */
     cron: z.string().trim().min(1).max(200).optional(),
     /** Every this many milliseconds, aligned to the Unix epoch (so a change of anything else keeps the grid). */
-    intervalMs: z.number().int().min(1_000).max(366 * 24 * 3_600_000).optional(),
+    intervalMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(366 * 24 * 3_600_000)
+      .optional(),
     /** IANA time zone of the cron fields (daylight saving included). */
     timeZone: z.string().default('UTC').refine(isTimeZone, { message: 'timeZone must be an IANA time zone, e.g. Europe/Berlin' }),
     startAt: z.iso.datetime({ offset: true }).nullable().default(null),
     endAt: z.iso.datetime({ offset: true }).nullable().default(null),
     overlap: OverlapPolicy.default('skip'),
     /** After downtime, ticks older than this are recorded as missed instead of run. */
-    catchUpWindowMs: z.number().int().min(0).max(30 * 24 * 3_600_000).default(60_000),
+    catchUpWindowMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 24 * 3_600_000)
+      .default(60_000),
     paused: z.boolean().default(false),
     note: z.string().max(1_000).nullable().default(null),
     run: ScheduleRun,

@@ -11,7 +11,12 @@ export type WebhookEndpointCreated = z.infer<typeof WebhookEndpointCreated>;
 /** A webhook endpoint's url, events, description or enabled changed: what the change named. */
 export const WebhookEndpointUpdated = defineEvent('WebhookEndpointUpdated', {
   endpointId: z.string(),
-  changes: z.object({ url: z.string().optional(), events: z.array(z.string()).optional(), description: z.string().nullable().optional(), enabled: z.boolean().optional() }),
+  changes: z.object({
+    url: z.string().optional(),
+    events: z.array(z.string()).optional(),
+    description: z.string().nullable().optional(),
+    enabled: z.boolean().optional(),
+  }),
 });
 export type WebhookEndpointUpdated = z.infer<typeof WebhookEndpointUpdated>;
 

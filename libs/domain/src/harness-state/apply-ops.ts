@@ -37,12 +37,7 @@ function applyOp(state: JSONValue, op: DeltaOperation): JSONValue {
   }
 }
 
-function updateAt(
-  node: JSONValue | undefined,
-  path: readonly string[],
-  depth: number,
-  update: (current: JSONValue | undefined) => JSONValue,
-): JSONValue {
+function updateAt(node: JSONValue | undefined, path: readonly string[], depth: number, update: (current: JSONValue | undefined) => JSONValue): JSONValue {
   if (depth === path.length) return update(node);
   const key = path[depth] as string;
   const container = node ?? {};

@@ -51,7 +51,15 @@ describe('harness state: a turn waiting for a worker', () => {
   });
 
   it('a client applying the deltas ends where the snapshot is, through a wait and a run', () => {
-    const events = [...waiting, ev.message('t1'), ev.modelCall('t1', 0), ev.text('t1', 'Hi'), ev.modelDone('t1', 0, 'Hi', 'stop'), ev.messageDone('t1'), ev.completed('t1', 'Hi')];
+    const events = [
+      ...waiting,
+      ev.message('t1'),
+      ev.modelCall('t1', 0),
+      ev.text('t1', 'Hi'),
+      ev.modelDone('t1', 0, 'Hi', 'stop'),
+      ev.messageDone('t1'),
+      ev.completed('t1', 'Hi'),
+    ];
     const rebuilt = opsOf(events).reduce((s, ops) => applyOps(s, JSON.parse(JSON.stringify(ops)) as DeltaOperation[]), initialHarnessState());
     expect(rebuilt).toEqual(foldHarness(events).state);
     expect(rebuilt.queued).toBeNull();

@@ -13,8 +13,7 @@ const NOTHING: HarnessStep = { ops: [] };
 
 const set = (path: string[], value: JSONValue): DeltaOperation => ({ type: 'set', path, value });
 const messagePath = (index: number, ...rest: string[]) => ['messages', String(index), ...rest];
-const toolCallPath = ([m, t]: readonly [number, number], ...rest: string[]) =>
-  messagePath(m, 'toolCalls', String(t), ...rest);
+const toolCallPath = ([m, t]: readonly [number, number], ...rest: string[]) => messagePath(m, 'toolCalls', String(t), ...rest);
 
 function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
@@ -94,10 +93,7 @@ export function toolCallStarted(view: HarnessView, data: EventOf<'ToolCallStarte
   if (index === undefined || !message || own(view.toolCallIndex, data.toolCallId)) return NOTHING;
   const toolCall: HarnessToolCall = { id: data.toolCallId, name: data.name, status: 'running' };
   const position = message.toolCalls?.length ?? 0;
-  const op =
-    position === 0
-      ? set(messagePath(index, 'toolCalls'), [toolCall])
-      : set(messagePath(index, 'toolCalls', String(position)), toolCall);
+  const op = position === 0 ? set(messagePath(index, 'toolCalls'), [toolCall]) : set(messagePath(index, 'toolCalls', String(position)), toolCall);
   return { ops: [op], book: { toolCallIndex: withKey(view.toolCallIndex, data.toolCallId, [index, position]) } };
 }
 
@@ -132,12 +128,7 @@ export function messageCompleted(view: HarnessView, messageId: string): HarnessS
  * Ends a turn: `finalOps` then, if it was the active turn, the overall status. A turn that
  * ends before it started (a cancelled queued turn) only forgets its prompt.
  */
-export function turnEnded(
-  view: HarnessView,
-  turnId: string,
-  finalOps: DeltaOperation[],
-  status: 'idle' | 'error' = 'idle',
-): HarnessStep {
+export function turnEnded(view: HarnessView, turnId: string, finalOps: DeltaOperation[], status: 'idle' | 'error' = 'idle'): HarnessStep {
   const book = { requested: withoutKey(view.requested, turnId), turnMessage: withoutKey(view.turnMessage, turnId) };
   if (view.activeTurnId !== turnId) return { ops: [], book };
   return { ops: [...finalOps, set(['status'], status)], book: { ...book, activeTurnId: null } };
@@ -145,19 +136,13 @@ export function turnEnded(
 
 export function turnFailed(view: HarnessView, data: EventOf<'TurnFailed'>['data']): HarnessStep {
   const index = own(view.turnMessage, data.turnId);
-  const messageOps =
-    index === undefined
-      ? []
-      : [set(messagePath(index, 'status'), 'error'), set(messagePath(index, 'stopReason'), 'failed')];
+  const messageOps = index === undefined ? [] : [set(messagePath(index, 'status'), 'error'), set(messagePath(index, 'stopReason'), 'failed')];
   return turnEnded(view, data.turnId, [...messageOps, set(['error'], publicFailureMessage(data.code, data.message))], 'error');
 }
 
 export function turnCancelled(view: HarnessView, turnId: string): HarnessStep {
   const index = own(view.turnMessage, turnId);
-  const messageOps =
-    index === undefined
-      ? []
-      : [set(messagePath(index, 'status'), 'complete'), set(messagePath(index, 'stopReason'), 'cancelled')];
+  const messageOps = index === undefined ? [] : [set(messagePath(index, 'status'), 'complete'), set(messagePath(index, 'stopReason'), 'cancelled')];
   return turnEnded(view, turnId, messageOps);
 }
 

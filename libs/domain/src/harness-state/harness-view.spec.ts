@@ -89,12 +89,7 @@ describe('foldHarness: the state each scenario ends in', () => {
     expect(whileQueued.state.messages.map((x) => x.id)).toEqual(['t1:u', 't1:m']);
     expect(foldHarness(queuedSecondTurn).state).toEqual({
       status: 'idle',
-      messages: [
-        user('t1'),
-        assistant('t1', 'Sunny.', 'complete'),
-        user('t2', 'and tomorrow?'),
-        assistant('t2', 'Rain.', 'complete'),
-      ],
+      messages: [user('t1'), assistant('t1', 'Sunny.', 'complete'), user('t2', 'and tomorrow?'), assistant('t2', 'Rain.', 'complete')],
     });
   });
 

@@ -8,14 +8,26 @@ const turn = (id: string): HubEvent[] => [
   { type: 'TurnRequested', data: { turnId: id, userMessageId: `${id}:u`, prompt: `p ${id}`, context: {}, busyPolicy: 'enqueue' } },
   { type: 'TurnStarted', data: { turnId: id } },
   { type: 'MessageStarted', data: { turnId: id, messageId: `${id}:a`, role: 'assistant' } },
-  { type: 'ToolCallStarted', data: { turnId: id, messageId: `${id}:a`, toolCallId: 'c1', name: 'read_file', input: { path: 'a' }, policy: 'allow', executor: 'builtin' } },
+  {
+    type: 'ToolCallStarted',
+    data: { turnId: id, messageId: `${id}:a`, toolCallId: 'c1', name: 'read_file', input: { path: 'a' }, policy: 'allow', executor: 'builtin' },
+  },
   { type: 'ToolCallCompleted', data: { turnId: id, toolCallId: 'c1', status: 'complete', output: 'x', durationMs: 1 } },
   { type: 'MessageCompleted', data: { turnId: id, messageId: `${id}:a` } },
   { type: 'TurnCompleted', data: { turnId: id, text: 'done', stopReason: 'end_turn', usage } },
 ];
 // Global positions step by 10: other sessions' events sit in between.
 const recorded = (events: HubEvent[]): Recorded<HubEvent>[] =>
-  events.map((e, i) => ({ ...e, eventId: `e${i + 1}`, tenantId: 't', streamId: 'session-p', streamPosition: i + 1, globalPosition: (i + 1) * 10, createdAt: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`, metadata: { correlationId: `c${i}`, protocol: 'transport' } }));
+  events.map((e, i) => ({
+    ...e,
+    eventId: `e${i + 1}`,
+    tenantId: 't',
+    streamId: 'session-p',
+    streamPosition: i + 1,
+    globalPosition: (i + 1) * 10,
+    createdAt: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`,
+    metadata: { correlationId: `c${i}`, protocol: 'transport' },
+  }));
 const parent = recorded([{ type: 'SessionOpened', data: { sessionId: 'p', openedVia: 'transport' } }, ...turn('t1'), ...turn('t2')]);
 const meta = { correlationId: 'fork', protocol: 'internal' as const };
 
@@ -29,11 +41,23 @@ describe('planFork', () => {
     expect(plan.at).toBe(80);
     expect(plan.events.map((e) => e.type)).toEqual(['SessionOpened', ...turn('t1').map((e) => e.type), 'SessionForked']);
     expect(plan.events[0].data).toEqual({ sessionId: 'child', openedVia: 'transport' });
-    expect(plan.events[1]).toEqual({ type: 'TurnRequested', data: parent[1].data, metadata: { correlationId: 'c1', protocol: 'transport', forkedFrom: { sessionId: 'p', eventId: 'e2', streamPosition: 2, globalPosition: 20, createdAt: '2026-01-01T00:00:01.000Z' } } });
-    expect(plan.events.at(-1)).toEqual({ type: 'SessionForked', data: { parentSessionId: 'p', parentCursor: 80, parentStreamPosition: 8, copiedEvents: 8 }, metadata: meta });
+    expect(plan.events[1]).toEqual({
+      type: 'TurnRequested',
+      data: parent[1].data,
+      metadata: {
+        correlationId: 'c1',
+        protocol: 'transport',
+        forkedFrom: { sessionId: 'p', eventId: 'e2', streamPosition: 2, globalPosition: 20, createdAt: '2026-01-01T00:00:01.000Z' },
+      },
+    });
+    expect(plan.events.at(-1)).toEqual({
+      type: 'SessionForked',
+      data: { parentSessionId: 'p', parentCursor: 80, parentStreamPosition: 8, copiedEvents: 8 },
+      metadata: meta,
+    });
   });
 
-  it('takes a cursor between two of the session\'s events as the last event before it, and the end when none is given', () => {
+  it("takes a cursor between two of the session's events as the last event before it, and the end when none is given", () => {
     expect(planFork(parent, 'c', 85, meta).at).toBe(80);
     expect(planFork(parent, 'c', undefined, meta).at).toBe(150);
   });

@@ -42,7 +42,16 @@ export function planFork(parent: readonly Recorded<HubEvent>[], childSessionId: 
   const events: ForkEvent[] = copied.map((e) => ({
     type: e.type,
     data: e.type === 'SessionOpened' ? { ...e.data, sessionId: childSessionId } : e.data,
-    metadata: { ...e.metadata, forkedFrom: { sessionId: parentSessionId, eventId: e.eventId, streamPosition: e.streamPosition, globalPosition: e.globalPosition, createdAt: e.createdAt } },
+    metadata: {
+      ...e.metadata,
+      forkedFrom: {
+        sessionId: parentSessionId,
+        eventId: e.eventId,
+        streamPosition: e.streamPosition,
+        globalPosition: e.globalPosition,
+        createdAt: e.createdAt,
+      },
+    },
   }));
   const last = copied[copied.length - 1];
   events.push({
@@ -68,7 +77,12 @@ function notAtRest(sessionId: string, at: number, head: number, resting: number[
   const before = resting.filter((c) => c < at).at(-1);
   const after = resting.find((c) => c > at);
   const nearest = [before, after].filter((c): c is number => c !== undefined);
-  const where = at > head ? `after the session's last event (${head})` : before === undefined ? 'before the session was first at rest' : 'inside a turn (a turn is running, queued or waiting for an approval there)';
+  const where =
+    at > head
+      ? `after the session's last event (${head})`
+      : before === undefined
+        ? 'before the session was first at rest'
+        : 'inside a turn (a turn is running, queued or waiting for an approval there)';
   const hint = nearest.length ? `; the nearest cursors a fork may be taken at: ${nearest.join(' and ')}` : '; the session has no cursor at rest yet';
   return new DomainError('INVALID_COMMAND', `cannot fork session ${sessionId} at cursor ${at}: it is ${where}${hint}`, { nearestValidCursors: nearest });
 }

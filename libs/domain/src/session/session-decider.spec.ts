@@ -94,9 +94,15 @@ describe('session decider: SubmitTurn', () => {
   });
 
   it('is a no-op for a turn id already known (active, queued or finished)', () => {
-    given(...running('t1')).when(submit('t1')).then([]);
-    given(...running('t1'), requested('t2')).when(submit('t2')).then([]);
-    given(...running('t1'), completed('t1')).when(submit('t1')).then([]);
+    given(...running('t1'))
+      .when(submit('t1'))
+      .then([]);
+    given(...running('t1'), requested('t2'))
+      .when(submit('t2'))
+      .then([]);
+    given(...running('t1'), completed('t1'))
+      .when(submit('t1'))
+      .then([]);
   });
 
   it('enqueues behind the active turn under busyPolicy enqueue', () => {
@@ -106,7 +112,9 @@ describe('session decider: SubmitTurn', () => {
   });
 
   it('rejects with SESSION_BUSY under busyPolicy reject', () => {
-    given(...running('t1')).when(submit('t2', { busyPolicy: 'reject' })).thenFails('SESSION_BUSY');
+    given(...running('t1'))
+      .when(submit('t2', { busyPolicy: 'reject' }))
+      .thenFails('SESSION_BUSY');
   });
 
   it('rejects while the active turn awaits an approval too', () => {
@@ -140,7 +148,9 @@ describe('session decider: CancelTurn', () => {
   });
 
   it('cancels the active turn when no turn id is given', () => {
-    given(...running('t1')).when(cancel()).then([cancelled('t1')]);
+    given(...running('t1'))
+      .when(cancel())
+      .then([cancelled('t1')]);
   });
 
   it('cancels the active turn by id and starts the next queued turn', () => {
@@ -151,7 +161,9 @@ describe('session decider: CancelTurn', () => {
 
   it('cancels a queued turn, removing it from the queue', () => {
     const history = [...running('t1'), requested('t2'), requested('t3')];
-    given(...history).when(cancel('t2')).then([cancelled('t2')]);
+    given(...history)
+      .when(cancel('t2'))
+      .then([cancelled('t2')]);
     given(...history, cancelled('t2'), completed('t1'))
       .when(cancel('t2'))
       .thenFails('NO_ACTIVE_TURN');
@@ -160,7 +172,9 @@ describe('session decider: CancelTurn', () => {
 
   it('fails with NO_ACTIVE_TURN when idle and no turn id is given', () => {
     given(opened).when(cancel()).thenFails('NO_ACTIVE_TURN');
-    given(...running('t1'), completed('t1')).when(cancel()).thenFails('NO_ACTIVE_TURN');
+    given(...running('t1'), completed('t1'))
+      .when(cancel())
+      .thenFails('NO_ACTIVE_TURN');
   });
 
   it('fails with NO_ACTIVE_TURN for a finished turn', () => {
@@ -170,7 +184,9 @@ describe('session decider: CancelTurn', () => {
   });
 
   it('fails with TURN_NOT_FOUND for an unknown turn', () => {
-    given(...running('t1')).when(cancel('nope')).thenFails('TURN_NOT_FOUND');
+    given(...running('t1'))
+      .when(cancel('nope'))
+      .thenFails('TURN_NOT_FOUND');
     given(opened).when(cancel('nope')).thenFails('TURN_NOT_FOUND');
   });
 });
@@ -201,12 +217,28 @@ describe('session decider: ResolveApproval', () => {
     const edited = ResolveApproval.parse({ type: 'ResolveApproval', sessionId: SESSION, approvalId: 'a1', decision: 'approved', input: { path: 'b.txt' } });
     given(...awaiting)
       .when(edited)
-      .then([{ type: 'ApprovalResolved', data: { turnId: 't1', approvalId: 'a1', toolCallId: 'a1-tc', decision: 'approved', by: actor, via: 'transport', reason: null, input: { path: 'b.txt' } } }]);
+      .then([
+        {
+          type: 'ApprovalResolved',
+          data: {
+            turnId: 't1',
+            approvalId: 'a1',
+            toolCallId: 'a1-tc',
+            decision: 'approved',
+            by: actor,
+            via: 'transport',
+            reason: null,
+            input: { path: 'b.txt' },
+          },
+        },
+      ]);
   });
 
   it('refuses edited arguments with a denial (INVALID_COMMAND) rather than drop them', () => {
     const denied = ResolveApproval.parse({ type: 'ResolveApproval', sessionId: SESSION, approvalId: 'a1', decision: 'denied', input: { path: 'b.txt' } });
-    given(...awaiting).when(denied).thenFails('INVALID_COMMAND');
+    given(...awaiting)
+      .when(denied)
+      .thenFails('INVALID_COMMAND');
   });
 
   it('fails with APPROVAL_ALREADY_RESOLVED for an answered approval', () => {
@@ -216,11 +248,15 @@ describe('session decider: ResolveApproval', () => {
   });
 
   it('fails with APPROVAL_ALREADY_RESOLVED when the turn ended before the answer', () => {
-    given(...awaiting, cancelled('t1')).when(resolve('a1')).thenFails('APPROVAL_ALREADY_RESOLVED');
+    given(...awaiting, cancelled('t1'))
+      .when(resolve('a1'))
+      .thenFails('APPROVAL_ALREADY_RESOLVED');
   });
 
   it('fails with APPROVAL_NOT_FOUND for an unknown approval', () => {
-    given(...awaiting).when(resolve('a2')).thenFails('APPROVAL_NOT_FOUND');
+    given(...awaiting)
+      .when(resolve('a2'))
+      .thenFails('APPROVAL_NOT_FOUND');
     given(opened).when(resolve('a2')).thenFails('APPROVAL_NOT_FOUND');
   });
 

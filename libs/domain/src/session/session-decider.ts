@@ -59,11 +59,7 @@ function submitTurn(command: SubmitTurn, state: SessionState, meta: CommandMetad
   if (state.status !== 'new' && state.knownTurnIds.has(command.turnId)) return [];
   switch (state.status) {
     case 'new':
-      return [
-        { type: 'SessionOpened', data: { sessionId: command.sessionId, openedVia: meta.protocol } },
-        requested,
-        turnStarted(command.turnId),
-      ];
+      return [{ type: 'SessionOpened', data: { sessionId: command.sessionId, openedVia: meta.protocol } }, requested, turnStarted(command.turnId)];
     case 'idle':
       // A queue left behind while idle still goes first: order of requests is order of turns.
       return [requested, turnStarted(state.queue[0]?.turnId ?? command.turnId)];
@@ -74,12 +70,7 @@ function submitTurn(command: SubmitTurn, state: SessionState, meta: CommandMetad
   }
 }
 
-function submitWhileBusy(
-  command: SubmitTurn,
-  state: ActiveSession,
-  meta: CommandMetadata,
-  requested: EventOf<'TurnRequested'>,
-): HubEvent[] {
+function submitWhileBusy(command: SubmitTurn, state: ActiveSession, meta: CommandMetadata, requested: EventOf<'TurnRequested'>): HubEvent[] {
   const activeTurnId = state.activeTurn.turnId;
   switch (command.busyPolicy) {
     case 'enqueue':
@@ -167,9 +158,16 @@ function queueReminder(command: QueueReminder, state: SessionState, meta: Comman
 function revokeReminder(command: RevokeReminder, state: SessionState): HubEvent[] {
   if (state.status === 'new') throw sessionNotFound(command.sessionId);
   const r = state.reminders.get(command.reminderId);
-  if (!r) throw new DomainError('INVALID_COMMAND', `reminder ${command.reminderId}: unknown_reminder_id`, { reminderId: command.reminderId, reason: 'unknown_reminder_id' });
+  if (!r)
+    throw new DomainError('INVALID_COMMAND', `reminder ${command.reminderId}: unknown_reminder_id`, {
+      reminderId: command.reminderId,
+      reason: 'unknown_reminder_id',
+    });
   if (r.status === 'delivered') {
-    throw new DomainError('INVALID_COMMAND', `reminder ${command.reminderId}: already_delivered`, { reminderId: command.reminderId, reason: 'already_delivered' });
+    throw new DomainError('INVALID_COMMAND', `reminder ${command.reminderId}: already_delivered`, {
+      reminderId: command.reminderId,
+      reason: 'already_delivered',
+    });
   }
   return r.status === 'pending' ? [{ type: 'ReminderRevoked', data: { reminderId: command.reminderId } }] : [];
 }
@@ -178,11 +176,7 @@ function turnStarted(turnId: string): EventOf<'TurnStarted'> {
   return { type: 'TurnStarted', data: { turnId } };
 }
 
-function turnCancelled(
-  turnId: string,
-  reason: EventOf<'TurnCancelled'>['data']['reason'],
-  meta: CommandMetadata,
-): EventOf<'TurnCancelled'> {
+function turnCancelled(turnId: string, reason: EventOf<'TurnCancelled'>['data']['reason'], meta: CommandMetadata): EventOf<'TurnCancelled'> {
   return { type: 'TurnCancelled', data: { turnId, reason, by: meta.actor } };
 }
 

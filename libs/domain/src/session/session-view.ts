@@ -130,7 +130,10 @@ function trackFiles(view: SessionView, e: HubEvent): void {
   if (e.type === 'ToolCallStarted' && WORKSPACE_TOOLS.includes(e.data.name)) view.fileEvents.push(e);
   // An approver's edit (ApprovalResolved.input) changes what the call writes: kept with it.
   const edit = e.type === 'ApprovalResolved' && e.data.input !== undefined;
-  if ((e.type === 'ToolCallCompleted' || edit) && view.fileEvents.some((f) => f.type === 'ToolCallStarted' && f.data.turnId === e.data.turnId && f.data.toolCallId === e.data.toolCallId)) {
+  if (
+    (e.type === 'ToolCallCompleted' || edit) &&
+    view.fileEvents.some((f) => f.type === 'ToolCallStarted' && f.data.turnId === e.data.turnId && f.data.toolCallId === e.data.toolCallId)
+  ) {
     view.fileEvents.push(e);
   }
 }

@@ -1,4 +1,13 @@
-import type { ApprovalRequested, HubEvent, ModelCallCompleted, RequestedToolCall, ToolCallCompleted, ToolCallStarted, TurnRequested, Usage } from '../events/events';
+import type {
+  ApprovalRequested,
+  HubEvent,
+  ModelCallCompleted,
+  RequestedToolCall,
+  ToolCallCompleted,
+  ToolCallStarted,
+  TurnRequested,
+  Usage,
+} from '../events/events';
 import { assertNever } from '../errors';
 
 /**
@@ -20,7 +29,13 @@ export interface ToolProgress {
   step: number;
   started: ToolCallStarted['data'] | null;
   /** `input`: the approver's edit of the call's arguments, when they made one. */
-  approval: (Pick<ApprovalRequested['data'], 'approvalId' | 'deadlineAt'> & { status: 'pending' | 'approved' | 'denied'; reason: string | null; input?: Record<string, unknown> }) | null;
+  approval:
+    | (Pick<ApprovalRequested['data'], 'approvalId' | 'deadlineAt'> & {
+        status: 'pending' | 'approved' | 'denied';
+        reason: string | null;
+        input?: Record<string, unknown>;
+      })
+    | null;
   completed: ToolCallCompleted['data'] | null;
 }
 
@@ -54,8 +69,7 @@ export interface TurnProgress {
 export const assistantMessageId = (turnId: string) => `${turnId}:m`;
 export const modelCallId = (turnId: string, step: number) => `${turnId}:c${step}`;
 /** Tool call ids are ours (not the provider's) and safe for every provider's id alphabet. */
-export const toolCallIdFor = (turnId: string, step: number, index: number) =>
-  `call_${turnId.replace(/[^A-Za-z0-9_-]/g, '_')}_s${step}_${index}`;
+export const toolCallIdFor = (turnId: string, step: number, index: number) => `call_${turnId.replace(/[^A-Za-z0-9_-]/g, '_')}_s${step}_${index}`;
 
 export function initialTurnProgress(turnId: string): TurnProgress {
   return {
@@ -131,7 +145,12 @@ export function evolveTurn(p: TurnProgress, e: HubEvent): TurnProgress {
       }));
     case 'ApprovalResolved':
       return updateTool(p, e.data.toolCallId, (t) =>
-        t.approval ? { ...t, approval: { ...t.approval, status: e.data.decision, reason: e.data.reason, ...(e.data.input === undefined ? {} : { input: e.data.input }) } } : t,
+        t.approval
+          ? {
+              ...t,
+              approval: { ...t.approval, status: e.data.decision, reason: e.data.reason, ...(e.data.input === undefined ? {} : { input: e.data.input }) },
+            }
+          : t,
       );
     case 'ToolCallCompleted':
       return updateTool(p, e.data.toolCallId, (t) => ({ ...t, completed: e.data }));

@@ -71,7 +71,16 @@ export function evolveApprovals(rows: readonly ApprovalRow[], e: ProjectedEvent)
     const d = e.data as EventOf<'ApprovalResolved'>['data'];
     return rows.map((r) =>
       r.approval_id === d.approvalId && r.status === 'pending'
-        ? { ...r, status: 'resolved', decision: d.decision, resolved_by: d.by, resolved_via: d.via, resolved_at: e.createdAt, resolution_reason: d.reason, updated_position: e.globalPosition }
+        ? {
+            ...r,
+            status: 'resolved',
+            decision: d.decision,
+            resolved_by: d.by,
+            resolved_via: d.via,
+            resolved_at: e.createdAt,
+            resolution_reason: d.reason,
+            updated_position: e.globalPosition,
+          }
         : r,
     );
   }
@@ -80,7 +89,16 @@ export function evolveApprovals(rows: readonly ApprovalRow[], e: ProjectedEvent)
   const by = e.type === 'TurnCancelled' ? (e.data as EventOf<'TurnCancelled'>['data']).by : (e.metadata?.actor ?? null);
   return rows.map((r) =>
     r.status === 'pending'
-      ? { ...r, status: 'resolved', decision: 'abandoned', resolved_by: by, resolved_via: e.metadata?.protocol ?? null, resolved_at: e.createdAt, resolution_reason: `the turn ${outcome} first`, updated_position: e.globalPosition }
+      ? {
+          ...r,
+          status: 'resolved',
+          decision: 'abandoned',
+          resolved_by: by,
+          resolved_via: e.metadata?.protocol ?? null,
+          resolved_at: e.createdAt,
+          resolution_reason: `the turn ${outcome} first`,
+          updated_position: e.globalPosition,
+        }
       : r,
   );
 }
@@ -91,11 +109,32 @@ export const approvalsProjection: ProjectionDef<ApprovalRow> = {
     table: 'read_approvals',
     key: ['tenant_id', 'session_id', 'approval_id'],
     // A turn's end changes every approval of the turn, so the group is the turn.
-    group: [{ column: 'tenant_id', type: 'uuid' }, { column: 'session_id', type: 'text' }, { column: 'turn_id', type: 'text' }],
+    group: [
+      { column: 'tenant_id', type: 'uuid' },
+      { column: 'session_id', type: 'text' },
+      { column: 'turn_id', type: 'text' },
+    ],
     columns: [
-      'tenant_id', 'session_id', 'approval_id', 'turn_id', 'tool_call_id', 'tool_name', 'arguments', 'risk_tier', 'request_reason',
-      'requested_via', 'requested_at', 'deadline_at', 'status', 'decision', 'resolved_by', 'resolved_via', 'resolved_at',
-      'resolution_reason', 'requested_position', 'updated_position',
+      'tenant_id',
+      'session_id',
+      'approval_id',
+      'turn_id',
+      'tool_call_id',
+      'tool_name',
+      'arguments',
+      'risk_tier',
+      'request_reason',
+      'requested_via',
+      'requested_at',
+      'deadline_at',
+      'status',
+      'decision',
+      'resolved_by',
+      'resolved_via',
+      'resolved_at',
+      'resolution_reason',
+      'requested_position',
+      'updated_position',
     ],
   },
   reads: APPROVAL_READS,

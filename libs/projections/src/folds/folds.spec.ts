@@ -16,7 +16,18 @@ describe('sessions fold', () => {
     const s = new SessionScript(T, 's1').turnWithApproval('t1').turnWithApproval('t2');
     const [row] = fold(sessionsProjection, s) as SessionRow[];
     expect(row).toEqual(
-      expect.objectContaining({ tenant_id: T, session_id: 's1', status: 'idle', opened_via: 'transport', title: 'please run t1', turn_count: 2, pending_approvals: 0, active_turn_id: null, total_tokens: 30, prompt_tokens: 20 }),
+      expect.objectContaining({
+        tenant_id: T,
+        session_id: 's1',
+        status: 'idle',
+        opened_via: 'transport',
+        title: 'please run t1',
+        turn_count: 2,
+        pending_approvals: 0,
+        active_turn_id: null,
+        total_tokens: 30,
+        prompt_tokens: 20,
+      }),
     );
     expect(row.last_position).toBe(s.events[s.events.length - 1].globalPosition);
     expect(row.last_activity_at).toBe(s.events[s.events.length - 1].createdAt);
@@ -43,7 +54,19 @@ describe('turns fold', () => {
     const rows = fold(turnsProjection, s) as TurnRow[];
     const t1 = rows.find((r) => r.turn_id === 't1') as TurnRow;
     const t2 = rows.find((r) => r.turn_id === 't2') as TurnRow;
-    expect(t1).toEqual(expect.objectContaining({ status: 'completed', provider: 'offline', model: 'echo', model_calls: 1, tool_calls: 1, total_tokens: 15, end_reason: 'end_turn', error_code: null, requested_via: 'transport' }));
+    expect(t1).toEqual(
+      expect.objectContaining({
+        status: 'completed',
+        provider: 'offline',
+        model: 'echo',
+        model_calls: 1,
+        tool_calls: 1,
+        total_tokens: 15,
+        end_reason: 'end_turn',
+        error_code: null,
+        requested_via: 'transport',
+      }),
+    );
     expect(t1.duration_ms).toBe(Date.parse(t1.ended_at as string) - Date.parse(t1.started_at as string));
     expect(t2).toEqual(expect.objectContaining({ status: 'cancelled', end_reason: 'user' }));
   });
@@ -65,9 +88,18 @@ describe('approvals fold', () => {
     const resolved = s.events.find((e) => e.type === 'ApprovalResolved');
     expect(a).toEqual(
       expect.objectContaining({
-        approval_id: 't1:a0', tool_name: 'shell', arguments: { cmd: 'ls' }, risk_tier: 'high', requested_via: 'transport', status: 'resolved',
-        decision: 'approved', resolved_by: { type: 'api_key', id: 'k2', name: 'ops' }, resolved_via: 'openharness', resolution_reason: 'fine',
-        resolved_at: resolved?.createdAt, updated_position: resolved?.globalPosition,
+        approval_id: 't1:a0',
+        tool_name: 'shell',
+        arguments: { cmd: 'ls' },
+        risk_tier: 'high',
+        requested_via: 'transport',
+        status: 'resolved',
+        decision: 'approved',
+        resolved_by: { type: 'api_key', id: 'k2', name: 'ops' },
+        resolved_via: 'openharness',
+        resolution_reason: 'fine',
+        resolved_at: resolved?.createdAt,
+        updated_position: resolved?.globalPosition,
       }),
     );
   });
@@ -75,7 +107,13 @@ describe('approvals fold', () => {
   it("a turn's end abandons what is still pending", () => {
     const s = new SessionScript(T, 's1').turnWithApproval('t1', 'cancel');
     expect(fold(approvalsProjection, s)).toEqual([
-      expect.objectContaining({ status: 'resolved', decision: 'abandoned', resolved_by: { type: 'api_key', id: 'k2' }, resolved_via: 'acp', resolution_reason: 'the turn cancelled first' }),
+      expect.objectContaining({
+        status: 'resolved',
+        decision: 'abandoned',
+        resolved_by: { type: 'api_key', id: 'k2' },
+        resolved_via: 'acp',
+        resolution_reason: 'the turn cancelled first',
+      }),
     ]);
   });
 });
@@ -85,7 +123,9 @@ describe('foldBatch', () => {
     const s = new SessionScript(T, 's1').turnWithApproval('t1');
     s.add({ type: 'SomethingFromTheFuture', data: { x: 1 } });
     const folded = foldBatch(sessionsProjection, s.events, []);
-    expect(folded.advance).toEqual(expect.objectContaining({ skipped: 1, lastSkippedType: 'SomethingFromTheFuture', position: s.events[s.events.length - 1].globalPosition }));
+    expect(folded.advance).toEqual(
+      expect.objectContaining({ skipped: 1, lastSkippedType: 'SomethingFromTheFuture', position: s.events[s.events.length - 1].globalPosition }),
+    );
     expect(folded.changed).toHaveLength(1);
   });
 

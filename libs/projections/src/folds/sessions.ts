@@ -66,7 +66,11 @@ function apply(row: SessionRow, event: HubEvent): Partial<SessionRow> {
       return { status: 'running', active_turn_id: event.data.turnId, pending_approvals: 0 };
     case 'ModelCallCompleted': {
       const u = event.data.usage;
-      return { prompt_tokens: row.prompt_tokens + u.promptTokens, completion_tokens: row.completion_tokens + u.completionTokens, total_tokens: row.total_tokens + u.totalTokens };
+      return {
+        prompt_tokens: row.prompt_tokens + u.promptTokens,
+        completion_tokens: row.completion_tokens + u.completionTokens,
+        total_tokens: row.total_tokens + u.totalTokens,
+      };
     }
     case 'ApprovalRequested':
       if (event.data.turnId !== row.active_turn_id) return {};
@@ -111,10 +115,26 @@ export const sessionsProjection: ProjectionDef<SessionRow> = {
   table: {
     table: 'read_sessions',
     key: ['tenant_id', 'session_id'],
-    group: [{ column: 'tenant_id', type: 'uuid' }, { column: 'session_id', type: 'text' }],
+    group: [
+      { column: 'tenant_id', type: 'uuid' },
+      { column: 'session_id', type: 'text' },
+    ],
     columns: [
-      'tenant_id', 'session_id', 'status', 'opened_via', 'opened_by', 'title', 'turn_count', 'active_turn_id', 'pending_approvals',
-      'prompt_tokens', 'completion_tokens', 'total_tokens', 'opened_at', 'last_activity_at', 'last_position',
+      'tenant_id',
+      'session_id',
+      'status',
+      'opened_via',
+      'opened_by',
+      'title',
+      'turn_count',
+      'active_turn_id',
+      'pending_approvals',
+      'prompt_tokens',
+      'completion_tokens',
+      'total_tokens',
+      'opened_at',
+      'last_activity_at',
+      'last_position',
     ],
   },
   reads: SESSION_READS,

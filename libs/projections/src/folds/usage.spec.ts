@@ -15,7 +15,17 @@ describe('usage fold', () => {
     const t1 = rows.find((r) => r.turn_id === 't1') as UsageRow;
     const t2 = rows.find((r) => r.turn_id === 't2') as UsageRow;
     expect(t1).toEqual(
-      expect.objectContaining({ day: '2026-11-23', key_prefix: 'k1', outcome: 'completed', model_calls: 1, prompt_tokens: 10, completion_tokens: 5, tool_calls: { builtin: 1 }, approvals: 1, waiting: {} }),
+      expect.objectContaining({
+        day: '2026-11-23',
+        key_prefix: 'k1',
+        outcome: 'completed',
+        model_calls: 1,
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        tool_calls: { builtin: 1 },
+        approvals: 1,
+        waiting: {},
+      }),
     );
     expect(t1.approval_wait_ms).toBe(Date.parse(at(s, 'ApprovalResolved')) - Date.parse(at(s, 'ApprovalRequested')));
     // Cancelled with its approval pending: no answer, no wait counted, nothing left waiting.
@@ -33,7 +43,10 @@ describe('usage fold', () => {
 
   it('has no key for a turn no key requested, and a day of its own past midnight', () => {
     const s = new SessionScript(T, 's1', { position: 1, time: Date.parse('2026-11-23T23:59:59.950Z') });
-    s.add({ type: 'TurnRequested', data: { turnId: 't', userMessageId: 'u', prompt: 'x', context: {}, busyPolicy: 'enqueue' } }, { actor: { type: 'system', id: 'scheduler' } });
+    s.add(
+      { type: 'TurnRequested', data: { turnId: 't', userMessageId: 'u', prompt: 'x', context: {}, busyPolicy: 'enqueue' } },
+      { actor: { type: 'system', id: 'scheduler' } },
+    );
     s.add({ type: 'TurnFailed', data: { turnId: 't', code: 'X', message: 'no', retryable: false } });
     expect(fold(s)).toEqual([expect.objectContaining({ day: '2026-11-24', key_prefix: null, outcome: 'failed' })]);
   });
@@ -41,6 +54,12 @@ describe('usage fold', () => {
   it('adds totals field by field, tool calls by executor', () => {
     const a = { ...emptyTotals(), modelCalls: 2, toolCalls: { builtin: 1 }, turns: { ...emptyTotals().turns, completed: 1 } };
     const b = { ...emptyTotals(), modelCalls: 3, approvalWaitMs: 7, toolCalls: { builtin: 2, mcp: 1 }, turns: { ...emptyTotals().turns, failed: 2 } };
-    expect(addTotals(a, b)).toEqual({ ...emptyTotals(), modelCalls: 5, approvalWaitMs: 7, toolCalls: { builtin: 3, mcp: 1 }, turns: { completed: 1, failed: 2, cancelled: 0, delivered: 0, open: 0 } });
+    expect(addTotals(a, b)).toEqual({
+      ...emptyTotals(),
+      modelCalls: 5,
+      approvalWaitMs: 7,
+      toolCalls: { builtin: 3, mcp: 1 },
+      turns: { completed: 1, failed: 2, cancelled: 0, delivered: 0, open: 0 },
+    });
   });
 });

@@ -10,7 +10,10 @@ import { parseArgs } from 'node:util';
 import { createPool } from '@hub/event-store';
 import { HUB_PROJECTIONS, ProjectionRunner } from '../index';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { batch: { type: 'string', default: '50' }, 'hold-ms': { type: 'string', default: '0' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { batch: { type: 'string', default: '50' }, 'hold-ms': { type: 'string', default: '0' } },
+});
 const url = positionals[0];
 const holdMs = Number(values['hold-ms']);
 const say = (o: Record<string, unknown>) => process.stderr.write(`${JSON.stringify(o)}\n`);
@@ -27,4 +30,11 @@ const runner = new ProjectionRunner(pool, HUB_PROJECTIONS, {
   log: (message, error) => say({ msg: message, error: error ? String(error) : undefined }),
 });
 void runner.start().then(() => say({ msg: 'runner started' }));
-process.on('SIGTERM', () => void runner.stop().then(() => pool.end()).then(() => process.exit(0)));
+process.on(
+  'SIGTERM',
+  () =>
+    void runner
+      .stop()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+);

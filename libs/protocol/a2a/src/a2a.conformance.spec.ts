@@ -64,27 +64,55 @@ describe('request fixtures (what the SDK client sends)', () => {
       target: {
         kind: 'submit',
         commandId: 'a2a:a2a-m-1:m-1',
-        command: { type: 'SubmitTurn', sessionId: 'a2a-m-1', turnId: 'a2a-m-1', prompt: 'calculate 2 * 21', context: { a2a: { messageId: 'm-1', contextId: 'a2a-m-1' } }, busyPolicy: 'enqueue' },
+        command: {
+          type: 'SubmitTurn',
+          sessionId: 'a2a-m-1',
+          turnId: 'a2a-m-1',
+          prompt: 'calculate 2 * 21',
+          context: { a2a: { messageId: 'm-1', contextId: 'a2a-m-1' } },
+          busyPolicy: 'enqueue',
+        },
       },
     });
   });
 
   it('a message on a task carries its decision: a data part, or the word alone', () => {
     const data = decode(load('SendStreamingMessage--approval-data-part.json'), ctx);
-    expect(data.ok && data.call).toEqual(expect.objectContaining({ stream: true, target: { kind: 'continue', task: { sessionId: 'ctx-1', turnId: 'a2a-m-2' }, taskId: 'ctx-1/a2a-m-2', messageId: 'm-4', decision: { decision: 'approved', reason: 'fine' } } }));
+    expect(data.ok && data.call).toEqual(
+      expect.objectContaining({
+        stream: true,
+        target: {
+          kind: 'continue',
+          task: { sessionId: 'ctx-1', turnId: 'a2a-m-2' },
+          taskId: 'ctx-1/a2a-m-2',
+          messageId: 'm-4',
+          decision: { decision: 'approved', reason: 'fine' },
+        },
+      }),
+    );
     const word = decode(load('SendMessage--approval-word.json'), ctx);
     expect(word.ok && word.call.kind === 'send' && word.call.target).toEqual(expect.objectContaining({ decision: { decision: 'denied' } }));
   });
 
   it('push configs: create, get, list and delete name the task; a config in a send rides with the new turn', () => {
     const created = decode(load('CreateTaskPushNotificationConfig.json'), ctx);
-    expect(created.ok && created.call).toEqual({ kind: 'push-set', task: { sessionId: 'ctx-1', turnId: 'a2a-m-2' }, taskId: 'ctx-1/a2a-m-2', config: expect.objectContaining({ id: 'cfg-1', url: 'https://example.com/a2a-hook', token: 'client-token' }) });
+    expect(created.ok && created.call).toEqual({
+      kind: 'push-set',
+      task: { sessionId: 'ctx-1', turnId: 'a2a-m-2' },
+      taskId: 'ctx-1/a2a-m-2',
+      config: expect.objectContaining({ id: 'cfg-1', url: 'https://example.com/a2a-hook', token: 'client-token' }),
+    });
     const got = decode(load('GetTaskPushNotificationConfig.json'), ctx);
     expect(got.ok && got.call).toEqual(expect.objectContaining({ kind: 'push-get', configId: 'cfg-1' }));
     const deleted = decode(load('DeleteTaskPushNotificationConfig.json'), ctx);
     expect(deleted.ok && deleted.call).toEqual(expect.objectContaining({ kind: 'push-delete', configId: 'cfg-1' }));
     const sent = decode(load('SendMessage--push-config.json'), ctx);
-    expect(sent.ok && sent.call).toEqual(expect.objectContaining({ kind: 'send', push: expect.objectContaining({ url: 'https://example.com/a2a-hook', authentication: { scheme: 'Bearer', credentials: 'client-secret' } }) }));
+    expect(sent.ok && sent.call).toEqual(
+      expect.objectContaining({
+        kind: 'send',
+        push: expect.objectContaining({ url: 'https://example.com/a2a-hook', authentication: { scheme: 'Bearer', credentials: 'client-secret' } }),
+      }),
+    );
   });
 
   it('returnImmediately is a non-blocking send', () => {
@@ -94,13 +122,22 @@ describe('request fixtures (what the SDK client sends)', () => {
 });
 
 describe('invalid requests', () => {
-  const invalid = JSON.parse(readFileSync(path.join(FIXTURES, 'invalid-requests.json'), 'utf8')) as { name: string; body: unknown; version?: string; code: number; reason: string; field?: string }[];
+  const invalid = JSON.parse(readFileSync(path.join(FIXTURES, 'invalid-requests.json'), 'utf8')) as {
+    name: string;
+    body: unknown;
+    version?: string;
+    code: number;
+    reason: string;
+    field?: string;
+  }[];
   it.each(invalid.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     const r = decode(c.body, { ...ctx, ...(c.version ? { version: c.version } : {}) });
     if (r.ok) throw new Error(`${c.name} decoded`);
     const wire = encodeError(r.error, r.id);
     expect(wire.body.error.code).toBe(c.code);
-    expect(wire.body.error.data[0]).toEqual(expect.objectContaining({ reason: c.reason, ...(c.field ? { metadata: expect.objectContaining({ field: c.field }) } : {}) }));
+    expect(wire.body.error.data[0]).toEqual(
+      expect.objectContaining({ reason: c.reason, ...(c.field ? { metadata: expect.objectContaining({ field: c.field }) } : {}) }),
+    );
     expect(wire.body.id).toBe(typeof c.body === 'object' && c.body !== null && 'id' in c.body ? (c.body as { id: unknown }).id : null);
   });
 });
@@ -120,26 +157,71 @@ const meta = { correlationId: 'c', actor: { type: 'api_key' as const, id: 'k' },
 function rec(type: string, data: Record<string, unknown>): Recorded<HubEvent> {
   const parsed = HubEvent.parse({ type, data });
   pos += 1;
-  return { ...parsed, eventId: `e${pos}`, tenantId: 't', streamId: 'session-s1', streamPosition: pos, globalPosition: pos, createdAt: new Date(Date.UTC(2026, 10, 26, 12, 0, pos % 60)).toISOString(), metadata: meta } as Recorded<HubEvent>;
+  return {
+    ...parsed,
+    eventId: `e${pos}`,
+    tenantId: 't',
+    streamId: 'session-s1',
+    streamPosition: pos,
+    globalPosition: pos,
+    createdAt: new Date(Date.UTC(2026, 10, 26, 12, 0, pos % 60)).toISOString(),
+    metadata: meta,
+  } as Recorded<HubEvent>;
 }
 const T = 'a2a-m-1';
-const approval = { turnId: T, approvalId: 'ap-1', toolCallId: 'call-1', toolName: 'write_file', input: { path: 'a.txt', content: 'x' }, riskTier: 'medium', reason: 'writes a file', deadlineAt: null };
+const approval = {
+  turnId: T,
+  approvalId: 'ap-1',
+  toolCallId: 'call-1',
+  toolName: 'write_file',
+  input: { path: 'a.txt', content: 'x' },
+  riskTier: 'medium',
+  reason: 'writes a file',
+  deadlineAt: null,
+};
 const APPROVED_RUN = [
   rec('SessionOpened', { sessionId: 's1', openedVia: 'a2a' }),
-  rec('TurnRequested', { turnId: T, userMessageId: `${T}:u`, prompt: 'write "x" to a.txt', context: { a2a: { messageId: 'm-1', contextId: 's1' } }, busyPolicy: 'enqueue' }),
+  rec('TurnRequested', {
+    turnId: T,
+    userMessageId: `${T}:u`,
+    prompt: 'write "x" to a.txt',
+    context: { a2a: { messageId: 'm-1', contextId: 's1' } },
+    busyPolicy: 'enqueue',
+  }),
   rec('TurnQueued', { turnId: T, reason: 'capacity', since: '2026-11-26T12:00:00.000Z' }),
   rec('TurnStarted', { turnId: T }),
   rec('MessageStarted', { turnId: T, messageId: `${T}:m`, role: 'assistant' }),
   rec('TextDelta', { turnId: T, messageId: `${T}:m`, callId: `${T}:c0`, offset: 0, text: "I'll write " }),
   rec('TextDelta', { turnId: T, messageId: `${T}:m`, callId: `${T}:c0`, offset: 11, text: '1 bytes to a.txt.' }),
-  rec('ToolCallStarted', { turnId: T, messageId: `${T}:m`, toolCallId: 'call-1', name: 'write_file', input: approval.input, policy: 'ask', executor: 'builtin' }),
+  rec('ToolCallStarted', {
+    turnId: T,
+    messageId: `${T}:m`,
+    toolCallId: 'call-1',
+    name: 'write_file',
+    input: approval.input,
+    policy: 'ask',
+    executor: 'builtin',
+  }),
   rec('ApprovalRequested', approval),
   rec('TurnRequested', { turnId: 'other', userMessageId: 'other:u', prompt: 'queued behind', context: {}, busyPolicy: 'enqueue' }),
-  rec('ApprovalResolved', { turnId: T, approvalId: 'ap-1', toolCallId: 'call-1', decision: 'approved', by: { type: 'api_key', id: 'k2', name: 'ops' }, via: 'internal', reason: null }),
+  rec('ApprovalResolved', {
+    turnId: T,
+    approvalId: 'ap-1',
+    toolCallId: 'call-1',
+    decision: 'approved',
+    by: { type: 'api_key', id: 'k2', name: 'ops' },
+    via: 'internal',
+    reason: null,
+  }),
   rec('ToolCallCompleted', { turnId: T, toolCallId: 'call-1', status: 'complete', output: 'wrote 1 byte', durationMs: 3 }),
   rec('TextDelta', { turnId: T, messageId: `${T}:m`, callId: `${T}:c1`, offset: 0, text: 'Done: wrote 1 byte.' }),
   rec('MessageCompleted', { turnId: T, messageId: `${T}:m` }),
-  rec('TurnCompleted', { turnId: T, text: "I'll write 1 bytes to a.txt.Done: wrote 1 byte.", stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } }),
+  rec('TurnCompleted', {
+    turnId: T,
+    text: "I'll write 1 bytes to a.txt.Done: wrote 1 byte.",
+    stopReason: 'end_turn',
+    usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+  }),
 ];
 const REF = { sessionId: 's1', turnId: T };
 
@@ -152,23 +234,44 @@ function run(events: readonly Recorded<HubEvent>[], view: TaskView = initialTask
   }
   return { frames, view, states: frames.flatMap((f) => ('statusUpdate' in f ? [f.statusUpdate.status.state] : [])) };
 }
-const textOf = (frames: Frame[]) => frames.map((f) => ('artifactUpdate' in f ? (f.artifactUpdate.artifact.parts ?? []).map((p) => p.text ?? '').join('') : '')).join('');
-const roundTrips = (type: { fromJSON(o: unknown): unknown; toJSON(m: never): unknown }, json: unknown) => expect(type.toJSON(type.fromJSON(json) as never)).toEqual(json);
+const textOf = (frames: Frame[]) =>
+  frames.map((f) => ('artifactUpdate' in f ? (f.artifactUpdate.artifact.parts ?? []).map((p) => p.text ?? '').join('') : '')).join('');
+const roundTrips = (type: { fromJSON(o: unknown): unknown; toJSON(m: never): unknown }, json: unknown) =>
+  expect(type.toJSON(type.fromJSON(json) as never)).toEqual(json);
 
 describe('encode', () => {
   it('a turn through approval to completion: the states A2A expects, the answer as one appended artifact', () => {
     const { frames, view, states } = run(APPROVED_RUN);
-    expect(states).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    expect(states).toEqual([
+      'TASK_STATE_SUBMITTED',
+      'TASK_STATE_SUBMITTED',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_INPUT_REQUIRED',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_COMPLETED',
+    ]);
     expect(textOf(frames)).toBe("I'll write 1 bytes to a.txt.Done: wrote 1 byte.");
     const chunks = frames.flatMap((f) => ('artifactUpdate' in f ? [f.artifactUpdate] : []));
-    expect(chunks.map((c) => [c.append ?? false, c.lastChunk ?? false])).toEqual([[false, false], [true, false], [true, false], [true, true]]);
+    expect(chunks.map((c) => [c.append ?? false, c.lastChunk ?? false])).toEqual([
+      [false, false],
+      [true, false],
+      [true, false],
+      [true, true],
+    ]);
     const asked = frames.find((f) => 'statusUpdate' in f && f.statusUpdate.status.state === 'TASK_STATE_INPUT_REQUIRED');
-    expect(asked && 'statusUpdate' in asked && asked.statusUpdate.status.message?.parts[1]).toEqual({ data: expect.objectContaining({ approvalId: 'ap-1', toolName: 'write_file' }), mediaType: 'application/json' });
+    expect(asked && 'statusUpdate' in asked && asked.statusUpdate.status.message?.parts[1]).toEqual({
+      data: expect.objectContaining({ approvalId: 'ap-1', toolName: 'write_file' }),
+      mediaType: 'application/json',
+    });
     expect(isTerminal(view)).toBe(true);
   });
 
   it('every frame carries its event’s global position as the cursor, never going back', () => {
-    const cursors = run(APPROVED_RUN).frames.map((f) => (Object.values(f)[0] as { metadata: Record<string, { cursor: number }> }).metadata['dev.harnesshub'].cursor);
+    const cursors = run(APPROVED_RUN).frames.map(
+      (f) => (Object.values(f)[0] as { metadata: Record<string, { cursor: number }> }).metadata['dev.harnesshub'].cursor,
+    );
     expect(cursors).toEqual([...cursors].sort((a, b) => a - b));
     expect(new Set(cursors).size).toBe(cursors.length - 1); // the completion's last chunk and status share its event
   });
@@ -182,7 +285,10 @@ describe('encode', () => {
     const whole = run(APPROVED_RUN).frames;
     for (const cut of APPROVED_RUN.map((e) => e.globalPosition)) {
       const before = run(APPROVED_RUN.filter((e) => e.globalPosition <= cut));
-      const after = run(APPROVED_RUN.filter((e) => e.globalPosition > cut), foldTask(APPROVED_RUN, REF, cut));
+      const after = run(
+        APPROVED_RUN.filter((e) => e.globalPosition > cut),
+        foldTask(APPROVED_RUN, REF, cut),
+      );
       expect([cut, [...before.frames, ...after.frames]]).toEqual([cut, whole]);
     }
   });
@@ -197,7 +303,10 @@ describe('encode', () => {
         artifacts: [{ artifactId: 'answer', name: 'answer', parts: [{ text: "I'll write 1 bytes to a.txt.Done: wrote 1 byte." }] }],
       }),
     );
-    expect(task?.history?.map((m) => [m.role, m.messageId])).toEqual([['ROLE_USER', 'm-1'], ['ROLE_AGENT', `${T}:${APPROVED_RUN.at(-1)?.globalPosition}`]]);
+    expect(task?.history?.map((m) => [m.role, m.messageId])).toEqual([
+      ['ROLE_USER', 'm-1'],
+      ['ROLE_AGENT', `${T}:${APPROVED_RUN.at(-1)?.globalPosition}`],
+    ]);
     expect(taskOf(foldTask(APPROVED_RUN, REF), { historyLength: 0 })?.history).toBeUndefined();
     // The same task at the approval: input-required, the stream of a send would stop there.
     const asked = foldTask(APPROVED_RUN, REF, APPROVED_RUN[8].globalPosition);
@@ -224,7 +333,11 @@ describe('encode', () => {
 });
 
 describe('the agent card', () => {
-  const card = agentCard({ url: 'https://hub.example.com/v1/a2a', version: '0.1.0', tools: [{ name: 'write_file', description: 'Writes a file.', policy: 'ask', executor: 'builtin' }] });
+  const card = agentCard({
+    url: 'https://hub.example.com/v1/a2a',
+    version: '0.1.0',
+    tools: [{ name: 'write_file', description: 'Writes a file.', policy: 'ask', executor: 'builtin' }],
+  });
   it('is canonical AgentCard JSON: the JSON-RPC interface at v1.0, bearer security, a skill per tool', () => {
     roundTrips(AgentCard, card);
     const parsed = AgentCard.fromJSON(card);

@@ -31,7 +31,8 @@ export function agentCard(input: CardInput): Record<string, unknown> {
     {
       id: 'chat',
       name: 'Chat',
-      description: 'Answers in text, running the tools below in a hub session (the contextId); a tool that needs approval turns the task input-required until a message on the task (or any hub client) answers it.',
+      description:
+        'Answers in text, running the tools below in a hub session (the contextId); a tool that needs approval turns the task input-required until a message on the task (or any hub client) answers it.',
       tags: ['chat'],
       examples: ['hello', 'calculate 2 * 21'],
       inputModes: ['text/plain'],
@@ -48,14 +49,21 @@ export function agentCard(input: CardInput): Record<string, unknown> {
   ];
   return {
     name: 'Harness Hub',
-    description: 'An event-sourced hub for agent runs: every A2A task is a turn in a hub session, recorded in its log and visible, approvable and cancellable from every protocol the hub speaks.',
+    description:
+      'An event-sourced hub for agent runs: every A2A task is a turn in a hub session, recorded in its log and visible, approvable and cancellable from every protocol the hub speaks.',
     supportedInterfaces: [{ url: input.url, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION }],
     provider: { organization: 'Harness Hub', url: input.url },
     version: input.version,
     ...(input.documentationUrl ? { documentationUrl: input.documentationUrl } : {}),
     capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
     securitySchemes: {
-      [BEARER_SCHEME]: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'Harness Hub API key', description: 'Authorization: Bearer <hub API key>; the key decides the tenant and the role.' } },
+      [BEARER_SCHEME]: {
+        httpAuthSecurityScheme: {
+          scheme: 'Bearer',
+          bearerFormat: 'Harness Hub API key',
+          description: 'Authorization: Bearer <hub API key>; the key decides the tenant and the role.',
+        },
+      },
     },
     securityRequirements: [{ schemes: { [BEARER_SCHEME]: {} } }],
     defaultInputModes: ['text/plain', 'application/json'],

@@ -46,7 +46,14 @@ export type SendTarget =
 export type DecodeResult = { ok: true; id: JsonRpcId; method: A2aMethod; call: A2aCall } | { ok: false; id: JsonRpcId | null; error: A2aError };
 
 const DEFAULT_PAGE = 50;
-const DECISION_WORDS: Readonly<Record<string, Decision['decision']>> = { approve: 'approved', approved: 'approved', yes: 'approved', deny: 'denied', denied: 'denied', no: 'denied' };
+const DECISION_WORDS: Readonly<Record<string, Decision['decision']>> = {
+  approve: 'approved',
+  approved: 'approved',
+  yes: 'approved',
+  deny: 'denied',
+  denied: 'denied',
+  no: 'denied',
+};
 
 /**
  * One JSON-RPC request body (already JSON-parsed) → what the hub should do, or the A2A error
@@ -56,10 +63,19 @@ export function decode(body: unknown, ctx: DecodeContext): DecodeResult {
   const id = idOf(body);
   const fail = (error: A2aError): DecodeResult => ({ ok: false, id, error });
   if (ctx.version !== undefined && ctx.version.trim() !== '' && !sameMajorMinor(ctx.version, A2A_PROTOCOL_VERSION)) {
-    return fail(a2aError('VERSION_NOT_SUPPORTED', `A2A-Version ${ctx.version.slice(0, 32)} is not served here: this agent speaks A2A ${A2A_PROTOCOL_VERSION}`, { supported: A2A_PROTOCOL_VERSION }));
+    return fail(
+      a2aError('VERSION_NOT_SUPPORTED', `A2A-Version ${ctx.version.slice(0, 32)} is not served here: this agent speaks A2A ${A2A_PROTOCOL_VERSION}`, {
+        supported: A2A_PROTOCOL_VERSION,
+      }),
+    );
   }
   const req = JsonRpcRequest.safeParse(body);
-  if (!req.success) return fail(a2aError('INVALID_REQUEST', 'Invalid Request: expected one JSON-RPC 2.0 request with jsonrpc "2.0", an id and a method', { field: pathOf(req.error.issues) }));
+  if (!req.success)
+    return fail(
+      a2aError('INVALID_REQUEST', 'Invalid Request: expected one JSON-RPC 2.0 request with jsonrpc "2.0", an id and a method', {
+        field: pathOf(req.error.issues),
+      }),
+    );
   const { method, params } = req.data;
   if (!isMethod(method)) return fail(unknownMethod(method));
   const call = callOf(method, params ?? {}, ctx);
@@ -78,7 +94,8 @@ function callOf(method: A2aMethod, params: unknown, ctx: DecodeContext): A2aCall
       if (!p.success) return fromIssues(p.error.issues);
       const task = parseTaskId(p.data.id);
       if (!task) return a2aError('TASK_NOT_FOUND', 'no such task', { taskId: p.data.id.slice(0, 128) });
-      if (method === 'GetTask') return { kind: 'get', task, taskId: p.data.id, ...(p.data.historyLength === undefined ? {} : { historyLength: p.data.historyLength }) };
+      if (method === 'GetTask')
+        return { kind: 'get', task, taskId: p.data.id, ...(p.data.historyLength === undefined ? {} : { historyLength: p.data.historyLength }) };
       return { kind: method === 'CancelTask' ? 'cancel' : 'subscribe', task, taskId: p.data.id };
     }
     case 'ListTasks': {
@@ -86,8 +103,15 @@ function callOf(method: A2aMethod, params: unknown, ctx: DecodeContext): A2aCall
       if (!p.success) return fromIssues(p.error.issues);
       // Tasks are turns of a session: the hub lists them per session (its sessions are listed by GET /v1/sessions).
       if (!p.data.contextId) return invalidParams('ListTasks needs contextId: tasks are listed per context (hub session)', 'params.contextId');
-      if (!SESSION_ID_PATTERN.test(p.data.contextId)) return a2aError('INVALID_PARAMS', 'contextId is not a hub session id (1-128 of [A-Za-z0-9._:@-])', { field: 'params.contextId' });
-      return { kind: 'list', sessionId: p.data.contextId, pageSize: p.data.pageSize ?? DEFAULT_PAGE, includeArtifacts: p.data.includeArtifacts ?? false, ...(p.data.historyLength === undefined ? {} : { historyLength: p.data.historyLength }) };
+      if (!SESSION_ID_PATTERN.test(p.data.contextId))
+        return a2aError('INVALID_PARAMS', 'contextId is not a hub session id (1-128 of [A-Za-z0-9._:@-])', { field: 'params.contextId' });
+      return {
+        kind: 'list',
+        sessionId: p.data.contextId,
+        pageSize: p.data.pageSize ?? DEFAULT_PAGE,
+        includeArtifacts: p.data.includeArtifacts ?? false,
+        ...(p.data.historyLength === undefined ? {} : { historyLength: p.data.historyLength }),
+      };
     }
     case 'CreateTaskPushNotificationConfig':
     case 'GetTaskPushNotificationConfig':
@@ -120,8 +144,12 @@ function sendOf(params: unknown, stream: boolean, ctx: DecodeContext): A2aCall |
   if (message.taskId) {
     const task = parseTaskId(message.taskId);
     if (!task) return a2aError('TASK_NOT_FOUND', 'no such task', { taskId: message.taskId.slice(0, 128) });
-    if (message.contextId && message.contextId !== task.sessionId) return invalidParams('message.contextId is not the context of message.taskId', `${field}.contextId`);
-    return { ...base, target: { kind: 'continue', task, taskId: message.taskId, messageId: message.messageId, decision: parts.decision ?? decisionWord(parts.text) } };
+    if (message.contextId && message.contextId !== task.sessionId)
+      return invalidParams('message.contextId is not the context of message.taskId', `${field}.contextId`);
+    return {
+      ...base,
+      target: { kind: 'continue', task, taskId: message.taskId, messageId: message.messageId, decision: parts.decision ?? decisionWord(parts.text) },
+    };
   }
   if (parts.decision) return invalidParams('an approval decision answers a task: send it with message.taskId of the input-required task', `${field}.parts`);
   if (!parts.text.trim()) return invalidParams('the message has no text: a new task needs a prompt in a text part', `${field}.parts`);
@@ -150,11 +178,20 @@ function partsOf(parts: readonly Part[]): { text: string; decision?: Decision } 
     const kinds = (['text', 'raw', 'url', 'data'] as const).filter((k) => part[k] !== undefined);
     if (kinds.length !== 1) return invalidParams('a part has exactly one of text, raw, url or data', field);
     if (part.raw !== undefined || part.url !== undefined) {
-      return a2aError('CONTENT_TYPE_NOT_SUPPORTED', 'file parts (raw, url) are not accepted: this agent takes text, and a data part only as an approval decision', { field });
+      return a2aError(
+        'CONTENT_TYPE_NOT_SUPPORTED',
+        'file parts (raw, url) are not accepted: this agent takes text, and a data part only as an approval decision',
+        { field },
+      );
     }
     if (part.data !== undefined) {
       const d = ApprovalDecision.safeParse(part.data);
-      if (!d.success) return a2aError('CONTENT_TYPE_NOT_SUPPORTED', 'a data part is accepted only as an approval decision {"decision": "approved"|"denied", "approvalId"?, "reason"?}', { field });
+      if (!d.success)
+        return a2aError(
+          'CONTENT_TYPE_NOT_SUPPORTED',
+          'a data part is accepted only as an approval decision {"decision": "approved"|"denied", "approvalId"?, "reason"?}',
+          { field },
+        );
       if (decision) return invalidParams('one decision per message', field);
       decision = d.data;
     }
@@ -174,7 +211,10 @@ function decisionWord(text: string): Decision | null {
 function unknownMethod(method: string): A2aError {
   const successor = LEGACY_METHODS[method];
   if (successor) {
-    return a2aError('VERSION_NOT_SUPPORTED', `${method} is A2A v0.3; this agent speaks A2A ${A2A_PROTOCOL_VERSION}, where it is ${successor}`, { method, supported: A2A_PROTOCOL_VERSION });
+    return a2aError('VERSION_NOT_SUPPORTED', `${method} is A2A v0.3; this agent speaks A2A ${A2A_PROTOCOL_VERSION}, where it is ${successor}`, {
+      method,
+      supported: A2A_PROTOCOL_VERSION,
+    });
   }
   return a2aError('METHOD_NOT_FOUND', `Method not found: ${method.slice(0, 64)}; this agent serves ${A2A_METHODS.join(', ')}`, { method: method.slice(0, 64) });
 }
@@ -201,7 +241,12 @@ export function idOf(body: unknown): JsonRpcId | null {
 }
 
 function pathOf(issues: readonly z.core.$ZodIssue[]): string {
-  return (issues[0]?.path ?? []).map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(body)';
+  return (
+    (issues[0]?.path ?? [])
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('')
+      .replace(/^\./, '') || '(body)'
+  );
 }
 
 function fromIssues(issues: readonly z.core.$ZodIssue[], prefix = 'params'): A2aError {

@@ -66,7 +66,9 @@ export function encode(event: Recorded<HubEvent>, view: TaskView): Encoded {
     case 'TextDelta':
       return e.data.text === '' ? { frames: [], view: next } : chunk({ ...next, answer: next.answer + e.data.text }, e.data.text, at.cursor);
     case 'ToolCallStarted':
-      return status(next, 'TASK_STATE_WORKING', at, [toolPart({ toolCallId: e.data.toolCallId, name: e.data.name, input: e.data.input, status: 'started', executor: e.data.executor })]);
+      return status(next, 'TASK_STATE_WORKING', at, [
+        toolPart({ toolCallId: e.data.toolCallId, name: e.data.name, input: e.data.input, status: 'started', executor: e.data.executor }),
+      ]);
     case 'ToolCallUpdated':
       return status(next, 'TASK_STATE_WORKING', at, [toolPart({ toolCallId: e.data.toolCallId, status: 'running', message: e.data.message })]);
     case 'ToolCallCompleted':
@@ -77,7 +79,10 @@ export function encode(event: Recorded<HubEvent>, view: TaskView): Encoded {
       const after = { ...next, pending: next.pending.filter((a) => a.approvalId !== e.data.approvalId) };
       if (after.pending.length > 0) return asking(after, at);
       const who = e.data.by.name ?? e.data.by.id;
-      return status(after, 'TASK_STATE_WORKING', at, [{ text: `${e.data.decision === 'approved' ? 'Approved' : 'Denied'} by ${who} (${e.data.via}).` }, { data: { approvalId: e.data.approvalId, decision: e.data.decision, reason: e.data.reason }, mediaType: 'application/json' }]);
+      return status(after, 'TASK_STATE_WORKING', at, [
+        { text: `${e.data.decision === 'approved' ? 'Approved' : 'Denied'} by ${who} (${e.data.via}).` },
+        { data: { approvalId: e.data.approvalId, decision: e.data.decision, reason: e.data.reason }, mediaType: 'application/json' },
+      ]);
     }
     case 'TurnCompleted': {
       const last = lastChunk({ ...next, answer: e.data.text }, e.data.text, at.cursor);
@@ -85,7 +90,10 @@ export function encode(event: Recorded<HubEvent>, view: TaskView): Encoded {
       return { frames: [...last.frames, ...done.frames], view: done.view };
     }
     case 'TurnFailed':
-      return status({ ...next, pending: [] }, 'TASK_STATE_FAILED', at, [{ text: publicFailureMessage(e.data.code, e.data.message) }, { data: { code: e.data.code, retryable: e.data.retryable }, mediaType: 'application/json' }]);
+      return status({ ...next, pending: [] }, 'TASK_STATE_FAILED', at, [
+        { text: publicFailureMessage(e.data.code, e.data.message) },
+        { data: { code: e.data.code, retryable: e.data.retryable }, mediaType: 'application/json' },
+      ]);
     case 'TurnCancelled':
       return status({ ...next, pending: [] }, 'TASK_STATE_CANCELED', at, [{ text: `The task was cancelled (${e.data.reason}).` }]);
     // No A2A counterpart: model-call bookkeeping, reasoning text (not part of the answer), the
@@ -133,7 +141,10 @@ export function isInterrupted(view: TaskView): boolean {
 /** The `Task` object of a view (null: no such task). `historyLength` 0 leaves the history out. */
 export function taskOf(view: TaskView, opts: { historyLength?: number; artifacts?: boolean } = {}): WireTask | null {
   if (!view.status) return null;
-  const history = [...(view.userMessage ? [view.userMessage] : []), ...(view.status.state === 'TASK_STATE_COMPLETED' && view.status.message ? [view.status.message] : [])];
+  const history = [
+    ...(view.userMessage ? [view.userMessage] : []),
+    ...(view.status.state === 'TASK_STATE_COMPLETED' && view.status.message ? [view.status.message] : []),
+  ];
   const kept = opts.historyLength === undefined ? history : opts.historyLength === 0 ? [] : history.slice(-opts.historyLength);
   const artifacts: WireArtifact[] = view.answer ? [{ artifactId: ANSWER_ARTIFACT_ID, name: ANSWER_ARTIFACT_ID, parts: [{ text: view.answer }] }] : [];
   return {
@@ -177,7 +188,15 @@ function status(view: TaskView, state: TaskState, at: { cursor: number; time: st
 function asking(view: TaskView, at: { cursor: number; time: string }): Encoded {
   const a = view.pending[0];
   const text = `Allow ${a.toolName}? ${a.reason} Answer with a message on this task: a data part {"decision": "approved"} or {"decision": "denied"} (or the text "approve" / "deny").`;
-  const data = { approvalId: a.approvalId, toolCallId: a.toolCallId, toolName: a.toolName, input: a.input ?? null, riskTier: a.riskTier, reason: a.reason, deadlineAt: a.deadlineAt };
+  const data = {
+    approvalId: a.approvalId,
+    toolCallId: a.toolCallId,
+    toolName: a.toolName,
+    input: a.input ?? null,
+    riskTier: a.riskTier,
+    reason: a.reason,
+    deadlineAt: a.deadlineAt,
+  };
   return status(view, 'TASK_STATE_INPUT_REQUIRED', at, [{ text }, { data, mediaType: 'application/json' }]);
 }
 
@@ -187,7 +206,13 @@ function toolPart(call: Record<string, unknown>): WirePart {
 
 function chunk(view: TaskView, text: string, cursor: number): Encoded {
   const frame: StreamResponse = {
-    artifactUpdate: { taskId: view.taskId, contextId: view.ref.sessionId, artifact: { artifactId: ANSWER_ARTIFACT_ID, name: ANSWER_ARTIFACT_ID, parts: [{ text }] }, ...(view.answerStarted ? { append: true } : {}), metadata: hub(cursor) },
+    artifactUpdate: {
+      taskId: view.taskId,
+      contextId: view.ref.sessionId,
+      artifact: { artifactId: ANSWER_ARTIFACT_ID, name: ANSWER_ARTIFACT_ID, parts: [{ text }] },
+      ...(view.answerStarted ? { append: true } : {}),
+      metadata: hub(cursor),
+    },
   };
   return { frames: [frame], view: { ...view, answerStarted: true } };
 }
@@ -197,7 +222,14 @@ function lastChunk(view: TaskView, text: string, cursor: number): Encoded {
   if (!view.answerStarted && text === '') return { frames: [], view };
   const artifact: WireArtifact = { artifactId: ANSWER_ARTIFACT_ID, name: ANSWER_ARTIFACT_ID, ...(view.answerStarted ? {} : { parts: [{ text }] }) };
   const frame: StreamResponse = {
-    artifactUpdate: { taskId: view.taskId, contextId: view.ref.sessionId, artifact, ...(view.answerStarted ? { append: true } : {}), lastChunk: true, metadata: hub(cursor) },
+    artifactUpdate: {
+      taskId: view.taskId,
+      contextId: view.ref.sessionId,
+      artifact,
+      ...(view.answerStarted ? { append: true } : {}),
+      lastChunk: true,
+      metadata: hub(cursor),
+    },
   };
   return { frames: [frame], view: { ...view, answerStarted: true } };
 }

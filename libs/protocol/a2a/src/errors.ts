@@ -47,7 +47,11 @@ export interface A2aError {
 export interface WireError {
   httpStatus: number;
   retryAfterS?: number;
-  body: { jsonrpc: '2.0'; id: JsonRpcId | null; error: { code: number; message: string; data: { '@type': string; reason: string; domain: string; metadata?: Record<string, string> }[] } };
+  body: {
+    jsonrpc: '2.0';
+    id: JsonRpcId | null;
+    error: { code: number; message: string; data: { '@type': string; reason: string; domain: string; metadata?: Record<string, string> }[] };
+  };
 }
 
 export function a2aError(kind: A2aErrorKind, message: string, metadata?: Record<string, string>, retryAfterMs?: number): A2aError {

@@ -1,12 +1,25 @@
 import { A2A_PUSH_CONFIG_DELETED, A2A_PUSH_CONFIG_SET } from '@hub/domain';
 import { foldPushConfigs, pushAuthHeaders, pushConfigOf, pushConfigWire, type PushConfig } from './push';
 
-const config = (configId: string, turnId: string, over: Partial<PushConfig> = {}): PushConfig => ({ configId, turnId, url: `https://example.com/${configId}`, token: null, authentication: null, ...over });
+const config = (configId: string, turnId: string, over: Partial<PushConfig> = {}): PushConfig => ({
+  configId,
+  turnId,
+  url: `https://example.com/${configId}`,
+  token: null,
+  authentication: null,
+  ...over,
+});
 const set = (c: PushConfig, globalPosition: number) => ({ type: A2A_PUSH_CONFIG_SET, data: c, globalPosition });
 const del = (configId: string, turnId: string, globalPosition: number) => ({ type: A2A_PUSH_CONFIG_DELETED, data: { configId, turnId }, globalPosition });
 
 describe('push configs folded from a session’s push stream', () => {
-  const log = [set(config('a', 't1'), 10), set(config('b', 't1'), 11), set(config('c', 't2'), 12), set(config('a', 't1', { url: 'https://example.com/a2' }), 13), del('b', 't1', 14)];
+  const log = [
+    set(config('a', 't1'), 10),
+    set(config('b', 't1'), 11),
+    set(config('c', 't2'), 12),
+    set(config('a', 't1', { url: 'https://example.com/a2' }), 13),
+    del('b', 't1', 14),
+  ];
 
   it('are per task, in the order set; a second set of the same id replaces it; a delete removes it', () => {
     const byTurn = foldPushConfigs(log);
@@ -15,7 +28,11 @@ describe('push configs folded from a session’s push stream', () => {
   });
 
   it('as of a position: what was live then (the outbox reads each event’s configs so)', () => {
-    expect(foldPushConfigs(log, 11).get('t1')?.map((c) => c.configId)).toEqual(['a', 'b']);
+    expect(
+      foldPushConfigs(log, 11)
+        .get('t1')
+        ?.map((c) => c.configId),
+    ).toEqual(['a', 'b']);
     expect(foldPushConfigs(log, 9).size).toBe(0);
   });
 
@@ -25,7 +42,13 @@ describe('push configs folded from a session’s push stream', () => {
 
   it('a client’s id is kept; without one the edge gives one', () => {
     expect(pushConfigOf({ url: 'u', id: 'mine' }, 't', 'https://x/', () => 'fresh').configId).toBe('mine');
-    expect(pushConfigOf({ url: 'u', id: '' }, 't', 'https://x/', () => 'fresh')).toEqual({ configId: 'fresh', turnId: 't', url: 'https://x/', token: null, authentication: null });
+    expect(pushConfigOf({ url: 'u', id: '' }, 't', 'https://x/', () => 'fresh')).toEqual({
+      configId: 'fresh',
+      turnId: 't',
+      url: 'https://x/',
+      token: null,
+      authentication: null,
+    });
   });
 
   it('authenticate as the SDK’s sender does: authentication as Authorization, else the token header', () => {

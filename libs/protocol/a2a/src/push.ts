@@ -18,21 +18,58 @@ export const A2A_PUSH_CONTENT_TYPE = 'application/a2a+json';
 /** Configs one task may have at once. */
 export const MAX_PUSH_CONFIGS = 10;
 
-const AuthenticationInfo = z.object({ scheme: z.string().min(1).max(64).regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP auth scheme token'), credentials: z.string().min(1).max(4096).regex(/^[^\r\n]*$/, 'one line') });
+const AuthenticationInfo = z.object({
+  scheme: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP auth scheme token'),
+  credentials: z
+    .string()
+    .min(1)
+    .max(4096)
+    .regex(/^[^\r\n]*$/, 'one line'),
+});
 
 /** `TaskPushNotificationConfig` as a client sends it (create, or inside `SendMessage`'s configuration). */
 export const PushConfigInput = z.object({
   tenant: z.string().optional(),
-  id: z.string().max(MAX_ID_CHARS).regex(/^[A-Za-z0-9._:@-]*$/, 'id: [A-Za-z0-9._:@-]').optional(),
-  taskId: z.string().max(2 * MAX_ID_CHARS).optional(),
+  id: z
+    .string()
+    .max(MAX_ID_CHARS)
+    .regex(/^[A-Za-z0-9._:@-]*$/, 'id: [A-Za-z0-9._:@-]')
+    .optional(),
+  taskId: z
+    .string()
+    .max(2 * MAX_ID_CHARS)
+    .optional(),
   url: z.string().min(1).max(2048),
-  token: z.string().max(4096).regex(/^[^\r\n]*$/, 'one line').optional(),
+  token: z
+    .string()
+    .max(4096)
+    .regex(/^[^\r\n]*$/, 'one line')
+    .optional(),
   authentication: AuthenticationInfo.optional(),
 });
 export type PushConfigInput = z.infer<typeof PushConfigInput>;
 
-const ConfigRef = z.object({ tenant: z.string().optional(), taskId: z.string().min(1).max(2 * MAX_ID_CHARS), id: z.string().min(1).max(MAX_ID_CHARS) });
-const ListParams = z.object({ tenant: z.string().optional(), taskId: z.string().min(1).max(2 * MAX_ID_CHARS), pageSize: z.number().int().nonnegative().optional(), pageToken: z.string().optional() });
+const ConfigRef = z.object({
+  tenant: z.string().optional(),
+  taskId: z
+    .string()
+    .min(1)
+    .max(2 * MAX_ID_CHARS),
+  id: z.string().min(1).max(MAX_ID_CHARS),
+});
+const ListParams = z.object({
+  tenant: z.string().optional(),
+  taskId: z
+    .string()
+    .min(1)
+    .max(2 * MAX_ID_CHARS),
+  pageSize: z.number().int().nonnegative().optional(),
+  pageToken: z.string().optional(),
+});
 
 /** A config as the log records it (`A2aPushConfigSet`'s data). */
 export const PushConfig = z.object({
@@ -54,7 +91,11 @@ export type PushCall =
 type Issues = readonly z.core.$ZodIssue[];
 
 /** One push-config method's params → the call, or the error (the task id must be one of ours). */
-export function decodePush(method: 'CreateTaskPushNotificationConfig' | 'GetTaskPushNotificationConfig' | 'ListTaskPushNotificationConfigs' | 'DeleteTaskPushNotificationConfig', params: unknown, fromIssues: (i: Issues) => A2aError): PushCall | A2aError {
+export function decodePush(
+  method: 'CreateTaskPushNotificationConfig' | 'GetTaskPushNotificationConfig' | 'ListTaskPushNotificationConfigs' | 'DeleteTaskPushNotificationConfig',
+  params: unknown,
+  fromIssues: (i: Issues) => A2aError,
+): PushCall | A2aError {
   if (method === 'CreateTaskPushNotificationConfig') {
     const p = PushConfigInput.safeParse(params);
     if (!p.success) return fromIssues(p.error.issues);
@@ -85,7 +126,10 @@ export function pushConfigOf(input: PushConfigInput, turnId: string, url: string
 }
 
 /** A session's push stream → each task's live configs (set, not deleted since), in the order set. */
-export function foldPushConfigs(events: readonly { type: string; data: unknown; globalPosition?: number }[], upTo = Number.POSITIVE_INFINITY): Map<string, PushConfig[]> {
+export function foldPushConfigs(
+  events: readonly { type: string; data: unknown; globalPosition?: number }[],
+  upTo = Number.POSITIVE_INFINITY,
+): Map<string, PushConfig[]> {
   const byTurn = new Map<string, PushConfig[]>();
   for (const e of events) {
     if ((e.globalPosition ?? 0) > upTo) break;
@@ -95,7 +139,10 @@ export function foldPushConfigs(events: readonly { type: string; data: unknown; 
       byTurn.set(c.turnId, [...kept, c]);
     } else if (e.type === A2A_PUSH_CONFIG_DELETED) {
       const d = e.data as { turnId: string; configId: string };
-      byTurn.set(d.turnId, (byTurn.get(d.turnId) ?? []).filter((x) => x.configId !== d.configId));
+      byTurn.set(
+        d.turnId,
+        (byTurn.get(d.turnId) ?? []).filter((x) => x.configId !== d.configId),
+      );
     }
   }
   return byTurn;

@@ -80,7 +80,10 @@ export const Role = z.enum(['ROLE_USER', 'ROLE_AGENT']);
 export const Message = z.object({
   messageId: z.string().min(1).max(MAX_ID_CHARS),
   contextId: z.string().max(MAX_ID_CHARS).optional(),
-  taskId: z.string().max(2 * MAX_ID_CHARS).optional(),
+  taskId: z
+    .string()
+    .max(2 * MAX_ID_CHARS)
+    .optional(),
   role: Role,
   parts: z.array(Part).min(1).max(MAX_PARTS),
   metadata: Metadata.optional(),
@@ -107,7 +110,10 @@ export type SendMessageParams = z.infer<typeof SendMessageParams>;
 /** `GetTask`, `CancelTask`, `SubscribeToTask`: a task by id. */
 export const TaskIdParams = z.object({
   tenant: z.string().optional(),
-  id: z.string().min(1).max(2 * MAX_ID_CHARS),
+  id: z
+    .string()
+    .min(1)
+    .max(2 * MAX_ID_CHARS),
   historyLength: z.number().int().nonnegative().optional(),
   metadata: Metadata.optional(),
 });

@@ -10,7 +10,11 @@ import { acpValidatorsFrom } from './testing/validators';
 
 const SHARED = path.resolve(__dirname, '../../../../../shared/fixtures');
 const readJson = (p: string): unknown => JSON.parse(fs.readFileSync(p, 'utf8'));
-const examples = (dir: string) => fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => ({ file: f, doc: readJson(path.join(dir, f)) as Record<string, unknown> }));
+const examples = (dir: string) =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => ({ file: f, doc: readJson(path.join(dir, f)) as Record<string, unknown> }));
 
 const v = acpValidatorsFrom(
   readJson(path.join(SHARED, 'acp-upstream/schema-v0.12.2/schema.json')) as object,
@@ -20,7 +24,9 @@ const v = acpValidatorsFrom(
 );
 
 describe('upstream ACP example requests', () => {
-  const requests = examples(path.join(SHARED, 'acp-upstream/examples')).filter(({ doc }) => typeof doc['method'] === 'string' && isAgentMethod(doc['method'] as string));
+  const requests = examples(path.join(SHARED, 'acp-upstream/examples')).filter(
+    ({ doc }) => typeof doc['method'] === 'string' && isAgentMethod(doc['method'] as string),
+  );
   it('has agent-side requests to check', () => expect(requests.length).toBeGreaterThanOrEqual(8));
   it.each(requests.map((r) => [r.file, r.doc] as const))('%s is accepted', (_f, doc) => {
     const r = parseParams(doc['method'] as Parameters<typeof parseParams>[0], doc['params']);
@@ -46,21 +52,51 @@ describe('upstream example session/update notifications and harn fixtures', () =
 });
 
 let pos = 0;
-const rec = (e: HubEvent): Recorded<HubEvent> => ({ ...e, eventId: `e${++pos}`, tenantId: 't', streamId: 'session-s', streamPosition: pos, globalPosition: pos, createdAt: '2026-01-01T00:00:00Z', metadata: { correlationId: 'c' } });
+const rec = (e: HubEvent): Recorded<HubEvent> => ({
+  ...e,
+  eventId: `e${++pos}`,
+  tenantId: 't',
+  streamId: 'session-s',
+  streamPosition: pos,
+  globalPosition: pos,
+  createdAt: '2026-01-01T00:00:00Z',
+  metadata: { correlationId: 'c' },
+});
 const u = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
 const turn: HubEvent[] = [
   { type: 'SessionOpened', data: { sessionId: 's', openedVia: 'acp' } },
   { type: 'TurnRequested', data: { turnId: 't1', userMessageId: 'u1', prompt: 'write "x" to a.txt', context: {}, busyPolicy: 'enqueue' } },
   { type: 'TurnStarted', data: { turnId: 't1' } },
   { type: 'MessageStarted', data: { turnId: 't1', messageId: 'm1', role: 'assistant' } },
-  { type: 'ModelCallStarted', data: { turnId: 't1', callId: 'c1', step: 0, provider: 'offline', model: 'scripted', messageCount: 1, toolNames: ['write_file'] } },
+  {
+    type: 'ModelCallStarted',
+    data: { turnId: 't1', callId: 'c1', step: 0, provider: 'offline', model: 'scripted', messageCount: 1, toolNames: ['write_file'] },
+  },
   { type: 'ThoughtDelta', data: { turnId: 't1', messageId: 'm1', callId: 'c1', offset: 0, text: 'hmm' } },
   { type: 'TextDelta', data: { turnId: 't1', messageId: 'm1', callId: 'c1', offset: 0, text: 'Writ' } },
   { type: 'TextDelta', data: { turnId: 't1', messageId: 'm1', callId: 'c1', offset: 4, text: 'ing' } },
   { type: 'ModelCallCompleted', data: { turnId: 't1', callId: 'c1', step: 0, text: 'Writing', toolCalls: [], finishReason: 'tool_calls', usage: u } },
-  { type: 'ToolCallStarted', data: { turnId: 't1', messageId: 'm1', toolCallId: 'tc1', name: 'write_file', input: { path: 'a.txt' }, policy: 'ask', executor: 'builtin' } },
-  { type: 'ApprovalRequested', data: { turnId: 't1', approvalId: 'a1', toolCallId: 'tc1', toolName: 'write_file', input: { path: 'a.txt' }, riskTier: 'medium', reason: 'writes', deadlineAt: null } },
-  { type: 'ApprovalResolved', data: { turnId: 't1', approvalId: 'a1', toolCallId: 'tc1', decision: 'approved', by: { type: 'api_key', id: 'k' }, via: 'acp', reason: null } },
+  {
+    type: 'ToolCallStarted',
+    data: { turnId: 't1', messageId: 'm1', toolCallId: 'tc1', name: 'write_file', input: { path: 'a.txt' }, policy: 'ask', executor: 'builtin' },
+  },
+  {
+    type: 'ApprovalRequested',
+    data: {
+      turnId: 't1',
+      approvalId: 'a1',
+      toolCallId: 'tc1',
+      toolName: 'write_file',
+      input: { path: 'a.txt' },
+      riskTier: 'medium',
+      reason: 'writes',
+      deadlineAt: null,
+    },
+  },
+  {
+    type: 'ApprovalResolved',
+    data: { turnId: 't1', approvalId: 'a1', toolCallId: 'tc1', decision: 'approved', by: { type: 'api_key', id: 'k' }, via: 'acp', reason: null },
+  },
   { type: 'ToolCallUpdated', data: { turnId: 't1', toolCallId: 'tc1', message: 'writing' } },
   { type: 'ToolCallCompleted', data: { turnId: 't1', toolCallId: 'tc1', status: 'complete', output: 'ok', durationMs: 3 } },
   { type: 'ToolCallCompleted', data: { turnId: 't1', toolCallId: 'tc2', status: 'denied', output: 'denied', durationMs: 0 } },
@@ -80,7 +116,19 @@ describe('encode', () => {
   }
   it('emits the standard and extension variants in log order, with cursors', () => {
     expect(out.map((n) => n.params.update.sessionUpdate)).toEqual([
-      'user_message_chunk', 'progress', 'agent_thought_chunk', 'agent_message_chunk', 'agent_message_chunk', 'tool_call', 'hitl_request', 'tool_call_update', 'hitl_resolved', 'tool_call_update', 'tool_call_update', 'tool_call_update', 'log',
+      'user_message_chunk',
+      'progress',
+      'agent_thought_chunk',
+      'agent_message_chunk',
+      'agent_message_chunk',
+      'tool_call',
+      'hitl_request',
+      'tool_call_update',
+      'hitl_resolved',
+      'tool_call_update',
+      'tool_call_update',
+      'tool_call_update',
+      'log',
     ]);
     const cursors = out.map((n) => n.params._meta.harn.cursor);
     expect([...cursors].sort((a, b) => a - b)).toEqual(cursors);

@@ -27,13 +27,28 @@ export interface AcpView {
 export const initialAcpView = (): AcpView => ({ text: {}, tools: {}, injects: {}, reminders: {} });
 
 /** The Harn session-update extensions this hub can emit (advertised at `initialize`). */
-export const HARN_SESSION_UPDATE_EXTENSIONS = ['progress', 'log', 'hitl_request', 'hitl_resolved', 'user_message', 'reminder_emitted', 'live_session_client'] as const;
+export const HARN_SESSION_UPDATE_EXTENSIONS = [
+  'progress',
+  'log',
+  'hitl_request',
+  'hitl_resolved',
+  'user_message',
+  'reminder_emitted',
+  'live_session_client',
+] as const;
 /** The `_meta.harn` fields on `tool_call` / `tool_call_update` (advertised at `initialize`). */
 export const HARN_TOOL_LIFECYCLE_FIELDS = ['executor', 'durationMs', 'error', 'errorCategory', 'audit', 'policy'] as const;
 /** The `_meta.harn` fields on `agent_message_chunk` content. */
 export const HARN_CONTENT_EXTENSION_FIELDS = ['visible_text', 'visible_delta'] as const;
 
-const TOOL_KINDS: Record<string, string> = { read_file: 'read', write_file: 'edit', delete_file: 'delete', list_files: 'search', calculate: 'think', fetch: 'fetch' };
+const TOOL_KINDS: Record<string, string> = {
+  read_file: 'read',
+  write_file: 'edit',
+  delete_file: 'delete',
+  list_files: 'search',
+  calculate: 'think',
+  fetch: 'fetch',
+};
 /** ACP `ToolKind` from a hub tool name. */
 export const toolKind = (name: string): string => TOOL_KINDS[name] ?? 'other';
 
@@ -67,17 +82,44 @@ function toolUpdates(event: HubEvent, view: AcpView): SessionUpdate[] {
   switch (event.type) {
     case 'ToolCallStarted': {
       const d = event.data;
-      return [{ sessionUpdate: 'tool_call', toolCallId: d.toolCallId, title: d.name, kind: toolKind(d.name), status: d.policy === 'allow' ? 'in_progress' : 'pending', rawInput: d.input, ...withExecutor(d.executor, { policy: d.policy }) }];
+      return [
+        {
+          sessionUpdate: 'tool_call',
+          toolCallId: d.toolCallId,
+          title: d.name,
+          kind: toolKind(d.name),
+          status: d.policy === 'allow' ? 'in_progress' : 'pending',
+          rawInput: d.input,
+          ...withExecutor(d.executor, { policy: d.policy }),
+        },
+      ];
     }
     case 'ToolCallUpdated':
-      return [{ sessionUpdate: 'tool_call_update', toolCallId: event.data.toolCallId, status: 'in_progress', content: [{ type: 'content', content: text(event.data.message) }] }];
+      return [
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: event.data.toolCallId,
+          status: 'in_progress',
+          content: [{ type: 'content', content: text(event.data.message) }],
+        },
+      ];
     case 'ToolCallCompleted': {
       const d = event.data;
       const tool = view.tools[d.toolCallId];
       const failed = d.status !== 'complete';
       const meta: Record<string, unknown> = { durationMs: d.durationMs };
       if (failed) Object.assign(meta, { error: d.output, errorCategory: d.status === 'denied' ? 'permission_denied' : 'tool_error' });
-      return [{ sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, title: tool?.name ?? null, status: failed ? 'failed' : 'completed', content: [{ type: 'content', content: text(d.output) }], rawOutput: { output: d.output, status: d.status }, ...withExecutor(tool?.executor, meta) }];
+      return [
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: d.toolCallId,
+          title: tool?.name ?? null,
+          status: failed ? 'failed' : 'completed',
+          content: [{ type: 'content', content: text(d.output) }],
+          rawOutput: { output: d.output, status: d.status },
+          ...withExecutor(tool?.executor, meta),
+        },
+      ];
     }
     default:
       return [];
@@ -94,17 +136,46 @@ function liveInputUpdates(event: HubEvent, view: AcpView): SessionUpdate[] {
   switch (event.type) {
     case 'TurnStarted': {
       const inject = view.injects[event.data.turnId];
-      return inject ? [{ sessionUpdate: 'user_message', ...harn({ messageId: inject.messageId, turnId: event.data.turnId, mode: inject.mode, content: text(inject.text) }) }] : [];
+      return inject
+        ? [
+            {
+              sessionUpdate: 'user_message',
+              ...harn({ messageId: inject.messageId, turnId: event.data.turnId, mode: inject.mode, content: text(inject.text) }),
+            },
+          ]
+        : [];
     }
     case 'UserMessageInjected': {
       const d = event.data;
       const inject = view.injects[d.fromTurnId];
-      return [{ sessionUpdate: 'user_message', ...harn({ messageId: inject?.messageId ?? d.messageId, turnId: d.turnId, fromTurnId: d.fromTurnId, mode: 'steer', beforeStep: d.beforeStep, content: text(d.text) }) }];
+      return [
+        {
+          sessionUpdate: 'user_message',
+          ...harn({
+            messageId: inject?.messageId ?? d.messageId,
+            turnId: d.turnId,
+            fromTurnId: d.fromTurnId,
+            mode: 'steer',
+            beforeStep: d.beforeStep,
+            content: text(d.text),
+          }),
+        },
+      ];
     }
     case 'ReminderEmitted': {
       const r = view.reminders[event.data.reminderId];
       if (!r || event.data.renderedRole === null) return []; // audit_only: never rendered
-      const reminder = { reminderId: r.reminderId, tags: r.tags, body: r.body, roleHint: r.roleHint, renderedRole: event.data.renderedRole, source: r.source, ttlTurns: r.ttlTurns, dedupeKey: r.dedupeKey, mode: r.mode };
+      const reminder = {
+        reminderId: r.reminderId,
+        tags: r.tags,
+        body: r.body,
+        roleHint: r.roleHint,
+        renderedRole: event.data.renderedRole,
+        source: r.source,
+        ttlTurns: r.ttlTurns,
+        dedupeKey: r.dedupeKey,
+        mode: r.mode,
+      };
       return [{ sessionUpdate: 'reminder_emitted', ...harn({ reminder, turnId: event.data.turnId }) }];
     }
     default:
@@ -115,42 +186,95 @@ function liveInputUpdates(event: HubEvent, view: AcpView): SessionUpdate[] {
 function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
   switch (event.type) {
     case 'TurnRequested':
-      return [{ sessionUpdate: 'user_message_chunk', content: text(event.data.prompt), ...harn({ turnId: event.data.turnId, messageId: event.data.userMessageId }) }];
+      return [
+        { sessionUpdate: 'user_message_chunk', content: text(event.data.prompt), ...harn({ turnId: event.data.turnId, messageId: event.data.userMessageId }) },
+      ];
     case 'TextDelta': {
       const visible = (view.text[event.data.messageId] ?? '') + event.data.text;
-      return [{ sessionUpdate: 'agent_message_chunk', content: { ...text(event.data.text), ...harn({ visible_text: visible, visible_delta: event.data.text }) } }];
+      return [
+        { sessionUpdate: 'agent_message_chunk', content: { ...text(event.data.text), ...harn({ visible_text: visible, visible_delta: event.data.text }) } },
+      ];
     }
     case 'ThoughtDelta':
       return [{ sessionUpdate: 'agent_thought_chunk', content: text(event.data.text) }];
     case 'ModelCallStarted':
-      return [{ sessionUpdate: 'progress', ...harn({ phase: 'model_call', message: `${event.data.provider}/${event.data.model}`, progress: event.data.step, data: { callId: event.data.callId, turnId: event.data.turnId } }) }];
+      return [
+        {
+          sessionUpdate: 'progress',
+          ...harn({
+            phase: 'model_call',
+            message: `${event.data.provider}/${event.data.model}`,
+            progress: event.data.step,
+            data: { callId: event.data.callId, turnId: event.data.turnId },
+          }),
+        },
+      ];
     case 'ToolCallStarted':
     case 'ToolCallUpdated':
     case 'ToolCallCompleted':
       return toolUpdates(event, view);
     case 'ApprovalRequested': {
       const d = event.data;
-      return [{ sessionUpdate: 'hitl_request', ...harn({ requestId: d.approvalId, kind: 'approval', payload: { toolCallId: d.toolCallId, toolName: d.toolName, args: d.input, riskTier: d.riskTier, reason: d.reason, deadline: d.deadlineAt } }) }];
+      return [
+        {
+          sessionUpdate: 'hitl_request',
+          ...harn({
+            requestId: d.approvalId,
+            kind: 'approval',
+            payload: { toolCallId: d.toolCallId, toolName: d.toolName, args: d.input, riskTier: d.riskTier, reason: d.reason, deadline: d.deadlineAt },
+          }),
+        },
+      ];
     }
     case 'ApprovalResolved': {
       const d = event.data;
-      const approval = { approvalId: d.approvalId, decision: d.decision, by: d.by, via: d.via, reason: d.reason, ...(d.input === undefined ? {} : { input: d.input }) };
+      const approval = {
+        approvalId: d.approvalId,
+        decision: d.decision,
+        by: d.by,
+        via: d.via,
+        reason: d.reason,
+        ...(d.input === undefined ? {} : { input: d.input }),
+      };
       // The standard update lets any ACP client see the approval resolved (and by whom), and an
       // approver's edit as the call's new `rawInput`; the extension is Harn's own form.
       const edited = d.input === undefined ? {} : { rawInput: d.input };
       return [
-        { sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, status: d.decision === 'approved' ? 'in_progress' : 'failed', ...edited, ...harn({ approval }) },
-        { sessionUpdate: 'hitl_resolved', ...harn({ requestId: d.approvalId, kind: 'approval', outcome: d.decision, toolCallId: d.toolCallId, by: d.by, via: d.via, reason: d.reason }) },
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: d.toolCallId,
+          status: d.decision === 'approved' ? 'in_progress' : 'failed',
+          ...edited,
+          ...harn({ approval }),
+        },
+        {
+          sessionUpdate: 'hitl_resolved',
+          ...harn({ requestId: d.approvalId, kind: 'approval', outcome: d.decision, toolCallId: d.toolCallId, by: d.by, via: d.via, reason: d.reason }),
+        },
       ];
     }
     case 'TurnQueued': {
       // Harn's `progress` extension: the turn waits for a worker (ADR 0033). Its next update (the
       // model call's `progress`, or the end) is what says it no longer waits.
       const d = event.data;
-      return [{ sessionUpdate: 'progress', ...harn({ phase: 'queued', message: 'waiting for a worker', data: { turnId: d.turnId, reason: d.reason, since: d.since } }) }];
+      return [
+        {
+          sessionUpdate: 'progress',
+          ...harn({ phase: 'queued', message: 'waiting for a worker', data: { turnId: d.turnId, reason: d.reason, since: d.since } }),
+        },
+      ];
     }
     case 'TurnFailed':
-      return [{ sessionUpdate: 'log', ...harn({ level: 'error', message: publicFailureMessage(event.data.code, event.data.message), fields: { code: event.data.code, retryable: event.data.retryable, turnId: event.data.turnId } }) }];
+      return [
+        {
+          sessionUpdate: 'log',
+          ...harn({
+            level: 'error',
+            message: publicFailureMessage(event.data.code, event.data.message),
+            fields: { code: event.data.code, retryable: event.data.retryable, turnId: event.data.turnId },
+          }),
+        },
+      ];
     case 'TurnStarted':
     case 'UserMessageInjected':
     case 'ReminderEmitted':
@@ -175,7 +299,8 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
 
 function evolve(view: AcpView, event: HubEvent): AcpView {
   if (event.type === 'TextDelta') return { ...view, text: { ...view.text, [event.data.messageId]: (view.text[event.data.messageId] ?? '') + event.data.text } };
-  if (event.type === 'ToolCallStarted') return { ...view, tools: { ...view.tools, [event.data.toolCallId]: { name: event.data.name, executor: event.data.executor, input: event.data.input } } };
+  if (event.type === 'ToolCallStarted')
+    return { ...view, tools: { ...view.tools, [event.data.toolCallId]: { name: event.data.name, executor: event.data.executor, input: event.data.input } } };
   if (event.type === 'ReminderQueued') return { ...view, reminders: { ...view.reminders, [event.data.reminderId]: event.data } };
   if (event.type === 'TurnRequested') {
     const acp = event.data.context['acp'];
@@ -200,7 +325,9 @@ export function encode(event: Recorded<HubEvent>, view: AcpView, sessionId: stri
 }
 
 /** ACP `stopReason` for how a turn ended. */
-export function stopReasonOf(end: 'completed' | 'max_steps' | 'cancelled' | 'length' | 'refused'): 'end_turn' | 'max_turn_requests' | 'cancelled' | 'max_tokens' | 'refusal' {
+export function stopReasonOf(
+  end: 'completed' | 'max_steps' | 'cancelled' | 'length' | 'refused',
+): 'end_turn' | 'max_turn_requests' | 'cancelled' | 'max_tokens' | 'refusal' {
   switch (end) {
     case 'completed':
       return 'end_turn';

@@ -13,8 +13,16 @@
 
 /** The ACP variants of `session/update` (everything else is a Harn extension). */
 export const STANDARD_SESSION_UPDATES: ReadonlySet<string> = new Set([
-  'user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan',
-  'available_commands_update', 'current_mode_update', 'config_option_update', 'session_info_update',
+  'user_message_chunk',
+  'agent_message_chunk',
+  'agent_thought_chunk',
+  'tool_call',
+  'tool_call_update',
+  'plan',
+  'available_commands_update',
+  'current_mode_update',
+  'config_option_update',
+  'session_info_update',
 ]);
 
 /** Which extension variants a client accepts: `'all'` or a set of names (empty: standard only). */

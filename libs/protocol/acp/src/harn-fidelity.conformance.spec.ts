@@ -10,12 +10,32 @@ import { acpValidatorsFrom } from './testing/validators';
 
 const SHARED = path.resolve(__dirname, '../../../../../shared/fixtures');
 const readJson = (p: string): Record<string, unknown> => JSON.parse(fs.readFileSync(path.join(SHARED, p), 'utf8'));
-const v = acpValidatorsFrom(readJson('acp-upstream/schema-v0.12.2/schema.json'), readJson('harn-acp/conformance/acp-session-update.schema.json'), new Ajv2020({ strict: false, allErrors: true, validateFormats: false }), new Ajv2020({ strict: false, allErrors: true, validateFormats: false }));
+const v = acpValidatorsFrom(
+  readJson('acp-upstream/schema-v0.12.2/schema.json'),
+  readJson('harn-acp/conformance/acp-session-update.schema.json'),
+  new Ajv2020({ strict: false, allErrors: true, validateFormats: false }),
+  new Ajv2020({ strict: false, allErrors: true, validateFormats: false }),
+);
 
 let pos = 0;
-const rec = (e: HubEvent): Recorded<HubEvent> => ({ ...e, eventId: `e${++pos}`, tenantId: 't', streamId: 'session-s', streamPosition: pos, globalPosition: pos, createdAt: '2026-01-01T00:00:00Z', metadata: { correlationId: 'c' } });
-const started = (toolCallId: string, name: string, executor: string): HubEvent => ({ type: 'ToolCallStarted', data: { turnId: 't1', messageId: 'm1', toolCallId, name, input: {}, policy: 'allow', executor } });
-const completed = (toolCallId: string): HubEvent => ({ type: 'ToolCallCompleted', data: { turnId: 't1', toolCallId, status: 'complete', output: 'ok', durationMs: 1 } });
+const rec = (e: HubEvent): Recorded<HubEvent> => ({
+  ...e,
+  eventId: `e${++pos}`,
+  tenantId: 't',
+  streamId: 'session-s',
+  streamPosition: pos,
+  globalPosition: pos,
+  createdAt: '2026-01-01T00:00:00Z',
+  metadata: { correlationId: 'c' },
+});
+const started = (toolCallId: string, name: string, executor: string): HubEvent => ({
+  type: 'ToolCallStarted',
+  data: { turnId: 't1', messageId: 'm1', toolCallId, name, input: {}, policy: 'allow', executor },
+});
+const completed = (toolCallId: string): HubEvent => ({
+  type: 'ToolCallCompleted',
+  data: { turnId: 't1', toolCallId, status: 'complete', output: 'ok', durationMs: 1 },
+});
 
 /** The `_meta.harn` of every update the events encode to, in order. */
 function metas(events: HubEvent[]): Record<string, unknown>[] {
@@ -35,13 +55,27 @@ function metas(events: HubEvent[]): Record<string, unknown>[] {
 describe('item 7: _meta.harn.executor uses the spec variants', () => {
   it('maps the hub tools, MCP servers and wrapped harnesses; unknown is omitted', () => {
     const out = metas([
-      started('a', 'read_file', 'builtin'), completed('a'),
-      started('b', 'echo', 'mcp:echo'), completed('b'),
-      started('c', 'Bash', 'harness:acp:claude'), completed('c'),
-      started('d', 'nope', 'none'), completed('d'),
+      started('a', 'read_file', 'builtin'),
+      completed('a'),
+      started('b', 'echo', 'mcp:echo'),
+      completed('b'),
+      started('c', 'Bash', 'harness:acp:claude'),
+      completed('c'),
+      started('d', 'nope', 'none'),
+      completed('d'),
       completed('never-started'),
     ]);
-    expect(out.map((m) => m['executor'])).toEqual(['harn_builtin', 'harn_builtin', { kind: 'mcp_server', serverName: 'echo' }, { kind: 'mcp_server', serverName: 'echo' }, 'provider_native', 'provider_native', undefined, undefined, undefined]);
+    expect(out.map((m) => m['executor'])).toEqual([
+      'harn_builtin',
+      'harn_builtin',
+      { kind: 'mcp_server', serverName: 'echo' },
+      { kind: 'mcp_server', serverName: 'echo' },
+      'provider_native',
+      'provider_native',
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(out.filter((m) => m['executor'] === undefined).every((m) => !('executor' in m))).toBe(true);
   });
   it('matches the pinned harn-serve fixture shape', () => {
@@ -52,7 +86,16 @@ describe('item 7: _meta.harn.executor uses the spec variants', () => {
 });
 
 describe('items 8 and 9: session/request_permission carries matched_rule, mutation and declaredPaths', () => {
-  const asked = { turnId: 't1', approvalId: 'a1', toolCallId: 'tc1', toolName: 'write_file', input: { path: 'src/a.txt', content: 'x' }, riskTier: 'medium' as const, reason: 'writes', deadlineAt: null };
+  const asked = {
+    turnId: 't1',
+    approvalId: 'a1',
+    toolCallId: 'tc1',
+    toolName: 'write_file',
+    input: { path: 'src/a.txt', content: 'x' },
+    riskTier: 'medium' as const,
+    reason: 'writes',
+    deadlineAt: null,
+  };
   const p = acp.permissionRequest('s', asked, '2026-01-01T00:00:00Z', 'builtin');
   const spec = readJson('harn-acp/docs-examples/session-request_permission-params.json');
 
@@ -70,7 +113,13 @@ describe('items 8 and 9: session/request_permission carries matched_rule, mutati
   });
   it('mutation and declaredPaths have the keys of the spec example', () => {
     expect(Object.keys(p.mutation).sort()).toEqual(Object.keys(spec['mutation'] as object).sort());
-    expect(p.mutation).toEqual({ session_id: 's', run_id: 't1', worker_id: null, mutation_scope: 'apply_workspace', approval_policy: { require_approval: ['write_file'] } });
+    expect(p.mutation).toEqual({
+      session_id: 's',
+      run_id: 't1',
+      worker_id: null,
+      mutation_scope: 'apply_workspace',
+      approval_policy: { require_approval: ['write_file'] },
+    });
     expect(p.declaredPaths).toEqual(['src/a.txt']);
     expect(p.approvalRequest['evidence_refs']).toEqual([{ kind: 'workspace_path', ref: 'src/a.txt', metadata: { workspace_path: 'src/a.txt' } }]);
     expect(p._meta.harn).toEqual(expect.objectContaining({ mutation: p.mutation, declaredPaths: ['src/a.txt'] }));
@@ -108,7 +157,10 @@ describe('item 13: live-session transitions as live_session_client updates', () 
     const updates = facts.map((f, i) => {
       const r = acp.liveSessionUpdate(state, f, 's', i + 1);
       state = r.state;
-      return r.notification?.params.update as { sessionUpdate: string; _meta: { harn: { action: string; state: { active_controller_id: string | null; reason?: string } } } };
+      return r.notification?.params.update as {
+        sessionUpdate: string;
+        _meta: { harn: { action: string; state: { active_controller_id: string | null; reason?: string } } };
+      };
     });
     expect(updates.map((u) => [u.sessionUpdate, u._meta.harn.action, u._meta.harn.state.active_controller_id])).toEqual([
       ['live_session_client', 'attached', 'tui'],
@@ -141,9 +193,22 @@ describe('extension opt-in: a Harn method is its own opt-in for the updates it p
 describe('item 10: an approver’s edit is visible on the wire', () => {
   it('the resolved tool_call_update carries the edited args as rawInput and under _meta.harn.approval', () => {
     const by = { type: 'api_key' as const, id: 'k' };
-    const r = acp.encode(rec({ type: 'ApprovalResolved', data: { turnId: 't1', approvalId: 'a1', toolCallId: 'tc1', decision: 'approved', by, via: 'acp', reason: null, input: { path: 'b.txt' } } }), acp.initialAcpView(), 's');
+    const r = acp.encode(
+      rec({
+        type: 'ApprovalResolved',
+        data: { turnId: 't1', approvalId: 'a1', toolCallId: 'tc1', decision: 'approved', by, via: 'acp', reason: null, input: { path: 'b.txt' } },
+      }),
+      acp.initialAcpView(),
+      's',
+    );
     const update = r.notifications[0].params.update;
-    expect(update).toEqual(expect.objectContaining({ sessionUpdate: 'tool_call_update', rawInput: { path: 'b.txt' }, _meta: { harn: { approval: expect.objectContaining({ input: { path: 'b.txt' } }) } } }));
+    expect(update).toEqual(
+      expect.objectContaining({
+        sessionUpdate: 'tool_call_update',
+        rawInput: { path: 'b.txt' },
+        _meta: { harn: { approval: expect.objectContaining({ input: { path: 'b.txt' } }) } },
+      }),
+    );
     expect(v.check(r.notifications[0])).toEqual([]);
   });
 });

@@ -28,6 +28,12 @@ export function initializeResult(opts: { version: string; extensionMethods: read
       },
     },
     agentInfo: { name: 'harness-hub', title: 'Harness Hub', version: opts.version },
-    authMethods: [{ id: 'hub-api-key', name: 'Hub API key', description: 'The connection is already authenticated with a hub API key (Authorization header / HUB_API_KEY).' }],
+    authMethods: [
+      {
+        id: 'hub-api-key',
+        name: 'Hub API key',
+        description: 'The connection is already authenticated with a hub API key (Authorization header / HUB_API_KEY).',
+      },
+    ],
   };
 }

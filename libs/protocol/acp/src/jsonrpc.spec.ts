@@ -33,6 +33,12 @@ describe('decodePermissionAnswer', () => {
 
 describe('stopReasonOf', () => {
   it('maps turn ends to ACP stop reasons', () => {
-    expect(['completed', 'max_steps', 'cancelled', 'length', 'refused'].map((x) => stopReasonOf(x as Parameters<typeof stopReasonOf>[0]))).toEqual(['end_turn', 'max_turn_requests', 'cancelled', 'max_tokens', 'refusal']);
+    expect(['completed', 'max_steps', 'cancelled', 'length', 'refused'].map((x) => stopReasonOf(x as Parameters<typeof stopReasonOf>[0]))).toEqual([
+      'end_turn',
+      'max_turn_requests',
+      'cancelled',
+      'max_tokens',
+      'refusal',
+    ]);
   });
 });

@@ -47,7 +47,11 @@ export function parseFrame(raw: string): Incoming {
   }
   const msg = parsed.value;
   if (!isObject(msg) || msg['jsonrpc'] !== '2.0') {
-    return { kind: 'invalid', id: isObject(msg) && isId(msg['id']) ? msg['id'] : null, error: { code: RPC.INVALID_REQUEST, message: 'Invalid Request: expected one JSON-RPC 2.0 object' } };
+    return {
+      kind: 'invalid',
+      id: isObject(msg) && isId(msg['id']) ? msg['id'] : null,
+      error: { code: RPC.INVALID_REQUEST, message: 'Invalid Request: expected one JSON-RPC 2.0 object' },
+    };
   }
   const id = msg['id'];
   if (typeof msg['method'] === 'string') {

@@ -6,7 +6,8 @@ const ok = (r: LiveResult): LiveState => {
   if (!r.ok) throw new Error(`refused: ${r.reason}`);
   return r.state;
 };
-const a = (s: LiveState, clientId: string, mode: 'observer' | 'controller', takeoverFlag = false) => attach(s, { sessionId: 's', clientId, mode, takeover: takeoverFlag }, T0);
+const a = (s: LiveState, clientId: string, mode: 'observer' | 'controller', takeoverFlag = false) =>
+  attach(s, { sessionId: 's', clientId, mode, takeover: takeoverFlag }, T0);
 
 describe('live session attach/detach', () => {
   it('one controller, many observers; a second controller needs takeover', () => {
@@ -36,7 +37,9 @@ describe('live session attach/detach', () => {
   it('detach releases control; heartbeat keeps ownership and merges metadata', () => {
     let s = ok(attach(emptyLiveState(), { sessionId: 's', clientId: 'tui', mode: 'controller', takeover: false, _meta: { harn: { surface: 'tui' } } }, T0));
     s = ok(heartbeat(s, 'tui', { harn: { cwd: '/w' } }, T1));
-    expect(s.clients['tui']).toEqual(expect.objectContaining({ mode: 'controller', attached_at: T0, last_seen_at: T1, metadata: { surface: 'tui', cwd: '/w' } }));
+    expect(s.clients['tui']).toEqual(
+      expect.objectContaining({ mode: 'controller', attached_at: T0, last_seen_at: T1, metadata: { surface: 'tui', cwd: '/w' } }),
+    );
     const d = detach(s, 'tui');
     expect(d.ok && d.response).toEqual(expect.objectContaining({ previous_controller_id: 'tui', active_controller_id: null, clients: [] }));
     expect(detach(ok(d), 'tui')).toEqual(expect.objectContaining({ ok: false, reason: 'unknown_client_id' }));

@@ -51,7 +51,16 @@ export const harnMeta = (m: Record<string, unknown> | null | undefined): Record<
 };
 
 function respond(state: LiveState, clientId: string, previous: string | null): Extract<LiveResult, { ok: true }> {
-  return { ok: true, state, response: { client: state.clients[clientId] ?? null, previous_controller_id: previous, active_controller_id: state.controllerId, clients: Object.values(state.clients) } };
+  return {
+    ok: true,
+    state,
+    response: {
+      client: state.clients[clientId] ?? null,
+      previous_controller_id: previous,
+      active_controller_id: state.controllerId,
+      clients: Object.values(state.clients),
+    },
+  };
 }
 
 function withMode(c: LiveClient, mode: LiveClient['mode']): LiveClient {
@@ -69,7 +78,18 @@ function promote(state: LiveState, client: LiveClient): LiveState {
 /** `session/attach`: a second controller needs `takeover` (re-attaching the same id is a reconnect). */
 export function attach(state: LiveState, p: AttachParams, now: string): LiveResult {
   const prior = state.clients[p.clientId];
-  const client = withMode({ client_id: p.clientId, mode: 'observer', attached_at: prior?.attached_at ?? now, last_seen_at: now, prompt_injection: false, permission_routing: false, metadata: { ...prior?.metadata, ...harnMeta(p._meta) } }, 'observer');
+  const client = withMode(
+    {
+      client_id: p.clientId,
+      mode: 'observer',
+      attached_at: prior?.attached_at ?? now,
+      last_seen_at: now,
+      prompt_injection: false,
+      permission_routing: false,
+      metadata: { ...prior?.metadata, ...harnMeta(p._meta) },
+    },
+    'observer',
+  );
   const previous = state.controllerId;
   if (p.mode === 'observer') {
     const controllerId = previous === p.clientId ? null : previous;
@@ -131,7 +151,11 @@ export const LIVE_FACT_TYPES: ReadonlySet<string> = new Set(ACP_LIVE_FACT_TYPES)
 export function replayLiveFact(state: LiveState, fact: LiveFact): LiveResult {
   switch (fact.type) {
     case 'AcpClientAttached':
-      return attach(state, { sessionId: '', clientId: fact.data.clientId, mode: fact.data.mode, takeover: true, _meta: { harn: fact.data.metadata } }, fact.data.at);
+      return attach(
+        state,
+        { sessionId: '', clientId: fact.data.clientId, mode: fact.data.mode, takeover: true, _meta: { harn: fact.data.metadata } },
+        fact.data.at,
+      );
     case 'AcpControlTakenOver':
       return takeover(state, fact.data.clientId, fact.data.at);
     case 'AcpClientDetached':

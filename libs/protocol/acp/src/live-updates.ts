@@ -20,7 +20,12 @@ const ACTIONS: Record<LiveFact['type'], string> = {
  * (`cursor`: the fact's global position). A fact that no longer applies changes nothing and is
  * not announced.
  */
-export function liveSessionUpdate(state: LiveState, fact: LiveFact, sessionId: string, cursor: number): { state: LiveState; notification: SessionUpdateNotification | null } {
+export function liveSessionUpdate(
+  state: LiveState,
+  fact: LiveFact,
+  sessionId: string,
+  cursor: number,
+): { state: LiveState; notification: SessionUpdateNotification | null } {
   const r = replayLiveFact(state, fact);
   if (!r.ok) return { state, notification: null };
   const response = fact.type === 'AcpClientDetached' ? { ...r.response, reason: fact.data.reason } : r.response;

@@ -8,7 +8,13 @@ import { issueText } from './schema';
 // advertises `mcpCapabilities.sse: false`. Pure: the allowlist check is the edge's.
 
 const NameValue = z.object({ name: z.string().min(1), value: z.string() });
-const StdioServer = z.looseObject({ name: z.string().min(1), command: z.string().min(1), args: z.array(z.string()).default([]), env: z.array(NameValue).default([]), type: z.literal('stdio').optional() });
+const StdioServer = z.looseObject({
+  name: z.string().min(1),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.array(NameValue).default([]),
+  type: z.literal('stdio').optional(),
+});
 const RemoteServer = z.looseObject({ name: z.string().min(1), type: z.enum(['http', 'sse']), url: z.string().url(), headers: z.array(NameValue).default([]) });
 
 /** An MCP server as the hub runs it (mirrors `McpServerSpec` of `@hub/agent`, plus http headers). */
@@ -27,7 +33,8 @@ function one(raw: unknown, index: number): HubMcpServer | string {
   if (isRemote) {
     const r = RemoteServer.safeParse(raw);
     if (!r.success) return problem(index, r.error);
-    if (r.data.type === 'sse') return `mcpServers[${index}] (${r.data.name}): sse MCP servers are not supported (mcpCapabilities.sse is false); use type "http"`;
+    if (r.data.type === 'sse')
+      return `mcpServers[${index}] (${r.data.name}): sse MCP servers are not supported (mcpCapabilities.sse is false); use type "http"`;
     return { name: r.data.name, transport: 'http', url: r.data.url, headers: record(r.data.headers) };
   }
   const r = StdioServer.safeParse(raw);

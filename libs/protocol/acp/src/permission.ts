@@ -36,7 +36,8 @@ export function declaredPaths(args: unknown): string[] {
  */
 function matchedRule(a: ApprovalRequested['data'], executor: string | undefined) {
   if (executor?.startsWith('harness')) return { source: 'harness', action: 'ask', id: executor, index: 0 };
-  if (a.policy && a.policy.version > 0) return { source: 'tenant_policy', action: 'ask', id: a.policy.rule, index: a.policy.ruleIndex, policy_version: a.policy.version };
+  if (a.policy && a.policy.version > 0)
+    return { source: 'tenant_policy', action: 'ask', id: a.policy.rule, index: a.policy.ruleIndex, policy_version: a.policy.version };
   return { source: 'tool_policy', action: 'ask', id: a.toolName, index: 0 };
 }
 
@@ -57,7 +58,13 @@ export function permissionRequest(sessionId: string, a: ApprovalRequested['data'
     context: { tool_name: a.toolName, tool_kind: toolKind(a.toolName), paths: paths.map((p) => ({ workspace_path: p })) },
   };
   // Harn's MutationSessionRecord: the hub's run is the turn; no worker tree, so worker_id is null.
-  const mutation = { session_id: sessionId, run_id: a.turnId, worker_id: null, mutation_scope: mutationScope, approval_policy: { require_approval: [a.toolName] } };
+  const mutation = {
+    session_id: sessionId,
+    run_id: a.turnId,
+    worker_id: null,
+    mutation_scope: mutationScope,
+    approval_policy: { require_approval: [a.toolName] },
+  };
   const approvalRequest: Record<string, unknown> = {
     id: a.approvalId,
     action: a.toolName,
@@ -72,7 +79,13 @@ export function permissionRequest(sessionId: string, a: ApprovalRequested['data'
   if (a.deadlineAt) approvalRequest['deadline'] = a.deadlineAt;
   return {
     sessionId,
-    toolCall: { toolCallId: a.toolCallId, title: a.toolName, status: 'pending', rawInput: a.input, _meta: { harn: { toolName: a.toolName, riskTier: a.riskTier } } },
+    toolCall: {
+      toolCallId: a.toolCallId,
+      title: a.toolName,
+      status: 'pending',
+      rawInput: a.input,
+      _meta: { harn: { toolName: a.toolName, riskTier: a.riskTier } },
+    },
     options: PERMISSION_OPTIONS.map((o) => ({ ...o })),
     approvalRequest,
     policyDecision,
@@ -84,10 +97,7 @@ export function permissionRequest(sessionId: string, a: ApprovalRequested['data'
 }
 
 const AcpAnswer = z.looseObject({
-  outcome: z.union([
-    z.looseObject({ outcome: z.literal('selected'), optionId: z.string().optional() }),
-    z.looseObject({ outcome: z.literal('cancelled') }),
-  ]),
+  outcome: z.union([z.looseObject({ outcome: z.literal('selected'), optionId: z.string().optional() }), z.looseObject({ outcome: z.literal('cancelled') })]),
 });
 const LegacyAnswer = z.looseObject({ granted: z.boolean(), reason: z.string().optional(), args: z.unknown().optional() });
 

@@ -36,7 +36,10 @@ describe('TurnQueued over ACP', () => {
     expect(rest).toEqual([]);
     expect(note?.params).toEqual({
       sessionId: 's',
-      update: { sessionUpdate: 'progress', _meta: { harn: { phase: 'queued', message: 'waiting for a worker', data: { turnId: 't1', reason: 'capacity', since } } } },
+      update: {
+        sessionUpdate: 'progress',
+        _meta: { harn: { phase: 'queued', message: 'waiting for a worker', data: { turnId: 't1', reason: 'capacity', since } } },
+      },
       _meta: { harn: { cursor: 41 } },
     });
   });

@@ -35,7 +35,12 @@ export const LoadSessionParams = z.looseObject({
   mcpServers: z.array(McpServer).default([]),
   _meta: Meta,
 });
-export const ResumeSessionParams = z.looseObject({ sessionId: SessionIdField, cwd: z.string().optional(), mcpServers: z.array(McpServer).optional(), _meta: Meta });
+export const ResumeSessionParams = z.looseObject({
+  sessionId: SessionIdField,
+  cwd: z.string().optional(),
+  mcpServers: z.array(McpServer).optional(),
+  _meta: Meta,
+});
 export const ListSessionsParams = z.looseObject({ cwd: z.string().nullish(), cursor: z.string().nullish(), _meta: Meta }).default({});
 export const CloseSessionParams = z.looseObject({ sessionId: SessionIdField, _meta: Meta });
 export const PromptParams = z.looseObject({ sessionId: SessionIdField, prompt: z.array(ContentBlock).min(1), messageId: z.string().nullish(), _meta: Meta });

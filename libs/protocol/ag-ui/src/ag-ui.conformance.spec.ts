@@ -116,7 +116,12 @@ describe('stream approval.json: a text, a tool call that needs approval, its ans
   it('MESSAGES_SNAPSHOT on reconnect: user, assistant with its tool call, the tool result', () => {
     expect(messagesOf(foldAgUi(events))).toEqual([
       { id: 't1:u', role: 'user', content: 'What is the weather in Oslo?' },
-      { id: 't1:m', role: 'assistant', content: 'Let me check. Cold: 3 °C.', toolCalls: [{ id: 'tc1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
+      {
+        id: 't1:m',
+        role: 'assistant',
+        content: 'Let me check. Cold: 3 °C.',
+        toolCalls: [{ id: 'tc1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }],
+      },
       { id: 'tc1:result', role: 'tool', toolCallId: 'tc1', content: '{"temp":3}' },
     ]);
   });

@@ -84,15 +84,20 @@ function hubTurnOfMessage(view: AgUiView, messageId: string): string | undefined
 }
 
 function checkInput(input: RunAgentInput): AgUiInputError | null {
-  if (!SESSION_ID_PATTERN.test(input.threadId)) return agUiError('INVALID_INPUT', 'threadId (the hub session) must be 1-128 of [A-Za-z0-9._:@-], starting with a letter or digit.', '$.threadId');
-  if (!SESSION_ID_PATTERN.test(input.runId)) return agUiError('INVALID_INPUT', 'runId (the hub turn) must be 1-128 of [A-Za-z0-9._:@-], starting with a letter or digit.', '$.runId');
+  if (!SESSION_ID_PATTERN.test(input.threadId))
+    return agUiError('INVALID_INPUT', 'threadId (the hub session) must be 1-128 of [A-Za-z0-9._:@-], starting with a letter or digit.', '$.threadId');
+  if (!SESSION_ID_PATTERN.test(input.runId))
+    return agUiError('INVALID_INPUT', 'runId (the hub turn) must be 1-128 of [A-Za-z0-9._:@-], starting with a letter or digit.', '$.runId');
   const version = input.protocolVersion;
   if (version !== undefined && version.split('.')[0] !== MAJOR) {
     return agUiError('UNSUPPORTED_PROTOCOL_VERSION', `protocolVersion ${version} is not served: this hub speaks AG-UI 1.0.`, '$.protocolVersion');
   }
   const tools = input.tools ?? [];
   if (tools.length > 0) {
-    const names = tools.map((t) => t.name).slice(0, 5).join(', ');
+    const names = tools
+      .map((t) => t.name)
+      .slice(0, 5)
+      .join(', ');
     return agUiError(
       'CLIENT_TOOLS_UNSUPPORTED',
       `Client-side tools are not supported (${names}): the hub's agent runs its own tools on the server and cannot call back into the frontend. Send "tools": [].`,
@@ -114,7 +119,7 @@ function promptOf(input: RunAgentInput): Prompt | AgUiInputError {
   if (typeof content === 'string') text = content;
   else if (Array.isArray(content)) {
     const other = content.findIndex((p: { type?: unknown }) => p.type !== 'text');
-    if (other >= 0) return agUiError('UNSUPPORTED_CONTENT', 'Only text parts are accepted in a prompt: the hub\'s turns carry text.', `${path}[${other}]`);
+    if (other >= 0) return agUiError('UNSUPPORTED_CONTENT', "Only text parts are accepted in a prompt: the hub's turns carry text.", `${path}[${other}]`);
     text = content.map((p: { text?: unknown }) => String(p.text ?? '')).join('');
   } else return agUiError('INVALID_INPUT', 'A user message needs content.', path);
   if (text.trim() === '') return agUiError('INVALID_INPUT', 'The prompt (the last user message) is empty.', path);
@@ -129,10 +134,21 @@ function resolutionsOf(input: RunAgentInput): ResolveApproval[] | AgUiInputError
     if (entry.status === 'cancelled') decision = { decision: 'denied', reason: 'cancelled by the client' };
     else {
       const answer = ApprovalAnswer.safeParse(entry.payload);
-      if (!answer.success) return agUiError('INVALID_INPUT', 'A resolved approval interrupt needs payload {"decision": "approved" | "denied", "reason"?: string}.', `${path}.payload`);
+      if (!answer.success)
+        return agUiError(
+          'INVALID_INPUT',
+          'A resolved approval interrupt needs payload {"decision": "approved" | "denied", "reason"?: string}.',
+          `${path}.payload`,
+        );
       decision = answer.data;
     }
-    const command = ResolveApproval.safeParse({ type: 'ResolveApproval', sessionId: input.threadId, approvalId: entry.interruptId, decision: decision.decision, reason: decision.reason ?? null });
+    const command = ResolveApproval.safeParse({
+      type: 'ResolveApproval',
+      sessionId: input.threadId,
+      approvalId: entry.interruptId,
+      decision: decision.decision,
+      reason: decision.reason ?? null,
+    });
     if (!command.success) return fromIssues(command.error.issues, path);
     out.push(command.data);
   }

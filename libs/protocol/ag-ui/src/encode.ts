@@ -35,7 +35,13 @@ export interface StartOptions {
  */
 export function startRun(view: AgUiView, run: RunView, opts: StartOptions): { view: AgUiView; frames: Frame[] } {
   const events: BaseEvent[] = [
-    { type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, protocolVersion: AG_UI_PROTOCOL_VERSION, ...hubMetadata({ turnId: run.follow, cursor: opts.cursor }) } as BaseEvent,
+    {
+      type: EventType.RUN_STARTED,
+      threadId: run.threadId,
+      runId: run.runId,
+      protocolVersion: AG_UI_PROTOCOL_VERSION,
+      ...hubMetadata({ turnId: run.follow, cursor: opts.cursor }),
+    } as BaseEvent,
   ];
   if (opts.messages) events.push({ type: EventType.MESSAGES_SNAPSHOT, messages: messagesOf(view) } as BaseEvent);
   events.push({ type: EventType.STATE_SNAPSHOT, snapshot: view.harness.state } as BaseEvent);
@@ -72,7 +78,14 @@ export function finishRun(view: AgUiView, run: RunView): { view: AgUiView; frame
   if (end?.kind === 'completed') return close([finished({ result: { text: end.text } })]);
   if (end?.kind === 'cancelled') return close([finished({ outcome: { type: 'cancelled' } })]);
   if (end?.kind === 'failed') {
-    return close([{ type: EventType.RUN_ERROR, message: publicFailureMessage(end.code, end.message), code: end.code, ...hubMetadata({ retryable: end.retryable }) } as BaseEvent]);
+    return close([
+      {
+        type: EventType.RUN_ERROR,
+        message: publicFailureMessage(end.code, end.message),
+        code: end.code,
+        ...hubMetadata({ retryable: end.retryable }),
+      } as BaseEvent,
+    ]);
   }
   const waiting = Object.values(view.pending).filter((p) => p.turnId === run.follow);
   if (waiting.length > 0) return close([finished({ outcome: { type: 'interrupt', interrupts: waiting.map(interruptOf) } })]);
@@ -87,7 +100,11 @@ export function messagesOf(view: AgUiView): Message[] {
       out.push({ id: m.id, role: 'user', content: m.content });
       continue;
     }
-    const calls = (m.toolCalls ?? []).map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: view.toolCalls[t.id]?.args ?? '{}' } }));
+    const calls = (m.toolCalls ?? []).map((t) => ({
+      id: t.id,
+      type: 'function' as const,
+      function: { name: t.name, arguments: view.toolCalls[t.id]?.args ?? '{}' },
+    }));
     out.push({ id: m.id, role: 'assistant', content: m.content, ...(calls.length > 0 ? { toolCalls: calls } : {}) } as Message);
     for (const t of m.toolCalls ?? []) {
       const result = view.toolCalls[t.id]?.result;

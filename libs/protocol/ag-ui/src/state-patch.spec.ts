@@ -19,7 +19,10 @@ describe('patchOf: transport ops as RFC 6902', () => {
       { type: 'set', path: ['messages', '1'], value: { id: 'm2', role: 'user', content: 'x', status: 'complete' } },
       { type: 'set', path: ['messages', '0', 'status'], value: 'complete' },
     ]);
-    expect(patch.map((p) => [p.op, p.path])).toEqual([['add', '/messages/1'], ['replace', '/messages/0/status']]);
+    expect(patch.map((p) => [p.op, p.path])).toEqual([
+      ['add', '/messages/1'],
+      ['replace', '/messages/0/status'],
+    ]);
   });
 
   it('appends to one string coalesce into one replace of the whole string', () => {

@@ -1,11 +1,4 @@
-import {
-  evolveHarness,
-  initialHarnessView,
-  type EventOf,
-  type HarnessView,
-  type HubEvent,
-  type RiskTier,
-} from '@hub/domain';
+import { evolveHarness, initialHarnessView, type EventOf, type HarnessView, type HubEvent, type RiskTier } from '@hub/domain';
 
 /** A tool call as AG-UI shows it: its arguments as JSON text, its result once it has one. */
 export interface ToolCallRecord {

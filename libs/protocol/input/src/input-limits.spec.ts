@@ -18,7 +18,11 @@ describe('checkInput', () => {
     expect(checkInput(nest(INPUT_LIMITS.maxDepth + 1))).toEqual(expect.objectContaining({ kind: 'too_deep' }));
     const deep = JSON.parse(`${'['.repeat(10_000)}${']'.repeat(10_000)}`);
     const p = checkInput({ rubric: deep });
-    expect(p).toEqual({ kind: 'too_deep', path: expect.stringMatching(/^\$\.rubric(\[0\]){11}…$/), message: expect.stringContaining('nested deeper than 64 levels') });
+    expect(p).toEqual({
+      kind: 'too_deep',
+      path: expect.stringMatching(/^\$\.rubric(\[0\]){11}…$/),
+      message: expect.stringContaining('nested deeper than 64 levels'),
+    });
   });
 
   it('refuses NUL and unpaired surrogates in values and keys, naming the field', () => {
@@ -27,9 +31,13 @@ describe('checkInput', () => {
       path: '$.params.prompt[0].text',
       message: '$.params.prompt[0].text: text contains U+0000 (NUL) at index 1',
     });
-    expect(checkInput({ intent: 'x\ud800' })).toEqual(expect.objectContaining({ kind: 'lone_surrogate', path: '$.intent', message: expect.stringContaining('U+D800 at index 1') }));
+    expect(checkInput({ intent: 'x\ud800' })).toEqual(
+      expect.objectContaining({ kind: 'lone_surrogate', path: '$.intent', message: expect.stringContaining('U+D800 at index 1') }),
+    );
     expect(checkInput({ intent: '\udc00x' })?.kind).toBe('lone_surrogate');
-    expect(checkInput({ 'bad\u0000key': 1 })).toEqual(expect.objectContaining({ kind: 'nul', path: '$["bad\\u0000key"]', message: expect.stringContaining('key contains') }));
+    expect(checkInput({ 'bad\u0000key': 1 })).toEqual(
+      expect.objectContaining({ kind: 'nul', path: '$["bad\\u0000key"]', message: expect.stringContaining('key contains') }),
+    );
     expect(checkInput({ ok: '😀' })).toBeNull();
   });
 

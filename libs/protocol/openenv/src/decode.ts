@@ -64,7 +64,8 @@ const WS_TYPES = new Set(['reset', 'step', 'state', 'close', 'mcp']);
 export function decodeWsFrame(raw: string): WsDecoded {
   // The hub's one input check (depth, string size, NUL, unpaired surrogates) before zod.
   const parsed = parseJsonInput(raw);
-  if (!parsed.ok && parsed.kind === 'syntax') return { ok: false, code: 'INVALID_JSON', message: `Invalid JSON: ${parsed.message.replace(/^not valid JSON: /, '')}` };
+  if (!parsed.ok && parsed.kind === 'syntax')
+    return { ok: false, code: 'INVALID_JSON', message: `Invalid JSON: ${parsed.message.replace(/^not valid JSON: /, '')}` };
   if (!parsed.ok) return { ok: false, code: 'VALIDATION_ERROR', message: parsed.message };
   const json = parsed.value;
   const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;

@@ -16,12 +16,44 @@ const turn: HubEvent[] = [
   { type: 'MessageStarted', data: { turnId: T, messageId: M, role: 'assistant' } },
   { type: 'ModelCallStarted', data: { turnId: T, callId: C, step: 0, provider: 'offline', model: 'm', messageCount: 1, toolNames: ['read_file'] } },
   { type: 'ThoughtDelta', data: { turnId: T, messageId: M, callId: C, offset: 0, text: 'hmm' } },
-  { type: 'ModelCallCompleted', data: { turnId: T, callId: C, step: 0, text: '', toolCalls: [{ toolCallId: 'k1', name: 'write_file', input: { path: 'a' } }], finishReason: 'tool_calls', usage } },
+  {
+    type: 'ModelCallCompleted',
+    data: {
+      turnId: T,
+      callId: C,
+      step: 0,
+      text: '',
+      toolCalls: [{ toolCallId: 'k1', name: 'write_file', input: { path: 'a' } }],
+      finishReason: 'tool_calls',
+      usage,
+    },
+  },
   { type: 'ToolCallStarted', data: { turnId: T, messageId: M, toolCallId: 'k1', name: 'write_file', input: { path: 'a' }, policy: 'ask', executor: 'hub' } },
-  { type: 'ApprovalRequested', data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', toolName: 'write_file', input: {}, riskTier: 'medium', reason: 'writes', deadlineAt: null } },
-  { type: 'ApprovalResolved', data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', decision: 'approved', by: { type: 'api_key', id: 'k' }, via: 'openenv', reason: null } },
+  {
+    type: 'ApprovalRequested',
+    data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', toolName: 'write_file', input: {}, riskTier: 'medium', reason: 'writes', deadlineAt: null },
+  },
+  {
+    type: 'ApprovalResolved',
+    data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', decision: 'approved', by: { type: 'api_key', id: 'k' }, via: 'openenv', reason: null },
+  },
   { type: 'ToolCallUpdated', data: { turnId: T, toolCallId: 'k1', message: 'writing' } },
-  { type: 'ReminderQueued', data: { reminderId: 'r1', body: 'b', tags: [], dedupeKey: null, ttlTurns: null, roleHint: 'system', mode: 'finish_step', propagate: null, preserveOnCompact: false, source: 'host', meta: {} } },
+  {
+    type: 'ReminderQueued',
+    data: {
+      reminderId: 'r1',
+      body: 'b',
+      tags: [],
+      dedupeKey: null,
+      ttlTurns: null,
+      roleHint: 'system',
+      mode: 'finish_step',
+      propagate: null,
+      preserveOnCompact: false,
+      source: 'host',
+      meta: {},
+    },
+  },
   { type: 'ReminderRevoked', data: { reminderId: 'r0' } },
   { type: 'ReminderEmitted', data: { turnId: T, reminderId: 'r1', beforeStep: 1, renderedRole: 'system' } },
   { type: 'UserMessageInjected', data: { turnId: T, fromTurnId: 't9', messageId: 't9:u', text: 'steer', beforeStep: 1 } },
@@ -38,28 +70,76 @@ const turn: HubEvent[] = [
 ];
 
 const recorded = (events: HubEvent[]): Recorded<HubEvent>[] =>
-  events.map((e, i) => ({ ...e, eventId: `e${i}`, tenantId: 't', streamId: 'session-s', streamPosition: i + 1, globalPosition: 100 + i, createdAt: '2026-01-01T00:00:01.500Z', metadata: { correlationId: 'c' } }));
+  events.map((e, i) => ({
+    ...e,
+    eventId: `e${i}`,
+    tenantId: 't',
+    streamId: 'session-s',
+    streamPosition: i + 1,
+    globalPosition: 100 + i,
+    createdAt: '2026-01-01T00:00:01.500Z',
+    metadata: { correlationId: 'c' },
+  }));
 
 describe('encodeHarnessEventList', () => {
   const out = encodeHarnessEventList(recorded(turn));
 
   it('the test turn holds every hub event type (so the map is exercised for all of them)', () => {
     const all: Record<HubEventType, true> = {
-      SessionOpened: true, TurnRequested: true, TurnStarted: true, MessageStarted: true, ModelCallStarted: true, TextDelta: true, ThoughtDelta: true,
-      ModelCallCompleted: true, ToolCallStarted: true, ToolCallUpdated: true, ToolCallCompleted: true, ApprovalRequested: true, ApprovalResolved: true,
-      MessageCompleted: true, TurnCompleted: true, TurnFailed: true, TurnCancelled: true,
-      RewardComputed: true, EpisodeReset: true, UserMessageInjected: true, ReminderQueued: true, ReminderRevoked: true, ReminderEmitted: true,
-      SessionForked: true, SessionRedriven: true, TurnQueued: true,
+      SessionOpened: true,
+      TurnRequested: true,
+      TurnStarted: true,
+      MessageStarted: true,
+      ModelCallStarted: true,
+      TextDelta: true,
+      ThoughtDelta: true,
+      ModelCallCompleted: true,
+      ToolCallStarted: true,
+      ToolCallUpdated: true,
+      ToolCallCompleted: true,
+      ApprovalRequested: true,
+      ApprovalResolved: true,
+      MessageCompleted: true,
+      TurnCompleted: true,
+      TurnFailed: true,
+      TurnCancelled: true,
+      RewardComputed: true,
+      EpisodeReset: true,
+      UserMessageInjected: true,
+      ReminderQueued: true,
+      ReminderRevoked: true,
+      ReminderEmitted: true,
+      SessionForked: true,
+      SessionRedriven: true,
+      TurnQueued: true,
     };
     expect(new Set(turn.map((e) => e.type))).toEqual(new Set(Object.keys(all)));
   });
 
   it('writes valid RFC 005 HarnessEvents with the hub cursor and Unix-seconds timestamps', () => {
     for (const e of out) expect(HarnessEvent.parse(e)).toEqual(e);
-    expect(out[0]).toEqual({ type: 'llm_request', timestamp: 1767225601.5, cursor: 105, data: expect.objectContaining({ model: 'm', tool_names: ['read_file'] }) });
+    expect(out[0]).toEqual({
+      type: 'llm_request',
+      timestamp: 1767225601.5,
+      cursor: 105,
+      data: expect.objectContaining({ model: 'm', tool_names: ['read_file'] }),
+    });
     expect(out.map((e) => e.type)).toEqual([
-      'llm_request', 'llm_chunk', 'llm_response', 'tool_call', 'text_output', 'text_output', 'text_output', 'tool_result', 'llm_chunk', 'turn_complete',
-      'error', 'turn_complete', 'error', 'turn_complete', 'text_output',
+      'llm_request',
+      'llm_chunk',
+      'llm_response',
+      'tool_call',
+      'text_output',
+      'text_output',
+      'text_output',
+      'tool_result',
+      'llm_chunk',
+      'turn_complete',
+      'error',
+      'turn_complete',
+      'error',
+      'turn_complete',
+      'text_output',
     ]);
   });
 
@@ -74,7 +154,7 @@ describe('encodeHarnessEventList', () => {
     expect(out.filter((e) => e.type === 'error')[0].data).toEqual({ message: 'down', code: 'PROVIDER_DOWN', recoverable: true });
   });
 
-  it('llm_request carries RFC 005 {messages, model}: the call\'s messages in the chat shape, [] when unknown', () => {
+  it("llm_request carries RFC 005 {messages, model}: the call's messages in the chat shape, [] when unknown", () => {
     const sent = [
       { role: 'system' as const, content: 'sys' },
       { role: 'user' as const, content: 'p' },
@@ -100,7 +180,9 @@ describe('encodeHarnessEventList', () => {
 
   it('says done on turn_complete only when the harness signalled it', () => {
     expect(out.find((e) => e.type === 'turn_complete')?.data).not.toHaveProperty('done');
-    const [done] = encodeHarnessEventList(recorded([{ type: 'TurnCompleted', data: { turnId: T, text: 'all set', stopReason: 'end_turn', usage, done: true } }]));
+    const [done] = encodeHarnessEventList(
+      recorded([{ type: 'TurnCompleted', data: { turnId: T, text: 'all set', stopReason: 'end_turn', usage, done: true } }]),
+    );
     expect(done).toMatchObject({ type: 'turn_complete', data: { response: 'all set', done: true } });
   });
 });

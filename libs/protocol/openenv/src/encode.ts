@@ -18,7 +18,11 @@ export const initialHarnessEventView = (): HarnessEventView => ({ toolNames: {} 
  * `llm_request` carries the RFC's `{messages, model}`: the messages come from `requests` (the
  * log holds what they are built from, not a copy of them); without it they are `[]`.
  */
-export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEventView, requests?: LlmRequestMessages): { view: HarnessEventView; events: HarnessEvent[] } {
+export function encodeHarnessEvents(
+  event: Recorded<HubEvent>,
+  view: HarnessEventView,
+  requests?: LlmRequestMessages,
+): { view: HarnessEventView; events: HarnessEvent[] } {
   const out = (type: HarnessEventType, data: Record<string, unknown>): HarnessEvent => ({
     type,
     timestamp: Date.parse(event.createdAt) / 1000,
@@ -46,7 +50,10 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
     case 'ModelCallStarted': {
       const e = event.data;
       const messages = chatMessages(requests?.(e.callId) ?? []);
-      return { view, events: [out('llm_request', { messages, model: e.model, provider: e.provider, message_count: e.messageCount, tool_names: e.toolNames, step: e.step })] };
+      return {
+        view,
+        events: [out('llm_request', { messages, model: e.model, provider: e.provider, message_count: e.messageCount, tool_names: e.toolNames, step: e.step })],
+      };
     }
     case 'TextDelta':
       return { view, events: [out('llm_chunk', { content: event.data.text, index: event.data.offset })] };
@@ -60,14 +67,23 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
     case 'ToolCallStarted': {
       const e = event.data;
       const next = { toolNames: { ...view.toolNames, [e.toolCallId]: e.name } };
-      return { view: next, events: [out('tool_call', { tool_name: e.name, arguments: e.input, tool_call_id: e.toolCallId, executor: e.executor, policy: e.policy })] };
+      return {
+        view: next,
+        events: [out('tool_call', { tool_name: e.name, arguments: e.input, tool_call_id: e.toolCallId, executor: e.executor, policy: e.policy })],
+      };
     }
     case 'ToolCallUpdated':
       return { view, events: [out('text_output', { text: event.data.message, tool_call_id: event.data.toolCallId })] };
     case 'ToolCallCompleted': {
       const e = event.data;
       const ok = e.status === 'complete';
-      const data = { tool_name: view.toolNames[e.toolCallId] ?? null, result: ok ? e.output : null, error: ok ? null : e.output, tool_call_id: e.toolCallId, status: e.status };
+      const data = {
+        tool_name: view.toolNames[e.toolCallId] ?? null,
+        result: ok ? e.output : null,
+        error: ok ? null : e.output,
+        tool_call_id: e.toolCallId,
+        status: e.status,
+      };
       return { view, events: [out('tool_result', data)] };
     }
     case 'TurnQueued': {
@@ -79,23 +95,58 @@ export function encodeHarnessEvents(event: Recorded<HubEvent>, view: HarnessEven
     case 'ApprovalRequested': {
       const e = event.data;
       const text = `approval requested for ${e.toolName} (${e.riskTier} risk): ${e.reason}`;
-      return { view, events: [out('text_output', { text, approval: { approval_id: e.approvalId, tool_call_id: e.toolCallId, tool_name: e.toolName, risk_tier: e.riskTier, status: 'pending' } })] };
+      return {
+        view,
+        events: [
+          out('text_output', {
+            text,
+            approval: { approval_id: e.approvalId, tool_call_id: e.toolCallId, tool_name: e.toolName, risk_tier: e.riskTier, status: 'pending' },
+          }),
+        ],
+      };
     }
     case 'ApprovalResolved': {
       const e = event.data;
-      return { view, events: [out('text_output', { text: `approval ${e.decision}`, approval: { approval_id: e.approvalId, tool_call_id: e.toolCallId, status: e.decision, via: e.via } })] };
+      return {
+        view,
+        events: [
+          out('text_output', {
+            text: `approval ${e.decision}`,
+            approval: { approval_id: e.approvalId, tool_call_id: e.toolCallId, status: e.decision, via: e.via },
+          }),
+        ],
+      };
     }
     case 'TurnCompleted':
       return {
         view,
-        events: [out('turn_complete', { response: event.data.text, stop_reason: event.data.stopReason, usage: usageOf(event.data.usage), ...(event.data.done ? { done: true } : {}) })],
+        events: [
+          out('turn_complete', {
+            response: event.data.text,
+            stop_reason: event.data.stopReason,
+            usage: usageOf(event.data.usage),
+            ...(event.data.done ? { done: true } : {}),
+          }),
+        ],
       };
     case 'TurnFailed': {
       const e = event.data;
-      return { view, events: [out('error', { message: publicFailureMessage(e.code, e.message), code: e.code, recoverable: e.retryable }), out('turn_complete', { response: '', status: 'failed' })] };
+      return {
+        view,
+        events: [
+          out('error', { message: publicFailureMessage(e.code, e.message), code: e.code, recoverable: e.retryable }),
+          out('turn_complete', { response: '', status: 'failed' }),
+        ],
+      };
     }
     case 'TurnCancelled':
-      return { view, events: [out('error', { message: `turn cancelled (${event.data.reason})`, code: 'CANCELLED', recoverable: true }), out('turn_complete', { response: '', status: 'cancelled' })] };
+      return {
+        view,
+        events: [
+          out('error', { message: `turn cancelled (${event.data.reason})`, code: 'CANCELLED', recoverable: true }),
+          out('turn_complete', { response: '', status: 'cancelled' }),
+        ],
+      };
     default:
       return assertNever(event, 'hub event');
   }

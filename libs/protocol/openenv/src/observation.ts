@@ -45,7 +45,10 @@ export interface EpisodeState {
 
 export const wsObservation = (r: StepResult) => ({ type: 'observation' as const, data: r });
 export const wsState = (s: EpisodeState) => ({ type: 'state' as const, data: s });
-export const wsError = (code: WsErrorCode, message: string, extra: Record<string, unknown> = {}) => ({ type: 'error' as const, data: { message, code, ...extra } });
+export const wsError = (code: WsErrorCode, message: string, extra: Record<string, unknown> = {}) => ({
+  type: 'error' as const,
+  data: { message, code, ...extra },
+});
 
 /** FastAPI's error body for non-validation HTTP errors. */
 export const httpDetail = (detail: string) => ({ detail });

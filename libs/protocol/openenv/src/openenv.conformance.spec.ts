@@ -14,7 +14,14 @@ const UPSTREAM = path.resolve(__dirname, '../../../../../shared/fixtures/openenv
 const read = (rel: string): unknown => JSON.parse(readFileSync(path.join(UPSTREAM, rel), 'utf8'));
 
 /** Upstream's `StepResponse`/`ResetResponse` (extra="forbid"). */
-const UpstreamStepResponse = z.object({ observation: z.record(z.string(), z.unknown()), reward: z.number().nullable(), done: z.boolean(), metadata: z.record(z.string(), z.unknown()).nullable().optional() }).strict();
+const UpstreamStepResponse = z
+  .object({
+    observation: z.record(z.string(), z.unknown()),
+    reward: z.number().nullable(),
+    done: z.boolean(),
+    metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+  })
+  .strict();
 
 const summary = { status: 'completed' as const, response: 'hi', turnEvents: [], turnNumber: 1, reward: 1, done: false, episodeId: 'e' };
 
@@ -52,7 +59,8 @@ const cases: Record<string, (fixture: unknown) => void> = {
   'mcp/tools-list-request.json': (f) => expect(decodeWsFrame(JSON.stringify({ type: 'mcp', data: f }))).toMatchObject({ ok: true, frame: { type: 'mcp' } }),
   'ws/client-close.json': (f) => expect(decodeWsFrame(JSON.stringify(f))).toEqual({ ok: true, frame: { type: 'close' } }),
   'ws/client-mcp-tools-list.json': (f) => expect(decodeWsFrame(JSON.stringify(f))).toEqual({ ok: true, frame: f }),
-  'ws/client-reset-episode.json': (f) => expect(decodeWsFrame(JSON.stringify(f))).toEqual({ ok: true, frame: { type: 'reset', data: { episode_id: 'ws_test' } } }),
+  'ws/client-reset-episode.json': (f) =>
+    expect(decodeWsFrame(JSON.stringify(f))).toEqual({ ok: true, frame: { type: 'reset', data: { episode_id: 'ws_test' } } }),
   'ws/client-reset.json': (f) => expect(decodeWsFrame(JSON.stringify(f))).toEqual({ ok: true, frame: { type: 'reset', data: {} } }),
   'ws/client-state.json': (f) => expect(decodeWsFrame(JSON.stringify(f))).toEqual({ ok: true, frame: { type: 'state' } }),
   'ws/client-step.json': (f) => expect(decodeWsFrame(JSON.stringify(f))).toEqual({ ok: true, frame: { type: 'step', data: { message: 'ws_step' } } }),
@@ -76,7 +84,10 @@ describe('OpenEnv fixtures', () => {
 
 describe('/ws frames this lib writes', () => {
   it('answer with upstream WSObservationResponse / WSStateResponse / WSErrorResponse shapes', () => {
-    expect(wsObservation(encodeStepResult(summary))).toEqual({ type: 'observation', data: { observation: expect.objectContaining({ response: 'hi', turn_number: 1 }), reward: 1, done: false } });
+    expect(wsObservation(encodeStepResult(summary))).toEqual({
+      type: 'observation',
+      data: { observation: expect.objectContaining({ response: 'hi', turn_number: 1 }), reward: 1, done: false },
+    });
     expect(wsState({ episode_id: 'e', step_count: 2 })).toEqual({ type: 'state', data: { episode_id: 'e', step_count: 2 } });
     expect(wsError('UNKNOWN_TYPE', 'x')).toEqual({ type: 'error', data: { message: 'x', code: 'UNKNOWN_TYPE' } });
   });

@@ -55,16 +55,7 @@ export const WsErrorCode = z.enum([
 export type WsErrorCode = z.infer<typeof WsErrorCode>;
 
 /** RFC 005 `HarnessEventType`. */
-export const HarnessEventType = z.enum([
-  'llm_request',
-  'llm_response',
-  'llm_chunk',
-  'tool_call',
-  'tool_result',
-  'text_output',
-  'error',
-  'turn_complete',
-]);
+export const HarnessEventType = z.enum(['llm_request', 'llm_response', 'llm_chunk', 'tool_call', 'tool_result', 'text_output', 'error', 'turn_complete']);
 export type HarnessEventType = z.infer<typeof HarnessEventType>;
 
 /**

@@ -15,7 +15,12 @@ const errorOf = (body: unknown) => {
   const r = decode(body, ctx);
   return r.ok ? null : r.error;
 };
-const submit = (context: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ protocol_version: '1.0.0', request_id: 'r1', ...extra, request: { context } });
+const submit = (context: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  protocol_version: '1.0.0',
+  request_id: 'r1',
+  ...extra,
+  request: { context },
+});
 
 describe('decode: a new turn', () => {
   const decoded = ok(fixture('submit--secret-environment.json'));
@@ -115,7 +120,11 @@ describe('decode: continuations', () => {
   const decision = (approval: Record<string, unknown>) => ({ extensions: { 'dev.harnesshub': { approval } } });
 
   it('a continuation with a decision resolves that approval and remembers what was delivered', () => {
-    const body = { protocol_version: '1.0.0', request_id: 'r2', request: { context: { continuation: { continuation_token: approvalToken } }, ...decision({ decision: 'denied', reason: 'no' }) } };
+    const body = {
+      protocol_version: '1.0.0',
+      request_id: 'r2',
+      request: { context: { continuation: { continuation_token: approvalToken } }, ...decision({ decision: 'denied', reason: 'no' }) },
+    };
     const d = ok(body);
     expect(d.sessionId).toBe('s1');
     expect(d.action).toEqual({
@@ -132,8 +141,13 @@ describe('decode: continuations', () => {
   });
 
   it('refuses a continuation presented for another session, or for another approval', () => {
-    expect(errorOf({ protocol_version: '1.0.0', request: { context: { session_id: 's2', continuation: { continuation_token: approvalToken } } } })?.code).toBe('invalid_request');
-    const other = { protocol_version: '1.0.0', request: { context: { continuation: { continuation_token: approvalToken } }, ...decision({ decision: 'approved', approval_id: 'ap2' }) } };
+    expect(errorOf({ protocol_version: '1.0.0', request: { context: { session_id: 's2', continuation: { continuation_token: approvalToken } } } })?.code).toBe(
+      'invalid_request',
+    );
+    const other = {
+      protocol_version: '1.0.0',
+      request: { context: { continuation: { continuation_token: approvalToken } }, ...decision({ decision: 'approved', approval_id: 'ap2' }) },
+    };
     expect(errorOf(other)?.details).toEqual({ field: 'request.extensions.dev.harnesshub.approval' });
   });
 });

@@ -200,7 +200,8 @@ function resolveTarget(sessionId: string, approval: NonNullable<HubExtension['ap
 
 /** The turn's context: what the engine may use. Secret environment state never gets here. */
 function turnContextOf(context: RequestContext): Record<string, unknown> {
-  const foreignContinuation = context.continuation?.continuation_token && isHubToken(context.continuation.continuation_token) ? undefined : context.continuation;
+  const foreignContinuation =
+    context.continuation?.continuation_token && isHubToken(context.continuation.continuation_token) ? undefined : context.continuation;
   return compact({
     task_hint: context.task_hint,
     shell: context.shell,

@@ -5,9 +5,25 @@ import { CONTINUE_ACTION_TYPE, encodeError, encodeReply, type ReplyView } from '
 import { WIRE_ERROR_CODES, wireErrorFromDomain, wireErrorFromTurnFailure } from './errors';
 
 const NOW = Date.parse('2025-01-01T00:00:00.000Z');
-const view: ReplyView = { echo: { request_id: 'r1' }, capabilities: negotiateCapabilities({}), sessionId: 's1', turnId: 'oh-r1', delivered: 0, nowMs: NOW, latencyMs: 7 };
+const view: ReplyView = {
+  echo: { request_id: 'r1' },
+  capabilities: negotiateCapabilities({}),
+  sessionId: 's1',
+  turnId: 'oh-r1',
+  delivered: 0,
+  nowMs: NOW,
+  latencyMs: 7,
+};
 const approval = (over: Record<string, unknown> = {}) => ({
-  turnId: 'oh-r1', approvalId: 'ap1', toolCallId: 'c1', toolName: 'delete_file', input: { path: 'a.txt' }, riskTier: 'high' as const, reason: 'deletes', deadlineAt: null as string | null, ...over,
+  turnId: 'oh-r1',
+  approvalId: 'ap1',
+  toolCallId: 'c1',
+  toolName: 'delete_file',
+  input: { path: 'a.txt' },
+  riskTier: 'high' as const,
+  reason: 'deletes',
+  deadlineAt: null as string | null,
+  ...over,
 });
 
 describe('encodeReply', () => {
@@ -50,7 +66,9 @@ describe('encodeReply', () => {
     const queued = { reason: 'capacity', since: '2024-12-31T23:59:58.000Z' };
     const next = encodeReply({ kind: 'pending', text: '', queued }, view).body.response.action_directives?.at(-1);
     expect(next?.action_type).toBe(CONTINUE_ACTION_TYPE);
-    expect(next?.payload).toEqual(expect.objectContaining({ queued, message: expect.stringContaining('waiting for a worker'), continuation: expect.anything() }));
+    expect(next?.payload).toEqual(
+      expect.objectContaining({ queued, message: expect.stringContaining('waiting for a worker'), continuation: expect.anything() }),
+    );
   });
 });
 
@@ -67,13 +85,30 @@ describe('wire errors', () => {
     expect(wireErrorFromTurnFailure('INTERNAL', 'stack trace', false).message).toBe('internal error');
   });
 
-  it('a used-up tenant limit is 429 rate_limited, retryable, with its wait in details and as the reply\'s Retry-After', () => {
+  it("a used-up tenant limit is 429 rate_limited, retryable, with its wait in details and as the reply's Retry-After", () => {
     const error = wireErrorFromDomain('RATE_LIMITED', 'this tenant may run 2 turns at once', 1_500);
-    expect(error).toEqual({ code: 'rate_limited', message: 'this tenant may run 2 turns at once', retryable: true, httpStatus: 429, details: { hub_code: 'RATE_LIMITED', retry_after_ms: 1_500 }, retryAfterS: 2 });
+    expect(error).toEqual({
+      code: 'rate_limited',
+      message: 'this tenant may run 2 turns at once',
+      retryable: true,
+      httpStatus: 429,
+      details: { hub_code: 'RATE_LIMITED', retry_after_ms: 1_500 },
+      retryAfterS: 2,
+    });
     const reply = encodeError(error, { request_id: 'r-1' });
     expect(reply.httpStatus).toBe(429);
     expect(reply.retryAfterS).toBe(2);
-    expect(reply.body.response).toEqual(expect.objectContaining({ status: 'error', error: { code: 'rate_limited', message: 'this tenant may run 2 turns at once', retryable: true, details: { hub_code: 'RATE_LIMITED', retry_after_ms: 1_500 } } }));
+    expect(reply.body.response).toEqual(
+      expect.objectContaining({
+        status: 'error',
+        error: {
+          code: 'rate_limited',
+          message: 'this tenant may run 2 turns at once',
+          retryable: true,
+          details: { hub_code: 'RATE_LIMITED', retry_after_ms: 1_500 },
+        },
+      }),
+    );
     // Without a wait, nothing is said about one.
     expect(wireErrorFromDomain('SESSION_BUSY', 'busy')).not.toHaveProperty('retryAfterS');
     expect(encodeError(wireErrorFromDomain('SESSION_BUSY', 'busy'), { request_id: 'r-2' })).not.toHaveProperty('retryAfterS');

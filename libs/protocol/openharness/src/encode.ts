@@ -3,13 +3,7 @@ import type { Negotiated } from './capabilities';
 import { continuationToken } from './continuation';
 import type { Echo } from './decode';
 import { wireError, wireErrorFromTurnFailure, type WireError } from './errors';
-import {
-  HUB_EXTENSION,
-  OPENHARNESS_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type ActionDirective,
-  type ResponseMessage,
-} from './schema';
+import { HUB_EXTENSION, OPENHARNESS_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type ActionDirective, type ResponseMessage } from './schema';
 
 /**
  * Where a turn stands when the reply is written (the edge's `TurnOutcome` has this shape and
@@ -76,11 +70,7 @@ export function encodeReply(result: TurnResult, view: ReplyView): WireReply {
     case 'failed':
       return encodeError(wireErrorFromTurnFailure(result.code, result.message, result.retryable), view.echo, view);
     case 'cancelled':
-      return encodeError(
-        wireError('turn_cancelled', 'The turn was cancelled.', { details: { reason: result.reason, run_id: view.turnId } }),
-        view.echo,
-        view,
-      );
+      return encodeError(wireError('turn_cancelled', 'The turn was cancelled.', { details: { reason: result.reason, run_id: view.turnId } }), view.echo, view);
     case 'awaiting_approval': {
       const delivered = Math.max(view.delivered, result.text.length);
       const asks = result.approvals.map((a) => requestApproval(a, view, delivered));

@@ -48,11 +48,7 @@ const HTTP_STATUS: Record<WireErrorCode, number> = {
 };
 
 /** Builds a {@link WireError}; the HTTP status follows from the code. */
-export function wireError(
-  code: WireErrorCode,
-  message: string,
-  opts: { retryable?: boolean; details?: Record<string, unknown> } = {},
-): WireError {
+export function wireError(code: WireErrorCode, message: string, opts: { retryable?: boolean; details?: Record<string, unknown> } = {}): WireError {
   return { code, message, retryable: opts.retryable ?? false, httpStatus: HTTP_STATUS[code], ...(opts.details ? { details: opts.details } : {}) };
 }
 
@@ -96,7 +92,10 @@ export function wireErrorFromDomain(code: DomainErrorCode, message: string, retr
   if (!(retryAfterMs !== undefined && retryAfterMs > 0)) return wireError(mapped.code, safe, { retryable: mapped.retryable, details: { hub_code: code } });
   // A used-up limit says how long, in the details (safe for logs) and as the HTTP Retry-After.
   const wait = Math.ceil(retryAfterMs);
-  return { ...wireError(mapped.code, safe, { retryable: mapped.retryable, details: { hub_code: code, retry_after_ms: wait } }), retryAfterS: Math.ceil(wait / 1000) };
+  return {
+    ...wireError(mapped.code, safe, { retryable: mapped.retryable, details: { hub_code: code, retry_after_ms: wait } }),
+    retryAfterS: Math.ceil(wait / 1000),
+  };
 }
 
 /**

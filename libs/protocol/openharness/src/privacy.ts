@@ -43,9 +43,11 @@ const INLINE_KEYS = new Set(['data', 'content', 'base64', 'bytes', 'blob', 'body
 export function inlineBlobIn(attachment: AttachmentRef, index: number): string | null {
   for (const [key, value] of Object.entries(attachment)) {
     const where = `context.attachments[${index}].${key}`;
-    if (INLINE_KEYS.has(key.toLowerCase()) && value !== undefined && value !== null) return `${where}: inline content is not accepted; send a ref_id, uri or asset_id`;
+    if (INLINE_KEYS.has(key.toLowerCase()) && value !== undefined && value !== null)
+      return `${where}: inline content is not accepted; send a ref_id, uri or asset_id`;
     if (typeof value === 'string' && value.trim().toLowerCase().startsWith('data:')) return `${where}: data: URIs are inline content; send a reference`;
-    if (longestString(value) > MAX_ATTACHMENT_STRING_CHARS) return `${where}: holds more than ${MAX_ATTACHMENT_STRING_CHARS} characters; attachments are references only`;
+    if (longestString(value) > MAX_ATTACHMENT_STRING_CHARS)
+      return `${where}: holds more than ${MAX_ATTACHMENT_STRING_CHARS} characters; attachments are references only`;
   }
   return null;
 }

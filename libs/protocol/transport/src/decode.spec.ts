@@ -11,9 +11,7 @@ describe('decode: commands', () => {
   it('turns submit into SubmitTurn with a fresh turn id and the default policy', () => {
     expect(decode(message({ type: 'submit', prompt: 'Hello' }), context())).toEqual({
       ok: true,
-      commands: [
-        { type: 'SubmitTurn', sessionId: 's-1', turnId: 'id-1', prompt: 'Hello', context: {}, busyPolicy: 'enqueue' },
-      ],
+      commands: [{ type: 'SubmitTurn', sessionId: 's-1', turnId: 'id-1', prompt: 'Hello', context: {}, busyPolicy: 'enqueue' }],
     });
   });
 
@@ -32,10 +30,7 @@ describe('decode: commands', () => {
   });
 
   it('turns approve and deny into ResolveApproval, in order', () => {
-    const result = decode(
-      message({ type: 'approve', approvalId: 'a1' }, { type: 'deny', approvalId: 'a2', reason: 'no' }),
-      context(),
-    );
+    const result = decode(message({ type: 'approve', approvalId: 'a1' }, { type: 'deny', approvalId: 'a2', reason: 'no' }), context());
     expect(result.ok && result.commands).toEqual([
       { type: 'ResolveApproval', sessionId: 's-1', approvalId: 'a1', decision: 'approved', reason: null },
       { type: 'ResolveApproval', sessionId: 's-1', approvalId: 'a2', decision: 'denied', reason: 'no' },

@@ -45,10 +45,7 @@ export function decode(raw: string, ctx: DecodeContext): DecodeResult {
   }
   const unknownType = findUnknownCommandType(json);
   if (unknownType !== undefined) {
-    return fail(
-      'unknown_command',
-      `unknown command type ${JSON.stringify(unknownType)}; expected one of ${HARNESS_COMMAND_TYPES.join(', ')}`,
-    );
+    return fail('unknown_command', `unknown command type ${JSON.stringify(unknownType)}; expected one of ${HARNESS_COMMAND_TYPES.join(', ')}`);
   }
   const message = ClientMessage.safeParse(json);
   if (!message.success) return fail('invalid_message', describeIssues(message.error.issues));
@@ -76,11 +73,7 @@ function findUnknownCommandType(json: unknown): string | undefined {
   return undefined;
 }
 
-function toHubCommand(
-  command: HarnessCommand,
-  index: number,
-  ctx: DecodeContext,
-): { ok: true; command: HubCommand } | { ok: false; error: DecodeError } {
+function toHubCommand(command: HarnessCommand, index: number, ctx: DecodeContext): { ok: true; command: HubCommand } | { ok: false; error: DecodeError } {
   if (command.type === 'submit' && command.prompt.trim() === '') {
     return fail('invalid_message', `commands[${index}].prompt: must not be empty`);
   }
@@ -121,9 +114,7 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 
 function formatPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(message)';
-  return path
-    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
-    .join('');
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

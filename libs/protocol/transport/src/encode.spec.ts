@@ -74,10 +74,7 @@ describe('encode: a full turn', () => {
       {
         type: 'delta',
         cursor: 43,
-        operations: [
-          set(['status'], 'running'),
-          set(['messages', '0'], { id: 't1:u', role: 'user', content: 'Weather?', status: 'complete', turnId: 't1' }),
-        ],
+        operations: [set(['status'], 'running'), set(['messages', '0'], { id: 't1:u', role: 'user', content: 'Weather?', status: 'complete', turnId: 't1' })],
       },
       {
         type: 'delta',
@@ -99,10 +96,7 @@ describe('encode: a full turn', () => {
       {
         type: 'delta',
         cursor: 50,
-        operations: [
-          set(['messages', '1', 'status'], 'streaming'),
-          { type: 'append-text', path: ['messages', '1', 'content'], value: 'Sunny' },
-        ],
+        operations: [set(['messages', '1', 'status'], 'streaming'), { type: 'append-text', path: ['messages', '1', 'content'], value: 'Sunny' }],
       },
       { type: 'delta', cursor: 51, operations: [{ type: 'append-text', path: ['messages', '1', 'content'], value: ', 70F.' }] },
       { type: 'delta', cursor: 52, operations: [set(['messages', '1', 'status'], 'complete')] },
@@ -142,11 +136,22 @@ describe('snapshot and errors', () => {
   });
 
   it('a refusal for a used-up tenant limit says how long to wait (retryAfterMs), as an HTTP 429 says Retry-After', () => {
-    const frame = domainErrorFrame(new DomainError('RATE_LIMITED', "this tenant's limit of 3 turns per minute is used up; retry in 12 s", { retryAfterMs: 11_500 }));
-    expect(frame).toEqual({ type: 'error', code: 'rate_limited', message: "this tenant's limit of 3 turns per minute is used up; retry in 12 s", retryAfterMs: 11_500 });
+    const frame = domainErrorFrame(
+      new DomainError('RATE_LIMITED', "this tenant's limit of 3 turns per minute is used up; retry in 12 s", { retryAfterMs: 11_500 }),
+    );
+    expect(frame).toEqual({
+      type: 'error',
+      code: 'rate_limited',
+      message: "this tenant's limit of 3 turns per minute is used up; retry in 12 s",
+      retryAfterMs: 11_500,
+    });
     expect(ServerMessage.parse(frame)).toEqual(frame);
     // Only a whole, positive wait is told; other details never reach the wire.
-    expect(domainErrorFrame(new DomainError('SESSION_BUSY', 'busy', { retryAfterMs: 'soon', turnId: 't1' }))).toEqual({ type: 'error', code: 'session_busy', message: 'busy' });
+    expect(domainErrorFrame(new DomainError('SESSION_BUSY', 'busy', { retryAfterMs: 'soon', turnId: 't1' }))).toEqual({
+      type: 'error',
+      code: 'session_busy',
+      message: 'busy',
+    });
     expect(domainErrorFrame(new DomainError('RATE_LIMITED', 'x', { retryAfterMs: 0.4 })).retryAfterMs).toBe(1);
   });
 

@@ -1,11 +1,4 @@
-import {
-  evolveHarness,
-  retryAfterMsIn,
-  type DomainErrorCode,
-  type HarnessView,
-  type HubEvent,
-  type Recorded,
-} from '@hub/domain';
+import { evolveHarness, retryAfterMsIn, type DomainErrorCode, type HarnessView, type HubEvent, type Recorded } from '@hub/domain';
 import type { DeltaMessage, ErrorMessage, ServerMessage, StateMessage, WireErrorCode } from './schema';
 
 /**

@@ -1,12 +1,4 @@
-import {
-  applyOps,
-  DeltaOperation,
-  foldHarness,
-  HubCommand,
-  initialHarnessView,
-  type HubEvent,
-  type Recorded,
-} from '@hub/domain';
+import { applyOps, DeltaOperation, foldHarness, HubCommand, initialHarnessView, type HubEvent, type Recorded } from '@hub/domain';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { decode } from './decode';
@@ -63,9 +55,7 @@ describe.each(jsonFiles(path.join(OWN, 'server')))('server fixture %s', (_name, 
 });
 
 describe('the spec example ops', () => {
-  const ops = ['spec-set-status', 'spec-append-text', 'spec-set-message-status'].map((n) =>
-    DeltaOperation.parse(read(path.join(OWN, 'ops', `${n}.json`))),
-  );
+  const ops = ['spec-set-status', 'spec-append-text', 'spec-set-message-status'].map((n) => DeltaOperation.parse(read(path.join(OWN, 'ops', `${n}.json`))));
 
   it('apply in order to a client state', () => {
     const before = { status: 'idle', messages: [{ id: 'm1', role: 'user', content: 'Hello', status: 'pending' }] };
@@ -115,18 +105,16 @@ describe('encode', () => {
     { type: 'TextDelta', data: { turnId: 't1', messageId: 't1:m', callId: 'c', offset: 0, text: 'Hello' } },
     { type: 'MessageCompleted', data: { turnId: 't1', messageId: 't1:m' } },
   ];
-  const recorded = events.map(
-    (e, i): Recorded => ({
-      ...e,
-      eventId: `e${i}`,
-      tenantId: 'tenant',
-      streamId: 'session-s-1',
-      streamPosition: i,
-      globalPosition: 100 + i,
-      createdAt: '2025-01-01T00:00:00.000Z',
-      metadata: { correlationId: 'corr' },
-    }),
-  );
+  const recorded = events.map((e, i): Recorded => ({
+    ...e,
+    eventId: `e${i}`,
+    tenantId: 'tenant',
+    streamId: 'session-s-1',
+    streamPosition: i,
+    globalPosition: 100 + i,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    metadata: { correlationId: 'corr' },
+  }));
 
   it('every frame is a valid ServerMessage that round-trips, and a snapshot resumes from any cursor', () => {
     let view = initialHarnessView();

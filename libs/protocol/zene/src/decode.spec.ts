@@ -11,7 +11,10 @@ const message = (line: string) => {
 describe('decode: accepted', () => {
   it('a full run line, keeping channel_id, agent, timeout and key', () => {
     const r = decode(run({ channel_id: 'qq', agent: 'default', timeout_ms: 5000, idempotency_key: 'k' }), opts);
-    expect(r).toEqual({ ok: true, request: expect.objectContaining({ type: 'run', channel_id: 'qq', agent: 'default', timeout_ms: 5000, idempotency_key: 'k' }) });
+    expect(r).toEqual({
+      ok: true,
+      request: expect.objectContaining({ type: 'run', channel_id: 'qq', agent: 'default', timeout_ms: 5000, idempotency_key: 'k' }),
+    });
   });
 
   it('the spec minimum: no protocol_version, no type, no key; unknown keys ignored', () => {
@@ -72,5 +75,12 @@ describe('decode: INVALID_REQUEST', () => {
 });
 
 describe('utf8ByteLength', () => {
-  it.each([['', 0], ['abc', 3], ['é', 2], ['好', 3], ['😀', 4], ['\ud800', 3]])('%j → %d', (s, n) => expect(utf8ByteLength(s)).toBe(n));
+  it.each([
+    ['', 0],
+    ['abc', 3],
+    ['é', 2],
+    ['好', 3],
+    ['😀', 4],
+    ['\ud800', 3],
+  ])('%j → %d', (s, n) => expect(utf8ByteLength(s)).toBe(n));
 });

@@ -1,14 +1,5 @@
 import type { z } from 'zod';
-import {
-  CancelRequest,
-  MAX_ID_CHARS,
-  PingRequest,
-  REQUEST_TYPES,
-  RunRequest,
-  SessionCloseRequest,
-  ZENE_PROTOCOL_VERSION,
-  type ZeneRequest,
-} from './schema';
+import { CancelRequest, MAX_ID_CHARS, PingRequest, REQUEST_TYPES, RunRequest, SessionCloseRequest, ZENE_PROTOCOL_VERSION, type ZeneRequest } from './schema';
 import { parseJsonInput } from '@hub/protocol-input';
 
 /** The input size limit when the host is not told another (`hub host --max-input-bytes`). */

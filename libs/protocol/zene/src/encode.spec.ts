@@ -8,7 +8,13 @@ const at = { tsMs: 1000.4, latencyMs: 12.6 };
 describe('bridge-compat replies', () => {
   it('success: text, nulls, real usage', () => {
     expect(bridgeReply(ids, { kind: 'ok', text: 'hello', usage })).toEqual({
-      ok: true, request_id: 'r1', session_id: 's1', text: 'hello', error_code: null, error_message: null, usage,
+      ok: true,
+      request_id: 'r1',
+      session_id: 's1',
+      text: 'hello',
+      error_code: null,
+      error_message: null,
+      usage,
     });
   });
 
@@ -35,18 +41,33 @@ describe('protocol-mode lines', () => {
 
   it('final ERROR carries upstream fallback text and the turn retryability', () => {
     const line = finalLine(ids, { kind: 'failed', code: 'PROVIDER_RATE_LIMIT', message: '429', retryable: true, usage }, at);
-    expect(line).toEqual(expect.objectContaining({ status: 'ERROR', text: 'Provider is rate limited. Please retry shortly.', error: { code: 'PROVIDER_RATE_LIMIT', message: '429', retryable: true } }));
+    expect(line).toEqual(
+      expect.objectContaining({
+        status: 'ERROR',
+        text: 'Provider is rate limited. Please retry shortly.',
+        error: { code: 'PROVIDER_RATE_LIMIT', message: '429', retryable: true },
+      }),
+    );
   });
 
   it('a rejected request is one error line; BUSY is retryable with http_status 429 as upstream', () => {
     const lines = resultLines(ids, rejected('BUSY', 'busy'), at);
     expect(lines).toEqual([errorLine(ids, 'BUSY', 'busy', at.tsMs)]);
     expect(lines[0]).toEqual(expect.objectContaining({ type: 'error', error: { code: 'BUSY', message: 'busy', retryable: true, http_status: 429 } }));
-    expect(resultLines(ids, rejected('INVALID_REQUEST', 'bad'), at)[0]).toEqual(expect.objectContaining({ error: { code: 'INVALID_REQUEST', message: 'bad', retryable: false } }));
+    expect(resultLines(ids, rejected('INVALID_REQUEST', 'bad'), at)[0]).toEqual(
+      expect.objectContaining({ error: { code: 'INVALID_REQUEST', message: 'bad', retryable: false } }),
+    );
   });
 
   it('acks carry only the extras given', () => {
-    expect(ackLine({ request_id: 'p', session_id: null }, 'PONG', 5)).toEqual({ protocol_version: 1, type: 'ack', request_id: 'p', session_id: null, ts_ms: 5, status: 'PONG' });
+    expect(ackLine({ request_id: 'p', session_id: null }, 'PONG', 5)).toEqual({
+      protocol_version: 1,
+      type: 'ack',
+      request_id: 'p',
+      session_id: null,
+      ts_ms: 5,
+      status: 'PONG',
+    });
   });
 });
 

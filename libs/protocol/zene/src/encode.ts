@@ -114,7 +114,14 @@ export function finalLine(ids: ReplyIds, result: Exclude<ZeneResult, { kind: 're
     case 'ok':
       return { ...base, status: 'OK', text: result.text, usage: result.usage, error: null, ...tail };
     case 'failed':
-      return { ...base, status: 'ERROR', text: FALLBACK_TEXT[result.code], usage: result.usage, error: errorInfo(result.code, result.message, result.retryable), ...tail };
+      return {
+        ...base,
+        status: 'ERROR',
+        text: FALLBACK_TEXT[result.code],
+        usage: result.usage,
+        error: errorInfo(result.code, result.message, result.retryable),
+        ...tail,
+      };
     case 'timeout':
       return { ...base, status: 'TIMEOUT', text: FALLBACK_TEXT.TIMEOUT, usage: result.usage, error: errorInfo('TIMEOUT', TIMEOUT_MESSAGE, true), ...tail };
     case 'canceled':

@@ -4,15 +4,7 @@ import { DOMAIN_ERROR_CODES, type DomainErrorCode } from '@hub/domain';
  * The spec's minimum error set plus upstream's `BUSY` (retryable). `BUSY` here means the
  * session's busy policy (`reject`, our default) refused a second turn while one runs.
  */
-export const ZENE_ERROR_CODES = [
-  'INVALID_REQUEST',
-  'TIMEOUT',
-  'PROVIDER_AUTH',
-  'PROVIDER_RATE_LIMIT',
-  'PROVIDER_DOWN',
-  'INTERNAL',
-  'BUSY',
-] as const;
+export const ZENE_ERROR_CODES = ['INVALID_REQUEST', 'TIMEOUT', 'PROVIDER_AUTH', 'PROVIDER_RATE_LIMIT', 'PROVIDER_DOWN', 'INTERNAL', 'BUSY'] as const;
 export type ZeneErrorCode = (typeof ZENE_ERROR_CODES)[number];
 
 /**

@@ -69,11 +69,7 @@ export const SessionCloseRequest = z.object({ ...requestIds, type: z.literal('se
 export type SessionCloseRequest = z.infer<typeof SessionCloseRequest>;
 
 /** A decoded request; `type` is always set (a bare run gets `'run'`). */
-export type ZeneRequest =
-  | (RunRequest & { type: 'run' })
-  | PingRequest
-  | CancelRequest
-  | SessionCloseRequest;
+export type ZeneRequest = (RunRequest & { type: 'run' }) | PingRequest | CancelRequest | SessionCloseRequest;
 export const REQUEST_TYPES = ['run', 'ping', 'cancel', 'session_close'] as const;
 
 export const ZeneUsage = z.strictObject({

@@ -5,11 +5,23 @@ let pos = 0;
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 function rec(event: HubEvent, atMs = T0): Recorded<HubEvent> {
   pos++;
-  return { ...event, eventId: `e${pos}`, tenantId: 't', streamId: 'session-s', streamPosition: pos, globalPosition: pos, createdAt: new Date(atMs).toISOString(), metadata: { correlationId: 'c' } } as Recorded<HubEvent>;
+  return {
+    ...event,
+    eventId: `e${pos}`,
+    tenantId: 't',
+    streamId: 'session-s',
+    streamPosition: pos,
+    globalPosition: pos,
+    createdAt: new Date(atMs).toISOString(),
+    metadata: { correlationId: 'c' },
+  } as Recorded<HubEvent>;
 }
 const usage = { promptTokens: 5, completionTokens: 6, totalTokens: 11 };
 const requested = (turnId: string, requestId: string) =>
-  rec({ type: 'TurnRequested', data: { turnId, userMessageId: `${turnId}:u`, prompt: 'p', context: { zene: { request_id: requestId } }, busyPolicy: 'reject' } });
+  rec({
+    type: 'TurnRequested',
+    data: { turnId, userMessageId: `${turnId}:u`, prompt: 'p', context: { zene: { request_id: requestId } }, busyPolicy: 'reject' },
+  });
 const completed = (turnId: string, atMs = T0) => rec({ type: 'TurnCompleted', data: { turnId, text: 'answer', stopReason: 'end_turn', usage } }, atMs);
 const failed = (turnId: string, code: string, retryable: boolean) => rec({ type: 'TurnFailed', data: { turnId, code, message: `${code}!`, retryable } });
 const cancelled = (turnId: string, reason: 'user' | 'timeout') => rec({ type: 'TurnCancelled', data: { turnId, reason, by: { type: 'system', id: 'x' } } });
@@ -69,8 +81,14 @@ describe('planRun (idempotency)', () => {
 describe('resultOfTurn', () => {
   it('null while running; completed text and usage; failures mapped; timeout vs cancel', () => {
     expect(resultOfTurn([requested('a', 'r')], 'a')).toBeNull();
-    expect(resultOfTurn([requested('a', 'r'), completed('a')], 'a')).toEqual({ kind: 'ok', text: 'answer', usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } });
-    expect(resultOfTurn([requested('a', 'r'), failed('a', 'SESSION_BUSY', true)], 'a')).toEqual(expect.objectContaining({ kind: 'failed', code: 'BUSY', message: 'SESSION_BUSY!' }));
+    expect(resultOfTurn([requested('a', 'r'), completed('a')], 'a')).toEqual({
+      kind: 'ok',
+      text: 'answer',
+      usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 },
+    });
+    expect(resultOfTurn([requested('a', 'r'), failed('a', 'SESSION_BUSY', true)], 'a')).toEqual(
+      expect.objectContaining({ kind: 'failed', code: 'BUSY', message: 'SESSION_BUSY!' }),
+    );
     expect(resultOfTurn([requested('a', 'r'), cancelled('a', 'timeout')], 'a')).toEqual(expect.objectContaining({ kind: 'timeout' }));
     expect(resultOfTurn([requested('a', 'r'), cancelled('a', 'user')], 'a')).toEqual(expect.objectContaining({ kind: 'canceled', reason: 'user' }));
     expect(resultOfTurn([requested('b', 'r'), completed('b')], 'a')).toBeNull();

@@ -123,7 +123,13 @@ export function resultOfTurn(events: readonly HubEvent[], turnId: string): ZeneR
     case 'TurnCompleted':
       return { kind: 'ok', text: end.data.text, usage: usageOf(end.data.usage) };
     case 'TurnFailed':
-      return { kind: 'failed', code: zeneCodeOf(end.data.code), message: publicFailureMessage(end.data.code, end.data.message), retryable: end.data.retryable, usage };
+      return {
+        kind: 'failed',
+        code: zeneCodeOf(end.data.code),
+        message: publicFailureMessage(end.data.code, end.data.message),
+        retryable: end.data.retryable,
+        usage,
+      };
     case 'TurnCancelled':
       return end.data.reason === 'timeout' ? { kind: 'timeout', usage } : { kind: 'canceled', reason: end.data.reason, usage };
     default:

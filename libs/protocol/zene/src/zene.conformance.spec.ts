@@ -1,17 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import {
-  ackLine,
-  bridgeReply,
-  BridgeReply,
-  decode,
-  DEFAULT_MAX_INPUT_BYTES,
-  errorLine,
-  eventLine,
-  finalLine,
-  ProtocolLine,
-  type ZeneUsage,
-} from './index';
+import { ackLine, bridgeReply, BridgeReply, decode, DEFAULT_MAX_INPUT_BYTES, errorLine, eventLine, finalLine, ProtocolLine, type ZeneUsage } from './index';
 
 // Walks every upstream zene fixture (ParaTensor/zene v0.6.5 and clawbridge, see
 // shared/fixtures/README.md): each request is accepted; each reply validates against our strict
@@ -21,7 +10,10 @@ import {
 const UPSTREAM = path.resolve(__dirname, '../../../../../shared/fixtures/zene');
 const opts = { maxInputBytes: DEFAULT_MAX_INPUT_BYTES };
 
-const files = (dir: string) => readdirSync(path.join(UPSTREAM, dir)).filter((f) => f.endsWith('.json')).sort();
+const files = (dir: string) =>
+  readdirSync(path.join(UPSTREAM, dir))
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 const raw = (dir: string, f: string) => readFileSync(path.join(UPSTREAM, dir, f), 'utf8');
 // `error-invalid-request.json` is a reply (an `error` line) despite its name.
 const isRequest = (f: string) => !f.startsWith('error-') && (f.startsWith('request-') || f.endsWith('-request.json'));
@@ -30,7 +22,12 @@ const isRequest = (f: string) => !f.startsWith('error-') && (f.startsWith('reque
 function shape(v: unknown): unknown {
   if (v === null) return 'null';
   if (Array.isArray(v)) return v.map(shape);
-  if (typeof v === 'object') return Object.fromEntries(Object.entries(v as object).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, shape(x)]));
+  if (typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v as object)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, x]) => [k, shape(x)]),
+    );
   return typeof v;
 }
 
@@ -81,7 +78,11 @@ describe.each(['bridge-compat', 'protocol-v1'])('%s requests', (dir) => {
 });
 
 describe('every reply fixture', () => {
-  const replies = ['bridge-compat', 'protocol-v1'].flatMap((dir) => files(dir).filter((f) => !isRequest(f)).map((f) => `${dir}/${f}`));
+  const replies = ['bridge-compat', 'protocol-v1'].flatMap((dir) =>
+    files(dir)
+      .filter((f) => !isRequest(f))
+      .map((f) => `${dir}/${f}`),
+  );
 
   it('is mapped to a situation we encode', () => expect(Object.keys(OURS).sort()).toEqual(replies.sort()));
 

@@ -19,7 +19,9 @@ function offlineReply(prompt) {
 const callModel = DBOS.registerStep(async (prompt) => ({ role: 'assistant', text: offlineReply(prompt), finishReason: 'stop' }), { name: 'callModel' });
 // Step 2: record the answer (the record is the step's checkpointed output, written by DBOS to
 // its system database before the workflow goes on).
-const recordAnswer = DBOS.registerStep(async (runId, prompt, answer) => ({ runId, prompt, answer: answer.text, status: 'complete', recordedAt: Date.now() }), { name: 'recordAnswer' });
+const recordAnswer = DBOS.registerStep(async (runId, prompt, answer) => ({ runId, prompt, answer: answer.text, status: 'complete', recordedAt: Date.now() }), {
+  name: 'recordAnswer',
+});
 
 const agentTurn = DBOS.registerWorkflow(
   async (prompt) => {

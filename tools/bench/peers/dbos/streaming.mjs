@@ -15,7 +15,9 @@ const STREAM = 'answer';
 /** `long answer <N>` → `word1 … wordN` (as the hub's offline script); anything else echoed. */
 function offlineWords(prompt) {
   const long = /\blong answer\s+(\d+)/i.exec(prompt);
-  const text = long ? Array.from({ length: Math.max(1, Math.min(5000, Number(long[1]))) }, (_, i) => `word${i + 1}`).join(' ') : `You said: "${prompt.slice(0, 200)}".`;
+  const text = long
+    ? Array.from({ length: Math.max(1, Math.min(5000, Number(long[1]))) }, (_, i) => `word${i + 1}`).join(' ')
+    : `You said: "${prompt.slice(0, 200)}".`;
   return text.match(/\s*\S+\s*/g) ?? [text];
 }
 
@@ -37,7 +39,9 @@ const streamModel = DBOS.registerStep(
   { name: 'streamModel' },
 );
 // Step 2: record the answer (the step's checkpointed output), as the trivial workload does.
-const recordAnswer = DBOS.registerStep(async (runId, prompt, answer) => ({ runId, prompt, answer: answer.text, status: 'complete', recordedAt: Date.now() }), { name: 'recordStreamedAnswer' });
+const recordAnswer = DBOS.registerStep(async (runId, prompt, answer) => ({ runId, prompt, answer: answer.text, status: 'complete', recordedAt: Date.now() }), {
+  name: 'recordStreamedAnswer',
+});
 
 const streamingTurn = DBOS.registerWorkflow(
   async (prompt) => {

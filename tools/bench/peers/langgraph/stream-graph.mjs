@@ -17,7 +17,9 @@ const DELAY_MS = Number(process.env.OFFLINE_DELAY_MS ?? 15);
 /** `long answer <N>` → `word1 … wordN` (as the hub's offline script); anything else echoed. */
 export function offlineWords(prompt) {
   const long = /\blong answer\s+(\d+)/i.exec(prompt);
-  const text = long ? Array.from({ length: Math.max(1, Math.min(5000, Number(long[1]))) }, (_, i) => `word${i + 1}`).join(' ') : `You said: "${prompt.slice(0, 200)}".`;
+  const text = long
+    ? Array.from({ length: Math.max(1, Math.min(5000, Number(long[1]))) }, (_, i) => `word${i + 1}`).join(' ')
+    : `You said: "${prompt.slice(0, 200)}".`;
   return text.match(/\s*\S+\s*/g) ?? [text];
 }
 

@@ -100,4 +100,9 @@ const readJson = (p: string) => JSON.parse(fs.readFileSync(path.join(SHARED, p),
 
 /** ACP v0.12.2 schema + Harn profile checks for updates the hub emitted. */
 export const validators = () =>
-  acpValidatorsFrom(readJson('acp-upstream/schema-v0.12.2/schema.json'), readJson('harn-acp/conformance/acp-session-update.schema.json'), new Ajv2020({ strict: false, allErrors: true, validateFormats: false }), new Ajv2020({ strict: false, allErrors: true, validateFormats: false }));
+  acpValidatorsFrom(
+    readJson('acp-upstream/schema-v0.12.2/schema.json'),
+    readJson('harn-acp/conformance/acp-session-update.schema.json'),
+    new Ajv2020({ strict: false, allErrors: true, validateFormats: false }),
+    new Ajv2020({ strict: false, allErrors: true, validateFormats: false }),
+  );

@@ -48,7 +48,10 @@ export function runHost(opts: HostOptions): Promise<HostRun> {
   opts.onSpawn?.(child);
   return new Promise((resolve) => {
     child.once('close', (code) => {
-      const lines = stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = stdout
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       resolve({ code, stdout, stderr, lines, first: lines[0] ?? {} });
     });
   });
@@ -63,7 +66,12 @@ export function runLine(fields: Record<string, unknown>): string {
 export function shapeOf(v: unknown): unknown {
   if (v === null) return 'null';
   if (Array.isArray(v)) return v.map(shapeOf);
-  if (typeof v === 'object') return Object.fromEntries(Object.entries(v as object).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, shapeOf(x)]));
+  if (typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v as object)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, x]) => [k, shapeOf(x)]),
+    );
   return typeof v;
 }
 
@@ -93,7 +101,10 @@ export class LiveHost {
 
   /** Every line written so far. */
   get lines(): Record<string, unknown>[] {
-    return this.out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    return this.out
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 
   async waitForLine(pred: (line: Record<string, unknown>) => boolean, timeoutMs = 20_000): Promise<Record<string, unknown>> {

@@ -10,9 +10,7 @@ export interface ReceivedRequest {
 }
 
 /** A scripted reply: an SSE stream (each item one `data:`/`event:` frame) or a JSON error. */
-export type FakeReply =
-  | { kind: 'sse'; frames: { event?: string; data: unknown }[] }
-  | { kind: 'json'; status: number; body: unknown };
+export type FakeReply = { kind: 'sse'; frames: { event?: string; data: unknown }[] } | { kind: 'json'; status: number; body: unknown };
 
 /**
  * A real HTTP server on 127.0.0.1 that speaks just enough of the OpenAI chat completions and

@@ -27,13 +27,19 @@ describe('file tools', () => {
   });
 
   it('read_file tells the model about a missing file instead of throwing', async () => {
-    expect(await readFileTool.execute({ path: 'nope.txt' }, ctx())).toBe(
-      'no such file: nope.txt (files: README.md, data/numbers.csv, notes.txt)',
-    );
+    expect(await readFileTool.execute({ path: 'nope.txt' }, ctx())).toBe('no such file: nope.txt (files: README.md, data/numbers.csv, notes.txt)');
   });
 
   it('list_files lists every path with its size', async () => {
-    const out = await listFilesTool.execute({}, ctx(new Map([['b.txt', 'hé'], ['a.txt', '']])));
+    const out = await listFilesTool.execute(
+      {},
+      ctx(
+        new Map([
+          ['b.txt', 'hé'],
+          ['a.txt', ''],
+        ]),
+      ),
+    );
     expect(out).toBe('a.txt (0 bytes)\nb.txt (3 bytes)');
     expect(await listFilesTool.execute({}, ctx(new Map()))).toBe('the workspace is empty');
   });

@@ -8,13 +8,7 @@ export { deleteFileTool, listFilesTool, readFileTool, writeFileTool } from './fi
 export { evaluateArithmetic, ArithmeticError } from './arithmetic';
 
 /** The hub's own tools, in the order the model is shown them. */
-export const BUILTIN_TOOLS: readonly Tool[] = Object.freeze([
-  readFileTool,
-  listFilesTool,
-  calculatorTool,
-  writeFileTool,
-  deleteFileTool,
-]);
+export const BUILTIN_TOOLS: readonly Tool[] = Object.freeze([readFileTool, listFilesTool, calculatorTool, writeFileTool, deleteFileTool]);
 
 /** A registry holding the built-in tools (plus any extra ones, e.g. from MCP servers). */
 export function createBuiltinRegistry(extra: Tool[] = []): ToolRegistry {

@@ -21,9 +21,17 @@ export function acpValidatorsFrom(acpSchema: object, harnProfile: object, acpAjv
     if (!fn) throw new Error(`no ACP definition ${name}`);
     return fn;
   };
-  const notification = acpAjv.compile({ type: 'object', required: ['jsonrpc', 'method', 'params'], properties: { jsonrpc: { const: '2.0' }, method: { const: 'session/update' }, params: { $ref: 'acp#/$defs/SessionNotification' } } });
+  const notification = acpAjv.compile({
+    type: 'object',
+    required: ['jsonrpc', 'method', 'params'],
+    properties: { jsonrpc: { const: '2.0' }, method: { const: 'session/update' }, params: { $ref: 'acp#/$defs/SessionNotification' } },
+  });
   const harn = harnAjv.compile(harnProfile);
-  const harnCovers = new Set(JSON.stringify(harnProfile).match(/"const":\s*"([a-z_]+)"/g)?.map((m) => m.replace(/.*"([a-z_]+)"$/, '$1')) ?? []);
+  const harnCovers = new Set(
+    JSON.stringify(harnProfile)
+      .match(/"const":\s*"([a-z_]+)"/g)
+      ?.map((m) => m.replace(/.*"([a-z_]+)"$/, '$1')) ?? [],
+  );
   const acp = (doc: unknown) => errs(notification, doc);
   /** Every rule for one emitted notification. */
   const check = (doc: { params: { update: { sessionUpdate: string } & Record<string, unknown> } }): string[] => {
@@ -38,5 +46,10 @@ export function acpValidatorsFrom(acpSchema: object, harnProfile: object, acpAjv
     if (harnCovers.has(kind)) out.push(...errs(harn, doc).map((e) => `harn: ${e}`));
     return out;
   };
-  return { acp, check, def: (name: string, doc: unknown) => errs(def(name), doc), permissionRequest: (doc: unknown) => errs(def('RequestPermissionRequest'), doc) };
+  return {
+    acp,
+    check,
+    def: (name: string, doc: unknown) => errs(def(name), doc),
+    permissionRequest: (doc: unknown) => errs(def('RequestPermissionRequest'), doc),
+  };
 }
