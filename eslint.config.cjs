@@ -77,4 +77,6 @@ module.exports = [
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through @hub/config.' }],
     },
   },
+  // Last: turns off every stylistic rule Prettier owns (`npm run format`, checked in lint).
+  require('eslint-config-prettier/flat'),
 ];
