@@ -27,17 +27,21 @@ export async function redisDurabilityWarning(redisUrl: string): Promise<string |
   r.on('error', () => undefined); // preflight already proved Redis answers; a failure here is reported below
   try {
     await r.connect();
-    const info = `${await r.info('persistence')}\n${await r.info('memory')}`;
-    const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
-    const problems: string[] = [];
-    if (field('aof_enabled') !== '1') problems.push('AOF is off (appendonly no)');
-    const policy = field('maxmemory_policy');
-    if (policy && policy !== 'noeviction') problems.push(`maxmemory-policy is ${policy}, not noeviction`);
-    if (!problems.length) return null;
-    return `Redis may lose queued turns: ${problems.join('; ')}; the reconciler re-schedules them from the log`;
+    return durabilityWarningFromInfo(`${await r.info('persistence')}\n${await r.info('memory')}`);
   } catch (e) {
     return `could not read Redis persistence settings: ${(e as Error).message}`;
   } finally {
     r.disconnect();
   }
+}
+
+/** {@link redisDurabilityWarning}'s reading of `INFO persistence` and `INFO memory` (their text, `\r\n` lines). */
+export function durabilityWarningFromInfo(info: string): string | null {
+  const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
+  const problems: string[] = [];
+  if (field('aof_enabled') !== '1') problems.push('AOF is off (appendonly no)');
+  const policy = field('maxmemory_policy');
+  if (policy && policy !== 'noeviction') problems.push(`maxmemory-policy is ${policy}, not noeviction`);
+  if (!problems.length) return null;
+  return `Redis may lose queued turns: ${problems.join('; ')}; the reconciler re-schedules them from the log`;
 }
