@@ -9,27 +9,51 @@ export interface FeedEvent<T = unknown> {
   id?: number;
 }
 
+/** Where a feed is: connecting (the first time), live (the hub said `ready`), reconnecting after a drop, or closed for good. */
+export type FeedLink = 'connecting' | 'live' | 'reconnecting' | 'closed';
+
 export interface FeedOptions {
   /** Start after this position (a feed read earlier); without it the feed starts with its snapshot. */
   after?: number;
-  /** Consecutive failed connections before the feed gives up; default 10. */
+  /** Consecutive failed connections (none delivering an event) before the feed gives up; default 10 (Infinity: never). */
   maxFailures?: number;
+  /** Backoff between reconnections: doubles from baseDelayMs (default 250) up to maxDelayMs (default 5000). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** The hub ends a feed whose key was revoked or expired with `event: error` carrying this code. */
+const UNAUTHENTICATED = 'UNAUTHENTICATED';
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
 
 /**
  * A Server-Sent Events feed of the hub (`/v1/approvals/stream`, `/v1/sessions/stream`), read with
  * fetch (EventSource cannot send an Authorization header) and kept open: when the connection
- * drops or the hub ends it, it connects again with `after=` the last id it got, so no event is
- * lost and none comes twice. The wire format is eventsource-parser's to read.
+ * drops or the hub ends it, it connects again with `after=` the position it had reached, so no
+ * event is lost and none comes twice. The position is the last event `id`, or the one `event:
+ * ready` names (a feed without a snapshot starts there); a feed started without `after` sends its
+ * snapshot (each event with its own, unordered id) before `ready`, so until `ready` a dropped
+ * connection starts over with the snapshot rather than resume in the middle of it. A feed the hub
+ * refuses (401, 403...) or ends for a revoked key (`event: error` UNAUTHENTICATED) closes for
+ * good. The wire format is eventsource-parser's to read. The one feed-resume loop of the project
+ * (ADR 0046): the console's inbox and sessions list follow their feeds with it.
  */
 export class EventFeed<T = unknown> {
-  /** The last id received: where the next connection resumes. */
+  /** The position the next connection resumes after (undefined: from the snapshot). */
   lastId: number | undefined;
+  link: FeedLink = 'connecting';
+  /** Why the latest connection failed (null while it is up), and once closed why (null: by `close()`). */
   closeError: HubError | HubUnreachableError | null = null;
+  /** Connections made, the first included. */
+  connections = 0;
   private readonly ctrl = new AbortController();
   private listeners = new Set<(e: FeedEvent<T>) => void>();
+  private linkListeners = new Set<(link: FeedLink) => void>();
   readonly done: Promise<void>;
 
   constructor(
@@ -38,12 +62,19 @@ export class EventFeed<T = unknown> {
     private readonly opts: FeedOptions = {},
   ) {
     this.lastId = opts.after;
-    this.done = this.run();
+    this.done = this.run().finally(() => this.setLink('closed'));
   }
 
+  /** Hears every event (`ready` and `error` included); returns the unsubscribe. */
   subscribe(fn: (e: FeedEvent<T>) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  /** Hears each change of `link` (with `closeError` saying why it is not live); returns the unsubscribe. */
+  onLink(fn: (link: FeedLink) => void): () => void {
+    this.linkListeners.add(fn);
+    return () => this.linkListeners.delete(fn);
   }
 
   /** Resolves with the first event `pred` accepts from now on. */
@@ -63,13 +94,25 @@ export class EventFeed<T = unknown> {
   }
 
   close(): void {
+    this.closeError = null;
     this.ctrl.abort();
+    this.setLink('closed');
+  }
+
+  private setLink(link: FeedLink): void {
+    if (this.link === link || this.link === 'closed') return;
+    this.link = link;
+    for (const fn of [...this.linkListeners]) fn(link);
   }
 
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.ctrl.signal.aborted) {
       let got = false;
+      let revoked: HubError | undefined;
+      // A connection without a position starts with the snapshot: its ids count only after `ready`.
+      let caughtUp = this.lastId !== undefined;
+      this.connections++;
       try {
         const res = await this.http.send('GET', this.path, {
           query: { after: this.lastId },
@@ -81,9 +124,22 @@ export class EventFeed<T = unknown> {
         const parser = createParser({
           onEvent: (e) => {
             got = true;
-            if (e.id !== undefined && e.id !== '') this.lastId = Number(e.id);
-            const event: FeedEvent<T> = { event: e.event ?? 'message', data: JSON.parse(e.data) as T, ...(e.id ? { id: Number(e.id) } : {}) };
+            const name = e.event ?? 'message';
+            const data = JSON.parse(e.data) as unknown;
+            const id = e.id !== undefined && e.id !== '' ? Number(e.id) : undefined;
+            if (name === 'ready') {
+              const position = (data as { position?: unknown }).position;
+              if (typeof position === 'number') this.lastId = Math.max(this.lastId ?? 0, position);
+              caughtUp = true;
+            } else if (id !== undefined && caughtUp) this.lastId = Math.max(this.lastId ?? 0, id);
+            if (name === 'error') {
+              const frame = data as { code?: unknown; detail?: unknown };
+              if (frame.code === UNAUTHENTICATED)
+                revoked = new HubError(UNAUTHENTICATED, typeof frame.detail === 'string' ? frame.detail : 'the API key was revoked', { status: 401 });
+            }
+            const event = { event: name, data: data as T, ...(id === undefined ? {} : { id }) };
             for (const fn of [...this.listeners]) fn(event);
+            if (name === 'ready') this.setLink('live');
           },
         });
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -92,19 +148,24 @@ export class EventFeed<T = unknown> {
           if (done) break;
           parser.feed(value);
         }
+        if (revoked) {
+          this.closeError = revoked;
+          return;
+        }
       } catch (e) {
         if (this.ctrl.signal.aborted) return;
         // The hub's own refusal (a revoked key, no such feed) is final; a broken connection is not.
-        if (e instanceof HubError && e.status !== undefined && e.status < 500 && e.status !== 429) {
-          this.closeError = e;
+        if (revoked || (e instanceof HubError && e.status !== undefined && e.status < 500 && e.status !== 429)) {
+          this.closeError = revoked ?? (e as HubError);
           return;
         }
-        if (!(e instanceof HubError || e instanceof HubUnreachableError)) this.closeError = new HubUnreachableError(this.path, e);
-        else this.closeError = e;
+        this.closeError = e instanceof HubError || e instanceof HubUnreachableError ? e : new HubUnreachableError(this.path, e);
       }
+      if (this.ctrl.signal.aborted) return;
       failures = got ? 0 : failures + 1;
       if (failures >= (this.opts.maxFailures ?? 10)) return;
-      await sleep(Math.min(5_000, 250 * 2 ** Math.max(0, failures - 1)));
+      this.setLink('reconnecting');
+      await sleep(Math.min(this.opts.maxDelayMs ?? 5_000, (this.opts.baseDelayMs ?? 250) * 2 ** Math.max(0, failures - 1)), this.ctrl.signal);
     }
   }
 }

@@ -6,7 +6,14 @@ export type HubLocation = string | URL | (() => string | URL);
 
 export interface HttpOptions {
   baseUrl: HubLocation;
-  apiKey: string;
+  /**
+   * The API key, sent as `Authorization: Bearer`. Without one nothing is sent for it: a browser
+   * signed in with the identity provider has its session cookie go by itself (with `headers`
+   * carrying its `X-Hub-CSRF` token).
+   */
+  apiKey?: string;
+  /** Headers sent with every request (`X-Hub-CSRF` for a console signed in with the identity provider). */
+  headers?: Record<string, string>;
   retry?: Partial<RetryPolicy>;
   /** A fetch of your own (a proxy agent, a test double); the global fetch by default. */
   fetch?: typeof fetch;
@@ -48,8 +55,9 @@ export class HubHttp {
     return new URL(String(typeof at === 'function' ? at() : at));
   }
 
+  /** The API key ('' when the requests authenticate otherwise: a session cookie). */
   get apiKey(): string {
-    return this.opts.apiKey;
+    return this.opts.apiKey ?? '';
   }
 
   url(path: string, query: RequestOptions['query'] = {}): URL {
@@ -77,7 +85,8 @@ export class HubHttp {
           method,
           signal: o.signal,
           headers: {
-            authorization: `Bearer ${this.opts.apiKey}`,
+            ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
+            ...this.opts.headers,
             ...(o.body === undefined ? {} : { 'content-type': 'application/json' }),
             ...(o.idempotencyKey === undefined ? {} : { 'idempotency-key': o.idempotencyKey }),
             ...o.headers,

@@ -3,7 +3,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { HarnessState } from './api-types';
 import { HubError } from './errors';
 import { HubHttp } from './http';
-import { SessionStream } from './session-stream';
+import { SessionStream, randomId } from './session-stream';
 
 // The stream against a WebSocket server of our own making, which does to it what a hub and a
 // network do: drop it mid-turn, send a frame again after a reconnect, refuse an upgrade with 429.
@@ -180,4 +180,17 @@ describe('submit', () => {
     await expect(s.submit('p', { busyPolicy: 'reject' })).rejects.toMatchObject({ code: 'session_busy' });
     expect(conns[0]?.got).toEqual([{ type: 'commands', commands: [expect.objectContaining({ type: 'submit', busyPolicy: 'reject' })] }]);
   });
+});
+
+it('makes a submit id without crypto.randomUUID, which a page served over plain HTTP off localhost lacks', () => {
+  const uuid = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(globalThis.crypto), 'randomUUID');
+  Object.defineProperty(globalThis.crypto, 'randomUUID', { value: undefined, configurable: true });
+  try {
+    const ids = [randomId(), randomId()];
+    expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(ids[1]).not.toBe(ids[0]);
+  } finally {
+    delete (globalThis.crypto as { randomUUID?: unknown }).randomUUID;
+    expect(typeof globalThis.crypto.randomUUID).toBe(uuid ? 'function' : 'undefined');
+  }
 });

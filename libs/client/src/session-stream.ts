@@ -98,7 +98,7 @@ export class SessionStream {
     const command = {
       type: 'submit' as const,
       prompt,
-      id: o.idempotencyKey ?? globalThis.crypto.randomUUID(),
+      id: o.idempotencyKey ?? randomId(),
       ...(o.busyPolicy ? { busyPolicy: o.busyPolicy } : {}),
     };
     return new Promise<string>((resolve, reject) => {
@@ -297,6 +297,20 @@ export class SessionStream {
       return false;
     });
   }
+}
+
+/**
+ * A random UUID (v4). `crypto.randomUUID` exists only in a secure context: a console served over
+ * plain HTTP on a LAN address has `getRandomValues` alone.
+ */
+export function randomId(): string {
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 function codeOfRefusal(r: UpgradeRefusal): string {

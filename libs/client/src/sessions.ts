@@ -1,5 +1,6 @@
-import type { EventPage, JsonObject, Ok, QueryOf, RecordedEvent, SessionState } from './api-types';
+import type { EventPage, JsonObject, Ok, QueryOf, RecordedEvent, SessionState, SessionSummary } from './api-types';
 import { HubError } from './errors';
+import { EventFeed, type FeedOptions } from './event-feed';
 import type { BusyPolicy } from './frames';
 import type { HubHttp } from './http';
 import { SessionStream, type StreamOptions } from './session-stream';
@@ -11,6 +12,16 @@ export interface SubmitOptions {
   idempotencyKey?: string;
   busyPolicy?: BusyPolicy;
 }
+
+/** An `erased` event of the sessions feed: the session and everything of it is gone (the document describes it in words only). */
+export interface SessionErasure {
+  sessionId: string;
+  erasedAt: string;
+  position: number;
+}
+
+/** What the sessions feed's events carry: `session` a session's row as the list shows it, `erased` an erasure, `ready` where it starts. */
+export type SessionFeedData = SessionSummary | SessionErasure | { position: number };
 
 /** Sessions: a live stream of one, prompts (submit, cancel), and what the log holds (state, turns, events, export). */
 export class Sessions {
@@ -65,6 +76,16 @@ export class Sessions {
     } finally {
       s.close();
     }
+  }
+
+  /**
+   * The live sessions feed: `ready` (where it starts: the tenant's newest session, or `after`),
+   * then a `session` event each time one moves (its row as `list` shows it) and an `erased` event
+   * for each one erased, `id` their position; resumes after the last across drops. Filters are
+   * the reader's to apply. A client key's feed holds the sessions it opened only.
+   */
+  feed(o: FeedOptions = {}): EventFeed<SessionFeedData> {
+    return new EventFeed<SessionFeedData>(this.http, '/v1/sessions/stream', o);
   }
 
   list(query: QueryOf<'/v1/sessions', 'get'> = {}): Promise<Ok<'/v1/sessions', 'get'>> {

@@ -50,9 +50,10 @@ export async function socketConstructor(given?: SocketConstructor): Promise<Sock
  */
 export function openSocket(Ctor: SocketConstructor, url: URL, apiKey: string, onRefused: (r: UpgradeRefusal) => void): SocketLike {
   const wsPackage = isNode() && Ctor !== (globalThis as { WebSocket?: unknown }).WebSocket;
+  // No key: the upgrade authenticates otherwise (a browser's session cookie goes by itself).
   const socket = wsPackage
-    ? new Ctor(url.toString(), [], { headers: { authorization: `Bearer ${apiKey}` } })
-    : new Ctor(url.toString(), ['hub.bearer', `hub.key.${apiKey}`]);
+    ? new Ctor(url.toString(), [], { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} })
+    : new Ctor(url.toString(), apiKey ? ['hub.bearer', `hub.key.${apiKey}`] : ['hub.bearer']);
   const events = socket as unknown as { once?: (e: string, fn: (...a: unknown[]) => void) => void; terminate?: () => void };
   if (wsPackage && typeof events.once === 'function') {
     events.once('unexpected-response', (_req, res) => {
