@@ -9,7 +9,13 @@ export default defineConfig({
   root: here('.'),
   base: '/console/',
   logLevel: 'warn',
-  resolve: { alias: { '@hub/domain': here('../../libs/domain/src/index.ts') } },
+  resolve: {
+    alias: {
+      '@hub/domain': here('../../libs/domain/src/index.ts'),
+      // The client library's sources (its package exports a build the workspace does not keep).
+      '@harness-hub/client': here('../../libs/client/src/index.ts'),
+    },
+  },
   oxc: { jsx: { runtime: 'automatic' } },
   build: {
     outDir: here('dist'),

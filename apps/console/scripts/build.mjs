@@ -11,6 +11,7 @@ const inputs = [
   join(root, 'index.html'),
   join(root, 'vite.config.mts'),
   join(root, '../../libs/domain/src'),
+  join(root, '../../libs/client/src'),
   join(root, '../../package-lock.json'),
 ];
 

@@ -97,7 +97,7 @@ function SignedIn({ apiKey, onSignOut, person }: { apiKey: string; onSignOut: (w
         {explorer ? (
           <ExplorerScreen key={explorer[1]} api={api} sessionId={decodeURIComponent(explorer[1])} />
         ) : session ? (
-          <SessionScreen api={api} apiKey={apiKey} sessionId={decodeURIComponent(session[1])} />
+          <SessionScreen api={api} sessionId={decodeURIComponent(session[1])} />
         ) : route.startsWith('/schedules') ? (
           <SchedulesScreen api={api} />
         ) : route.startsWith('/webhooks') ? (

@@ -1,3 +1,4 @@
+import { HubClient } from '@harness-hub/client';
 import type { ApiPath, Approval, Ok, Problem, QueryOf } from './types';
 
 /** An API error as problem+json tells it: HTTP status, the hub's code and its detail. */
@@ -39,6 +40,18 @@ export class HubApi {
 
   authHeaders(): Record<string, string> {
     return this.csrfToken !== undefined ? { 'X-Hub-CSRF': this.csrfToken } : { Authorization: `Bearer ${this.key}` };
+  }
+
+  private client: HubClient | undefined;
+
+  /** The client library with the same credentials: the live session stream and the feeds (ADR 0046). */
+  get hub(): HubClient {
+    this.client ??= new HubClient({
+      baseUrl: window.location.origin,
+      apiKey: this.key,
+      ...(this.csrfToken !== undefined ? { headers: { 'X-Hub-CSRF': this.csrfToken } } : {}),
+    });
+    return this.client;
   }
 
   /** GET a documented path (`{name}` segments from `params`); its query and its answer are typed by the document. */

@@ -13,7 +13,7 @@ import { useTransport } from './useTransport';
  * made by its first prompt), so the page first asks the HTTP API whether this key's tenant has
  * it: another tenant's session and one that does not exist both get the same "not found".
  */
-export function SessionScreen({ api, sessionId, apiKey }: { api: HubApi; sessionId: string; apiKey: string }) {
+export function SessionScreen({ api, sessionId }: { api: HubApi; sessionId: string }) {
   const exists = useQuery({ queryKey: ['session-exists', sessionId], queryFn: () => api.state(sessionId).then(() => true) });
   if (exists.isPending) return <p className="state loading">Loading session…</p>;
   if (isNotFound(exists.error)) return <NotFound sessionId={sessionId} />;
@@ -24,12 +24,12 @@ export function SessionScreen({ api, sessionId, apiKey }: { api: HubApi; session
       </p>
     );
   }
-  return <LiveSession key={sessionId} api={api} apiKey={apiKey} sessionId={sessionId} />;
+  return <LiveSession key={sessionId} api={api} sessionId={sessionId} />;
 }
 
 /** One session live: its transcript, tool calls and approvals (answerable here), a prompt box and cancel. */
-function LiveSession({ api, sessionId, apiKey }: { api: HubApi; sessionId: string; apiKey: string }) {
-  const t = useTransport(sessionId, apiKey);
+function LiveSession({ api, sessionId }: { api: HubApi; sessionId: string }) {
+  const t = useTransport(api, sessionId);
   const queryClient = useQueryClient();
   // A socket the hub closed (a revoked key: 4401) or that cannot reconnect (an upgrade refused
   // with 401 looks like any drop to a browser) is asked about over HTTP: a 401 there signs the
@@ -45,7 +45,7 @@ function LiveSession({ api, sessionId, apiKey }: { api: HubApi; sessionId: strin
   const [prompt, setPrompt] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (prompt.trim() && t.send([{ type: 'submit', prompt: prompt.trim() }])) setPrompt('');
+    if (prompt.trim() && t.submit(prompt.trim())) setPrompt('');
   };
   const running = t.state?.status === 'running';
   return (
@@ -80,7 +80,7 @@ function LiveSession({ api, sessionId, apiKey }: { api: HubApi; sessionId: strin
       ) : (
         <ol className="transcript">
           {t.state.messages.map((m) => (
-            <Message key={m.id} m={m} tools={tools} onAnswer={(type, approvalId) => t.send([{ type, approvalId }])} />
+            <Message key={m.id} m={m} tools={tools} onAnswer={t.answer} />
           ))}
         </ol>
       )}
@@ -93,7 +93,7 @@ function LiveSession({ api, sessionId, apiKey }: { api: HubApi; sessionId: strin
         <button type="submit" disabled={!prompt.trim() || t.link !== 'live'}>
           Send
         </button>
-        <button type="button" className="deny" disabled={!running || t.link !== 'live'} onClick={() => t.send([{ type: 'cancel' }])}>
+        <button type="button" className="deny" disabled={!running || t.link !== 'live'} onClick={t.cancel}>
           Cancel turn
         </button>
       </form>

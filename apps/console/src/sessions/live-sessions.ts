@@ -1,3 +1,4 @@
+import type { SessionErasure } from '@harness-hub/client';
 import type { QueryOf, SessionSummary } from '../api/types';
 
 /** The sessions list's filters, as its query key carries them. */
@@ -28,13 +29,6 @@ export function applySessionChange(data: SessionPages | undefined, s: SessionSum
   const pages = data.pages.map((p) => ({ ...p, sessions: p.sessions.filter((x) => x.sessionId !== s.sessionId) }));
   if (matches(s, f)) pages[0] = { ...pages[0], sessions: [s, ...pages[0].sessions] };
   return { ...data, pages };
-}
-
-/** An `erased` frame of the sessions feed: the session and everything of it is gone. */
-export interface SessionErasure {
-  sessionId: string;
-  erasedAt: string;
-  position: number;
 }
 
 /** The list after a session was erased: it leaves whichever page showed it. */

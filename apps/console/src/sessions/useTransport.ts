@@ -1,81 +1,64 @@
-import { applyOps, type DeltaOperation, type HarnessState } from '@hub/domain';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import type { HarnessState, Link, SessionStream } from '@harness-hub/client';
+import { useCallback, useEffect, useState } from 'react';
+import type { HubApi } from '../api/client';
 
-export type Link = 'connecting' | 'live' | 'reconnecting' | 'closed';
-
-type Frame =
-  | { type: 'state'; state: HarnessState | null; cursor: number }
-  | { type: 'delta'; operations: DeltaOperation[]; cursor: number }
-  | { type: 'error'; message: string; code?: string };
-
-/** Sent on the upgrade instead of an Authorization header, which a browser cannot set. */
-function protocols(key: string): string[] {
-  return ['hub.bearer', `hub.key.${key}`];
-}
-
-const FATAL_CLOSES = new Set([1000, 1008, 4401]);
+/** A tab keeps trying (and says so) however long the hub is away. */
+const FOLLOW = { maxFailures: Infinity } as const;
 
 /**
- * A session over the transport WebSocket: the snapshot, then deltas folded with the same
- * `applyOps` the server's projection uses. A dropped socket reconnects with `?after=` the last
- * cursor, so only what was missed is sent again.
+ * A session over the transport WebSocket, with the client library's SessionStream: the snapshot,
+ * then deltas folded by its foldFrame; a dropped socket reconnects with `?after=` the last
+ * cursor, so only what was missed is sent again, and a frame sent twice is not applied twice.
+ * The key goes as a subprotocol (a browser cannot set headers); a person signed in with the
+ * identity provider sends none and the session cookie goes by itself.
  */
-export function useTransport(sessionId: string, key: string) {
-  const [state, setState] = useState<HarnessState | null>(null);
-  const [cursor, setCursor] = useState<number | null>(null);
+export function useTransport(api: HubApi, sessionId: string) {
+  const [view, setView] = useState<{ state: HarnessState | null; cursor: number | null }>({ state: null, cursor: null });
   const [link, setLink] = useState<Link>('connecting');
   const [errors, setErrors] = useState<string[]>([]);
-  const socket = useRef<WebSocket | null>(null);
+  const [stream, setStream] = useState<SessionStream | null>(null);
 
   useEffect(() => {
-    let last: number | null = null;
-    let stopped = false;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    const open = (attempt: number) => {
-      const url = new URL(`/v1/transport`, window.location.href);
-      url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-      url.searchParams.set('session', sessionId);
-      if (last !== null) url.searchParams.set('after', String(last));
-      const ws = new WebSocket(url, protocols(key));
-      socket.current = ws;
-      ws.onopen = () => setLink('live');
-      ws.onmessage = (m) => {
-        const f = JSON.parse(String(m.data)) as Frame;
-        if (f.type === 'error') return setErrors((e) => [...e.slice(-4), f.message]);
-        last = f.cursor;
-        setCursor(f.cursor);
-        if (f.type === 'state') setState(f.state);
-        else setState((s) => (s ? applyOps(s, f.operations) : s));
-        attempt = 0;
-      };
-      ws.onclose = (e) => {
-        if (stopped) return;
-        if (FATAL_CLOSES.has(e.code)) {
-          setLink('closed');
-          if (e.reason) setErrors((x) => [...x.slice(-4), e.reason]);
-          return;
-        }
-        setLink('reconnecting');
-        retry = setTimeout(() => open(attempt + 1), Math.min(5000, 250 * 2 ** attempt));
-      };
+    const s = api.hub.sessions.open(sessionId, FOLLOW);
+    let lastError: string | null = null;
+    const note = (message: string) => {
+      lastError = message;
+      setErrors((e) => [...e.slice(-4), message]);
     };
-    open(0);
+    const off = s.subscribe((e) => {
+      if (e.type === 'frame') {
+        if (e.frame.type === 'error') note(e.frame.message);
+        else setView(s.view());
+      } else if (e.type === 'link') {
+        setLink(e.link);
+        // Closed for good: say why, unless the error frame before the close said it already.
+        if (e.link === 'closed' && s.closeError && s.closeError.message !== lastError) note(s.closeError.message);
+      }
+    });
+    setStream(s);
     return () => {
-      stopped = true;
-      clearTimeout(retry);
-      socket.current?.close(1000);
+      off();
+      s.close();
     };
-  }, [sessionId, key]);
+  }, [api, sessionId]);
 
-  const send = useCallback((commands: unknown[]) => {
-    const ws = socket.current;
-    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
-    ws.send(JSON.stringify({ type: 'commands', commands }));
-    return true;
-  }, []);
+  /**
+   * Sends a prompt (with a turn id as its idempotency key: sent again after a reconnection, run
+   * once). False when the socket is not live. A refusal comes back as an error frame, shown.
+   */
+  const submit = useCallback(
+    (prompt: string) => {
+      if (stream?.link !== 'live') return false;
+      stream.submit(prompt).catch(() => undefined);
+      return true;
+    },
+    [stream],
+  );
+  const cancel = useCallback(() => stream?.cancel(), [stream]);
+  const answer = useCallback(
+    (type: 'approve' | 'deny', approvalId: string) => (type === 'approve' ? stream?.approve(approvalId) : stream?.deny(approvalId)),
+    [stream],
+  );
 
-  /** For tests and the curious: drop the socket as a network would (it reconnects by cursor). */
-  const drop = useCallback(() => socket.current?.close(4000, 'dropped by the console'), []);
-
-  return { state, cursor, link, errors, send, drop };
+  return { state: view.state, cursor: view.cursor, link, errors, submit, cancel, answer };
 }

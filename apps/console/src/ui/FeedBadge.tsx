@@ -1,10 +1,10 @@
-import type { FeedStatus } from '../api/live-feed';
+import type { FeedLink } from '@harness-hub/client';
 
-/** Whether a live feed is live, connecting, or trying again (with why). */
-export function FeedBadge({ status, error }: { status: FeedStatus; error: string | null }) {
+/** Whether a live feed is live, connecting, trying again (with why), or closed (with why). */
+export function FeedBadge({ status, error }: { status: FeedLink; error: string | null }) {
   return (
     <span className={`feed feed-${status}`} role="status">
-      {status === 'live' ? 'live' : status === 'connecting' ? 'connecting…' : `reconnecting… ${error ?? ''}`}
+      {status === 'live' ? 'live' : status === 'connecting' ? 'connecting…' : `${status === 'closed' ? 'closed' : 'reconnecting…'} ${error ?? ''}`}
     </span>
   );
 }
