@@ -2,7 +2,7 @@ import { durabilityWarningFromInfo } from './preflight';
 
 // Issue 30: the boot warning's reading of INFO, over the text Redis 7 answers (CRLF lines, the
 // neighbouring aof_* and maxmemory* fields present). preflight.int.spec.ts checks the same against
-// a real server switched with CONFIG SET; boot-warnings.e2e.spec.ts that both apps print it.
+// a real server switched with CONFIG SET; production-build.e2e.spec.ts, that both apps print it.
 
 function info(fields: Record<string, string>): string {
   const persistence = {

@@ -2,11 +2,12 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { HubStack, REPO_ROOT, TransportTestClient } from '@hub/testing';
+import { redisDurabilityWarning } from '@hub/queue';
+import { HubStack, REPO_ROOT, TEST_REDIS_URL, TransportTestClient } from '@hub/testing';
 
 // The production build (`npm run build`, what the Docker image runs with HUB_RUN_FROM=dist):
 // ingress and worker start from compiled JavaScript, with no TypeScript hook loaded, and a turn
-// runs end to end through them.
+// runs end to end through them, and each says at boot what it must (the Redis durability warning).
 
 jest.setTimeout(120_000);
 
@@ -54,4 +55,20 @@ it('a turn runs end to end through the built apps', async () => {
       .sessions;
   }
   expect(listed).toEqual([expect.objectContaining({ sessionId: 'built-1', turnCount: 1 })]);
+});
+
+// Issue 30: the boot warning for a Redis that may lose queued turns was never exercised, and
+// ingress (which enqueues every turn) did not check at all. Both apps print, at boot, exactly what
+// the check says of the Redis they use (the machine's test server, whatever its settings), once.
+// (preflight.spec.ts and preflight.int.spec.ts hold the check's wording for each setting.)
+it('ingress and worker each say once at boot what may lose queued turns in their Redis, or nothing', async () => {
+  const expected = await redisDurabilityWarning(TEST_REDIS_URL);
+  const warnings = (stderr: string) =>
+    stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: unknown; msg?: string })
+      .filter((l) => (l.level === 'warn' || l.level === 40) && /Redis/.test(l.msg ?? ''))
+      .map((l) => l.msg as string);
+  for (const p of [stack.ingress, stack.workers[0]]) expect(warnings(p?.stderr ?? '')).toEqual(expected === null ? [] : [expected]);
 });
