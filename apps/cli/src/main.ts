@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { CliConfig, ConfigError, parseConfig, queuePrefix } from '@hub/config';
+import { CliConfig, ConfigError, parseConfig, queuePrefix, redisSentinel } from '@hub/config';
+import { useRedisSentinel } from '@hub/queue';
 import { MigrationError } from '@hub/event-store';
 import { acp } from './commands/acp';
 import { auditHeads, auditVerify, exportSession } from './commands/audit';
@@ -131,6 +132,9 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, sub, arg] = positionals;
   if (!cmd || values.help || cmd === 'help') return (void process.stdout.write(USAGE), 0);
   const config = parseConfig(CliConfig);
+  // Redis through Sentinel (HUB_REDIS_SENTINELS) as ingress and worker do, before `status` or
+  // `retention run` opens a connection: REDIS_URL's host may be a primary that failed over.
+  useRedisSentinel(redisSentinel(config));
   switch (`${cmd}${sub && ['tenant', 'key', 'projections', 'audit', 'retention'].includes(cmd) ? ` ${sub}` : ''}`) {
     case 'up':
       return up(

@@ -12,6 +12,7 @@ export {
   mcpHttpAllowlist,
   harnessAllowlist,
   queuePrefix,
+  redisSentinel,
 } from './schemas';
 export { isSecretName } from './redact';
 export { runUntilSignal, settingsOrExit } from './boot';
