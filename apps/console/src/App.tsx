@@ -12,6 +12,9 @@ import { SessionsScreen } from './sessions/SessionsScreen';
 import { SchedulesScreen } from './schedules/SchedulesScreen';
 import { WebhooksScreen } from './webhooks/WebhooksScreen';
 import { AdminScreen } from './admin/AdminScreen';
+import { AdminNav } from './admin/AdminNav';
+import { PolicyScreen } from './policy/PolicyScreen';
+import { IdpScreen } from './idp/IdpScreen';
 import { UsageScreen } from './usage/UsageScreen';
 import { useRoute } from './ui/router';
 
@@ -105,7 +108,16 @@ function SignedIn({ apiKey, onSignOut, person }: { apiKey: string; onSignOut: (w
         ) : route.startsWith('/usage') ? (
           <UsageScreen api={api} />
         ) : route.startsWith('/admin') ? (
-          <AdminScreen api={api} />
+          <>
+            <AdminNav route={route} />
+            {route.startsWith('/admin/policy') ? (
+              <PolicyScreen api={api} />
+            ) : route.startsWith('/admin/idp') ? (
+              <IdpScreen api={api} />
+            ) : (
+              <AdminScreen api={api} />
+            )}
+          </>
         ) : route.startsWith('/sessions') ? (
           <SessionsScreen api={api} onUnauthenticated={lost} />
         ) : (

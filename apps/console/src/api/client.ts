@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     detail: string,
+    /** The whole problem+json body (a refused policy's `path` and `issues`), when the hub sent one. */
+    readonly problem: Partial<Problem> | null = null,
   ) {
     super(detail);
   }
@@ -19,7 +21,7 @@ export function isNotFound(e: unknown): boolean {
 
 export async function problemOf(res: Response): Promise<ApiError> {
   const body = (await res.json().catch(() => null)) as Partial<Problem> | null;
-  return new ApiError(res.status, body?.code ?? `HTTP_${res.status}`, body?.detail ?? body?.title ?? res.statusText);
+  return new ApiError(res.status, body?.code ?? `HTTP_${res.status}`, body?.detail ?? body?.title ?? res.statusText, body);
 }
 
 /**

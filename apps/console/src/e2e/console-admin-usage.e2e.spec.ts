@@ -201,3 +201,139 @@ describe('usage', () => {
     }
   });
 });
+
+// Issue 23's policy page and issue 24's identity provider page: last in this file, so the policy
+// they set decides nothing the tests above run.
+describe('policy and identity provider', () => {
+  interface Explanation {
+    version: number;
+    outcome: string;
+    rule: { id: string; index: number | null };
+    reason: string;
+    trace: { id: string; matched: boolean; why: string }[];
+  }
+
+  it('saves a policy, explains a call as the API does, and shows a refused policy’s fields by path', async () => {
+    const p = await openWithAxe();
+    await p.page.getByRole('link', { name: 'Admin' }).click();
+    await p.page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Approval policy' }).click();
+    const edit = p.page.getByRole('form', { name: 'Edit the policy' });
+    const text = edit.getByLabel(/^Policy \(JSON\)/);
+    const policy = {
+      rules: [
+        { id: 'tmp-writes', match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', glob: 'tmp/**' }] }, outcome: 'allow' },
+        {
+          id: 'no-outside',
+          description: 'nothing outside the workspace',
+          match: { tool: '*_file', args: [{ kind: 'path', arg: 'path', outsideWorkspace: true }] },
+          outcome: 'deny',
+        },
+      ],
+      default: { outcome: 'builtin' },
+    };
+    const before = (await hub.api('GET', '/v1/admin/policy')).body as { version: number };
+    await text.fill(JSON.stringify(policy, null, 2));
+    await edit.getByRole('button', { name: /^Save as version/ }).click();
+    await edit.getByText(`Saved as version ${before.version + 1}.`).waitFor();
+    const saved = (await hub.api('GET', '/v1/admin/policy')).body as { version: number; policy: { rules: { id: string }[] } };
+    expect(saved.version).toBe(before.version + 1);
+    expect(saved.policy.rules.map((r) => r.id)).toEqual(['tmp-writes', 'no-outside']);
+
+    // Explain in the page and over the API: the same verdict, rule, reason and trace.
+    const form = p.page.getByRole('form', { name: 'Explain' });
+    await form.getByLabel('Tool', { exact: true }).fill('delete_file');
+    await form.getByLabel('Arguments (JSON)').fill('{"path": "/etc/passwd"}');
+    await form.getByRole('button', { name: 'Explain' }).click();
+    const shown = p.page.getByRole('region', { name: 'Explanation' });
+    await shown.waitFor();
+    const api = (await hub.api('POST', '/v1/admin/policy/explain', { tool: 'delete_file', input: { path: '/etc/passwd' } })).body as Explanation;
+    expect(api).toMatchObject({ outcome: 'deny', rule: { id: 'no-outside', index: 1 }, version: saved.version });
+    expect(await shown.locator('[data-outcome]').getAttribute('data-outcome')).toBe(api.outcome);
+    expect(await shown.locator('span[data-rule]').getAttribute('data-rule')).toBe(api.rule.id);
+    expect(await shown.locator('.reason').textContent()).toBe(api.reason);
+    await shown.getByText(`policy version ${api.version}`).waitFor();
+    const rows = await shown.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(rows).toEqual(api.trace.map((t) => [t.id, t.matched ? 'yes' : 'no', t.why]));
+    await p.screenshot('policy-laptop');
+    expect(await seriousViolations(p)).toEqual([]);
+
+    // A rule after a catch-all and a glob that does not compile: refused with each field's path, nothing changed.
+    const bad = {
+      rules: [
+        { id: 'all', outcome: 'ask' },
+        { id: 'late', match: { tool: 'write_[' }, outcome: 'deny' },
+      ],
+    };
+    p.expectedStatuses.add(400);
+    await text.fill(JSON.stringify(bad));
+    await edit.getByRole('button', { name: /^Save as version/ }).click();
+    const fields = edit.getByRole('list', { name: 'Refused fields' });
+    await fields.waitFor();
+    const refused = await hub.api('PUT', '/v1/admin/policy', bad);
+    expect(refused.status).toBe(400);
+    const issues = (refused.body as { issues: { at: string; message: string }[] }).issues;
+    expect(issues.length).toBeGreaterThan(0);
+    expect(await fields.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-path')))).toEqual(issues.map((i) => i.at));
+    expect(await text.getAttribute('aria-invalid')).toBe('true');
+    expect(((await hub.api('GET', '/v1/admin/policy')).body as { version: number }).version).toBe(saved.version);
+
+    const phone = await openWithAxe(PHONE);
+    await phone.page.goto(`${hub.stack.url}/console/admin/policy`);
+    await phone.page.getByRole('heading', { name: 'Explain a tool call' }).waitFor();
+    await phone.screenshot('policy-phone');
+    expect(await overflows(phone)).toBe(false);
+  });
+
+  it('adds an identity provider, lists what the API lists, and removes it', async () => {
+    const p = await openWithAxe();
+    await p.page.goto(`${hub.stack.url}/console/admin/idp`);
+    await p.page.getByText('None: people sign in with API keys only.').waitFor();
+    const form = p.page.getByRole('form', { name: 'Identity provider' });
+    await form.getByLabel(/^Name/).fill('Example SSO');
+    await form.getByLabel('Issuer URL').fill('http://127.0.0.1:9/realm');
+    await form.getByLabel('Client id', { exact: true }).fill('hub-console');
+    await form.getByLabel(/^Client secret/).fill('s3cret');
+    await form.getByLabel(/^Group roles/).fill('hub-admins = admin\nrelease = approver');
+    await form.getByLabel(/^Allowed email domains/).fill('example.com');
+    await form.getByRole('button', { name: 'Add provider' }).click();
+    const shown = p.page.getByRole('group', { name: 'Provider Example SSO' });
+    await shown.waitFor();
+    const { provider } = (await hub.api('GET', '/v1/admin/idp')).body as {
+      provider: {
+        name: string;
+        issuer: string;
+        clientId: string;
+        audience: string;
+        scopes: string[];
+        groupRoles: Record<string, string>;
+        allowedDomains: string[];
+        hasClientSecret: boolean;
+      };
+    };
+    expect(provider).toMatchObject({
+      name: 'Example SSO',
+      clientId: 'hub-console',
+      hasClientSecret: true,
+      groupRoles: { 'hub-admins': 'admin', release: 'approver' },
+    });
+    const field = (name: string) => shown.locator(`dd[data-field="${name}"]`).textContent();
+    expect(await field('issuer')).toBe(provider.issuer);
+    expect(await field('clientId')).toBe(provider.clientId);
+    expect(await field('audience')).toBe(provider.audience);
+    expect(await field('scopes')).toBe(provider.scopes.join(' '));
+    expect(await field('allowedDomains')).toBe(provider.allowedDomains.join(', '));
+    expect(await field('hasClientSecret')).toBe('stored (never shown)');
+    const mapped = await shown
+      .locator('.group-roles tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(Object.fromEntries(mapped)).toEqual(provider.groupRoles);
+    expect(await p.page.content()).not.toContain('s3cret');
+    await p.screenshot('idp-laptop');
+    expect(await seriousViolations(p)).toEqual([]);
+
+    await shown.getByRole('button', { name: 'Remove provider' }).click();
+    await shown.getByRole('button', { name: 'Yes, remove it' }).click();
+    await p.page.getByText('None: people sign in with API keys only.').waitFor();
+    expect((await hub.api('GET', '/v1/admin/idp')).body).toEqual({ provider: null });
+  });
+});
