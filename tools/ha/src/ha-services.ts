@@ -1,7 +1,8 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { freeListenPort } from '@hub/testing';
@@ -11,14 +12,47 @@ import { freeListenPort } from '@hub/testing';
 // primary, its replica and three Sentinels. Ports are free ones; data lives in one temp dir.
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
+const execFileAsync = promisify(execFile);
 export const REDIS_PRIMARY_NAME = 'hub-ha';
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `p`, or a rejection naming what was awaited once `ms` have passed. Every wait of the suite has
+ * one: a socket that is opened and never answered (an upgrade, a connect through HAProxy, a CLI
+ * process that does not exit) must fail the run with its name, not hang it until Jest's timeout.
+ */
+export function within<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`[ha] ${what}: no answer within ${(ms / 1000).toFixed(0)} s`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Polls `ok` until it answers true, for at most `ms`. One attempt may not outlast the deadline
+ * either (at most 5 s): an attempt that hangs counts as a failed one, and the error names the
+ * last failure.
+ */
 export async function until(what: string, ok: () => Promise<boolean>, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!(await ok().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+  let last = '';
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`[ha] timed out after ${(ms / 1000).toFixed(0)} s waiting for ${what}${last ? ` (last attempt: ${last})` : ''}`);
+    const done = await within(`one check for ${what}`, Math.min(left, 5000), ok()).catch((e: Error) => ((last = e.message), false));
+    if (done) return;
+    await sleep(100);
   }
+}
+
+/** Runs one setup step with a deadline, saying on stderr how long it took (a slow or stuck step shows by name). */
+export async function step<T>(what: string, ms: number, run: () => Promise<T>): Promise<T> {
+  const t0 = Date.now();
+  const result = await within(what, ms, run());
+  process.stderr.write(`[ha] ${what}: ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  return result;
 }
 
 function postgresUser(): { uid?: number; gid?: number } {
@@ -76,14 +110,26 @@ export class HaPostgres {
 
   static async start(): Promise<HaPostgres> {
     const ha = new HaPostgres(mkdtempSync(join(tmpdir(), 'hub-ha-pg-')));
+    // A start that fails takes down what it started (no etcd or Patroni left behind the run).
+    return ha.boot().then(
+      () => ha,
+      async (e: Error) => {
+        const logs = ha.logs();
+        await ha.destroy();
+        throw new Error(`${e.message}\n${logs}`);
+      },
+    );
+  }
+
+  private async boot(): Promise<void> {
     const user = postgresUser();
-    if (user.uid !== undefined) chownSync(ha.dir, user.uid, user.gid ?? user.uid);
+    if (user.uid !== undefined) chownSync(this.dir, user.uid, user.gid ?? user.uid);
     const [client, peer] = [await freeListenPort(), await freeListenPort()];
-    ha.etcd = new Proc('etcd', [
+    this.etcd = new Proc('etcd', [
       '--name',
       'ha',
       '--data-dir',
-      join(ha.dir, 'etcd'),
+      join(this.dir, 'etcd'),
       '--listen-client-urls',
       `http://127.0.0.1:${client}`,
       '--advertise-client-urls',
@@ -98,29 +144,28 @@ export class HaPostgres {
     await until('etcd', async () => (await httpStatus(`http://127.0.0.1:${client}/health`)) === 200);
     for (const name of ['pg1', 'pg2']) {
       const node = { name, pgPort: await freeListenPort(), restPort: await freeListenPort() };
-      const config = join(ha.dir, `${name}.yml`);
-      writeFileSync(config, patroniConfig(ha.dir, name, node.pgPort, node.restPort, client));
+      const config = join(this.dir, `${name}.yml`);
+      writeFileSync(config, patroniConfig(this.dir, name, node.pgPort, node.restPort, client));
       if (user.uid !== undefined) chownSync(config, user.uid, user.gid ?? user.uid);
-      ha.nodes.push({ ...node, proc: new Proc('patroni', [config], { ...user, cwd: ha.dir }) });
+      this.nodes.push({ ...node, proc: new Proc('patroni', [config], { ...user, cwd: this.dir }) });
       // The first node bootstraps the cluster; the second clones it once there is a leader.
       if (name === 'pg1')
         await until('the first Patroni node to lead', async () => (await httpStatus(`http://127.0.0.1:${node.restPort}/primary`)) === 200, 90_000);
     }
-    await ha.untilSynchronous();
-    ha.port = await freeListenPort();
-    writeFileSync(join(ha.dir, 'haproxy.cfg'), haproxyConfig(ha.port, ha.nodes));
-    ha.haproxy = new Proc('haproxy', ['-f', join(ha.dir, 'haproxy.cfg'), '-db']);
+    await this.untilSynchronous();
+    this.port = await freeListenPort();
+    writeFileSync(join(this.dir, 'haproxy.cfg'), haproxyConfig(this.port, this.nodes));
+    this.haproxy = new Proc('haproxy', ['-f', join(this.dir, 'haproxy.cfg'), '-db']);
     // HAProxy counts a server up until its checks say otherwise: wait until several connections
     // in a row land on the primary (the standby has been marked down).
     let onPrimary = 0;
     await until('HAProxy to route to the primary only', async () => {
-      const c = new Client({ connectionString: ha.url });
+      const c = new Client({ connectionString: this.url, connectionTimeoutMillis: 2000, query_timeout: 2000 });
       await c.connect();
       const { rows } = await c.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery').finally(() => c.end());
       onPrimary = rows[0].recovery ? 0 : onPrimary + 1;
       return onPrimary >= 5;
     });
-    return ha;
   }
 
   /** Through HAProxy, as the superuser (the suite migrates and checks as the owner). */
@@ -155,6 +200,23 @@ export class HaPostgres {
     // Its postmaster is in Patroni's process group, but kill it by its own pid to be sure.
     killPostmaster(join(this.dir, leader.name));
     return leader;
+  }
+
+  /**
+   * A clean switchover, as an operator runs one (`patronictl switchover`, which asks the leader's
+   * REST API): the leader stops cleanly, the synchronous standby is promoted, the old leader
+   * follows it as a standby. Resolves when patronictl reports the switchover done.
+   */
+  async switchover(): Promise<{ from: string; to: string }> {
+    const leader = await this.leader();
+    const sync = await this.untilSynchronous();
+    if (!leader || sync === leader) throw new Error('no leader and standby to switch over');
+    await execFileAsync(
+      'patronictl',
+      ['-c', join(this.dir, `${leader.name}.yml`), 'switchover', 'hub-ha', '--leader', leader.name, '--candidate', sync.name, '--force'],
+      { timeout: 60_000 },
+    );
+    return { from: leader.name, to: sync.name };
   }
 
   /** The dead node comes back (its machine restarted): Patroni rejoins it as a standby (pg_rewind). */
@@ -262,12 +324,23 @@ export class HaRedis {
 
   static async start(): Promise<HaRedis> {
     const ha = new HaRedis(mkdtempSync(join(tmpdir(), 'hub-ha-redis-')));
+    return ha.boot().then(
+      () => ha,
+      async (e: Error) => {
+        const logs = [...ha.servers, ...ha.sentinels].map((p) => p.proc.log.slice(-1500)).join('\n---\n');
+        await ha.destroy();
+        throw new Error(`${e.message}\n${logs}`);
+      },
+    );
+  }
+
+  private async boot(): Promise<void> {
     for (const role of ['a', 'b']) {
       const port = await freeListenPort();
-      const dir = join(ha.dir, role);
+      const dir = join(this.dir, role);
       mkdirSync(dir);
-      const replicaOf = ha.servers.length ? ['--replicaof', '127.0.0.1', String(ha.servers[0].port)] : [];
-      ha.servers.push({
+      const replicaOf = this.servers.length ? ['--replicaof', '127.0.0.1', String(this.servers[0].port)] : [];
+      this.servers.push({
         port,
         proc: new Proc('redis-server', [
           '--port',
@@ -287,27 +360,26 @@ export class HaRedis {
       });
       await until(`Redis ${role}`, async () => (await ask(port, (r) => r.ping())) === 'PONG');
     }
-    await until('the replica to sync', async () => /master_link_status:up/.test(await ask(ha.servers[1].port, (r) => r.info('replication'))));
+    await until('the replica to sync', async () => /master_link_status:up/.test(await ask(this.servers[1].port, (r) => r.info('replication'))));
     for (let i = 0; i < 3; i++) {
       const port = await freeListenPort();
-      const file = join(ha.dir, `sentinel-${i}.conf`);
+      const file = join(this.dir, `sentinel-${i}.conf`);
       // down-after 1 s and a short failover timeout: production keeps Sentinel's defaults higher.
       writeFileSync(
         file,
-        `port ${port}\nbind 127.0.0.1\ndir ${ha.dir}\nsentinel monitor ${REDIS_PRIMARY_NAME} 127.0.0.1 ${ha.servers[0].port} 2\nsentinel down-after-milliseconds ${REDIS_PRIMARY_NAME} 1000\nsentinel failover-timeout ${REDIS_PRIMARY_NAME} 5000\nsentinel parallel-syncs ${REDIS_PRIMARY_NAME} 1\n`,
+        `port ${port}\nbind 127.0.0.1\ndir ${this.dir}\nsentinel monitor ${REDIS_PRIMARY_NAME} 127.0.0.1 ${this.servers[0].port} 2\nsentinel down-after-milliseconds ${REDIS_PRIMARY_NAME} 1000\nsentinel failover-timeout ${REDIS_PRIMARY_NAME} 5000\nsentinel parallel-syncs ${REDIS_PRIMARY_NAME} 1\n`,
       );
-      ha.sentinels.push({ port, proc: new Proc('redis-sentinel', [file]) });
+      this.sentinels.push({ port, proc: new Proc('redis-sentinel', [file]) });
     }
     // Every Sentinel knows the replica and the other Sentinels before a fault may be injected.
     await until('the Sentinels to know each other and the replica', async () => {
-      for (const s of ha.sentinels) {
+      for (const s of this.sentinels) {
         const [master] = (await ask(s.port, (r) => r.call('SENTINEL', 'MASTERS'))) as string[][];
         const field = (k: string) => master[master.indexOf(k) + 1];
         if (field('num-slaves') !== '1' || field('num-other-sentinels') !== '2') return false;
       }
       return true;
     });
-    return ha;
   }
 
   get url(): string {
@@ -338,12 +410,82 @@ export class HaRedis {
 }
 
 async function ask<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T> {
-  const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const r = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   r.on('error', () => undefined);
   try {
     await r.connect();
     return await f(r);
   } finally {
     r.disconnect();
+  }
+}
+
+/**
+ * Debian's PgBouncer in front of HAProxy (so it follows the primary as the apps would), in
+ * `mode` pooling. Trust authentication: the suite's Postgres trusts 127.0.0.1, PgBouncer only
+ * has to know the users' names. A failover cuts its server connections (HAProxy's
+ * shutdown-sessions); it opens new ones to the new primary on the next client's demand.
+ */
+export class HaPgBouncer {
+  private proc!: Proc;
+  port = 0;
+  private constructor(
+    readonly dir: string,
+    readonly mode: 'session' | 'transaction',
+  ) {}
+
+  static async start(target: { port: number }, mode: 'session' | 'transaction', users: string[], poolSize = 100): Promise<HaPgBouncer> {
+    const b = new HaPgBouncer(mkdtempSync(join(tmpdir(), `hub-ha-pgbouncer-${mode}-`)), mode);
+    b.port = await freeListenPort();
+    writeFileSync(join(b.dir, 'users.txt'), users.map((u) => `"${u}" ""`).join('\n') + '\n');
+    writeFileSync(
+      join(b.dir, 'pgbouncer.ini'),
+      `[databases]
+* = host=127.0.0.1 port=${target.port}
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = ${b.port}
+unix_socket_dir =
+auth_type = trust
+auth_file = ${join(b.dir, 'users.txt')}
+pool_mode = ${mode}
+max_client_conn = 1000
+default_pool_size = ${poolSize}
+; a server connection that broke is replaced at once, not after server_login_retry's 15 s
+server_login_retry = 1
+`,
+    );
+    const user = postgresUser();
+    if (user.uid !== undefined) execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, b.dir]);
+    // PgBouncer refuses to run as root: -u switches to the postgres user (as Debian's service does).
+    b.proc = new Proc('pgbouncer', [...(user.uid !== undefined ? ['-u', 'postgres'] : []), join(b.dir, 'pgbouncer.ini')]);
+    await until(`PgBouncer (${mode} pooling)`, async () => {
+      const c = new Client({ connectionString: b.url('postgres'), connectionTimeoutMillis: 2000, query_timeout: 2000 });
+      await c.connect();
+      await c.query('SELECT 1').finally(() => c.end());
+      return true;
+    }).catch(async (e: Error) => {
+      const log = b.proc.log;
+      await b.destroy();
+      throw new Error(`${e.message}\n${log}`);
+    });
+    return b;
+  }
+
+  url(user: string, password = user): string {
+    return `postgresql://${user}:${password}@127.0.0.1:${this.port}/postgres`;
+  }
+
+  async destroy(): Promise<void> {
+    await this.proc?.kill9();
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
