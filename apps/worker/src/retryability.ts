@@ -14,6 +14,9 @@ const RETRYABLE: Record<DomainErrorCode, boolean> = {
   TURN_NOT_FOUND: false,
   APPROVAL_NOT_FOUND: false,
   APPROVAL_ALREADY_RESOLVED: false,
+  APPROVER_NOT_ALLOWED: false,
+  APPROVAL_REQUESTER_EXCLUDED: false,
+  APPROVAL_ALREADY_VOTED: false,
   STREAM_VERSION_CONFLICT: true, // someone else appended first: re-read and decide again
   EVENT_TOO_LARGE: false,
   INVALID_EVENT: false,

@@ -11,6 +11,12 @@ export const DOMAIN_ERROR_CODES = [
   'TURN_NOT_FOUND',
   'APPROVAL_NOT_FOUND',
   'APPROVAL_ALREADY_RESOLVED',
+  /** The actor may not answer this approval: its rule names other approvers (ADR 0048). */
+  'APPROVER_NOT_ALLOWED',
+  /** The requester approving their own call, under a rule that excludes them (ADR 0048). */
+  'APPROVAL_REQUESTER_EXCLUDED',
+  /** The same key or person approving an approval that needs several, a second time (ADR 0048). */
+  'APPROVAL_ALREADY_VOTED',
   'STREAM_VERSION_CONFLICT',
   'EVENT_TOO_LARGE',
   'INVALID_EVENT',

@@ -180,13 +180,25 @@ describe('parsePolicy refuses with the path to the bad field', () => {
   });
 
   it('the hub refuses, by path, the terms it does not enforce yet (the language has them)', () => {
-    expect(unenforcedTerms(policy()).map((i) => i.at)).toEqual([
-      'rules.3.approval.required',
-      'rules.3.approval.approvers',
-      'rules.3.approval.requesterMayApprove',
-      'rules.3.approval.deadline.onExpiry',
-    ]);
-    expect(unenforcedTerms(policy({ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { deadline: { afterSeconds: 60 } } }] }))).toEqual([]);
+    expect(unenforcedTerms(policy()).map((i) => i.at)).toEqual(['rules.3.approval.deadline.onExpiry']);
+    expect(
+      unenforcedTerms(
+        policy({ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { required: 2, approvers: { roles: ['admin'], groups: ['g'] } } }] }),
+      ).map((i) => i.at),
+    ).toEqual(['rules.0.approval.approvers.groups']);
+    expect(
+      unenforcedTerms(
+        policy({
+          rules: [
+            {
+              match: { tool: 'x' },
+              outcome: 'ask',
+              approval: { required: 3, approvers: { keys: ['hub_a'] }, requesterMayApprove: false, deadline: { afterSeconds: 60 } },
+            },
+          ],
+        }),
+      ),
+    ).toEqual([]);
   });
 
   it('accepts the empty policy, which keeps every tool default', () => {

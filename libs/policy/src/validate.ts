@@ -83,18 +83,17 @@ function checkApproval(outcome: string, approval: ApprovalSpec | undefined, at: 
 }
 
 /**
- * The approval terms of a valid policy that this hub does not enforce yet: quorum above 1, named
- * approvers, excluding the requester, an expiry other than deny (issue 23's later steps). The hub
- * refuses a policy with any of them rather than record it and ignore them: a policy that says
- * "two approvers" must never let one through (docs/approval-policy.md, "Not yet").
+ * The approval terms of a valid policy that this hub does not enforce yet: approvers named by
+ * identity group (no actor carries groups yet) and an expiry other than deny. Quorum, approvers by
+ * role or key and excluding the requester are enforced (ADR 0048). The hub refuses a policy with
+ * an unenforced term rather than record it and ignore it: a policy that says "finance approves"
+ * must never let someone else through (docs/approval-policy.md, "Not yet").
  */
 export function unenforcedTerms(policy: TenantPolicy): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
   const check = (approval: ApprovalSpec | undefined, at: (string | number)[]) => {
     if (!approval) return;
-    if (approval.required > 1) issues.push(issue([...at, 'required'], NOT_YET('quorum above 1')));
-    if (approval.approvers) issues.push(issue([...at, 'approvers'], NOT_YET('naming approvers')));
-    if (!approval.requesterMayApprove) issues.push(issue([...at, 'requesterMayApprove'], NOT_YET('excluding the requester')));
+    if (approval.approvers?.groups?.length) issues.push(issue([...at, 'approvers', 'groups'], NOT_YET('naming approvers by identity group')));
     if (approval.deadline && approval.deadline.onExpiry !== 'deny') issues.push(issue([...at, 'deadline', 'onExpiry'], NOT_YET('an expiry other than "deny"')));
   };
   policy.rules.forEach((r, i) => check(r.approval, ['rules', i, 'approval']));

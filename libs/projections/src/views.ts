@@ -71,6 +71,18 @@ export interface ApprovalView {
   deadlineAt: string | null;
   status: 'pending' | 'resolved';
   resolution: { decision: string; by: Actor | null; via: string | null; at: string; reason: string | null } | null;
+  /**
+   * For an approval that needs several approvers, or named ones, or not the requester (ADR 0048):
+   * how many distinct approvals it needs, from whom, and each approval so far (`approvals` of
+   * `required`); null when the first answer decides.
+   */
+  quorum: {
+    required: number;
+    approvals: number;
+    approvers: { roles?: string[]; keys?: string[]; groups?: string[] } | null;
+    requesterMayApprove: boolean;
+    votes: { by: Actor; via: string; at: string; reason: string | null }[];
+  } | null;
   /** Global position of the event that last changed it: the live feed's cursor. */
   position: number;
 }
@@ -144,6 +156,13 @@ export function approvalView(r: DbRow): ApprovalView {
           reason: str(r.resolution_reason),
         }
       : null,
+    quorum: quorumView(r.quorum),
     position: Number(r.updated_position),
   };
+}
+
+function quorumView(v: unknown): ApprovalView['quorum'] {
+  if (v === null || v === undefined || typeof v !== 'object') return null;
+  const q = v as Omit<NonNullable<ApprovalView['quorum']>, 'approvals'>;
+  return { required: q.required, approvals: q.votes.length, approvers: q.approvers ?? null, requesterMayApprove: q.requesterMayApprove, votes: q.votes };
 }

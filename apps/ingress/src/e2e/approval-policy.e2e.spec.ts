@@ -76,7 +76,8 @@ describe('an approval policy over the admin API', () => {
         '$.rules[1]',
       ],
       [{ rules: [{ match: { args: [{ kind: 'regex', arg: 'content', pattern: '(' }] }, outcome: 'deny' }] }, '$.rules[0].match.args[0].pattern'],
-      [{ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { required: 2 } }] }, '$.rules[0].approval.required'],
+      // Named by identity group: no actor carries groups yet, so the hub refuses rather than ignores it.
+      [{ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { approvers: { groups: ['finance'] } } }] }, '$.rules[0].approval.approvers.groups'],
     ] as const;
     for (const [policy, path] of bad) {
       const res = await call('PUT', '/v1/admin/policy', tenant.apiKey, policy);
@@ -153,5 +154,68 @@ describe('hub policy (the CLI over the same API)', () => {
     expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('$.rules[0].match.tool')]);
     const shown = await stack.cli(['policy', 'show'], env);
     expect(JSON.parse(shown.stdout)).toEqual(expect.objectContaining({ version: 1 }));
+  });
+});
+
+describe('quorum: distinct approvers, named by role, never the requester (ADR 0048)', () => {
+  const QUORUM = {
+    ...POLICY,
+    rules: [
+      {
+        id: 'two-approvers',
+        match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', glob: 'q/**' }] },
+        outcome: 'ask',
+        approval: { required: 2, approvers: { roles: ['admin', 'approver'] }, requesterMayApprove: false },
+      },
+      ...POLICY.rules,
+    ],
+  };
+  const keyOf = async (name: string, role: string) =>
+    ((await (await call('POST', '/v1/admin/keys', tenant.apiKey, { name, role })).json()) as { apiKey: string }).apiKey;
+  const answer = (key: string, session: string, approvalId: string, decision: 'approved' | 'denied') =>
+    call('POST', `/v1/sessions/${session}/approvals/${approvalId}`, key, { decision });
+  const codeOf = async (res: Response) => [res.status, ((await res.json()) as { code?: string }).code];
+  type Inbox = { approvals: { approvalId: string; status: string; quorum: { required: number; approvals: number; votes: { by: { id: string } }[] } | null }[] };
+  const inboxRow = async (approvalId: string, status: string, approvals: number) => {
+    for (let i = 0; i < 200; i++) {
+      const page = (await (await call('GET', `/v1/approvals?status=${status}`, tenant.apiKey)).json()) as Inbox;
+      const row = page.approvals.find((a) => a.approvalId === approvalId);
+      if (row && (row.quorum?.approvals ?? 0) >= approvals) return row;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`approval ${approvalId} never showed ${approvals} approvals (${status})`);
+  };
+
+  it('one approval keeps the call waiting; the same key twice counts once; the requester and an operator are refused; a second approver runs it', async () => {
+    expect((await call('PUT', '/v1/admin/policy', tenant.apiKey, QUORUM)).status).toBe(200);
+    const [first, second, operator] = [await keyOf('first', 'approver'), await keyOf('second', 'approver'), await keyOf('op', 'operator')];
+    const session = 'q-two';
+    const { c, events } = await runRow(session, 'write "x" to q/a.txt');
+    const asked = events.find((e) => e.type === 'ApprovalRequested');
+    expect(asked?.data).toEqual(
+      expect.objectContaining({
+        policy: expect.objectContaining({ rule: 'two-approvers' }),
+        quorum: { required: 2, approvers: { roles: ['admin', 'approver'] }, requesterMayApprove: false, requester: `api_key:${tenant.keyPrefix}` },
+      }),
+    );
+    const approvalId = String(asked?.data.approvalId);
+    // The requester (the admin key that submitted) may not approve their own call; an operator is not a named approver.
+    expect(await codeOf(await answer(tenant.apiKey, session, approvalId, 'approved'))).toEqual([403, 'APPROVAL_REQUESTER_EXCLUDED']);
+    expect(await codeOf(await answer(operator, session, approvalId, 'approved'))).toEqual([403, 'APPROVER_NOT_ALLOWED']);
+    expect((await answer(first, session, approvalId, 'approved')).status).toBe(200);
+    expect(await codeOf(await answer(first, session, approvalId, 'approved'))).toEqual([409, 'APPROVAL_ALREADY_VOTED']);
+    const waiting = await inboxRow(approvalId, 'pending', 1);
+    expect(waiting.quorum).toEqual(expect.objectContaining({ required: 2, approvals: 1 }));
+    let log = (await stack.events(tenant.tenantId, session)) as Ev[];
+    expect(log.filter((e) => e.type === 'ApprovalVoted').map((e) => [e.data.approvals, e.data.required])).toEqual([[1, 2]]);
+    expect(log.some((e) => e.type === 'ApprovalResolved' || e.type === 'ToolCallCompleted')).toBe(false);
+    expect((await answer(second, session, approvalId, 'approved')).status).toBe(200);
+    await c.waitFor('the approved write to run', (x) => x.state?.status === 'idle');
+    log = (await stack.events(tenant.tenantId, session)) as Ev[];
+    expect(log.find((e) => e.type === 'ApprovalResolved')?.data.decision).toBe('approved');
+    expect(log.find((e) => e.type === 'ToolCallCompleted')?.data.status).toBe('complete');
+    const done = await inboxRow(approvalId, 'resolved', 2);
+    expect(done.quorum?.votes).toHaveLength(2);
+    await c.close();
   });
 });

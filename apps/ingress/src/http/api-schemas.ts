@@ -62,6 +62,16 @@ const ApprovalViewSchema = z.object({
   resolution: z
     .object({ decision: z.enum(['approved', 'denied']), by: Actor.nullable(), via: Protocol.nullable(), at, reason: z.string().nullable() })
     .nullable(),
+  quorum: z
+    .object({
+      required: z.number().int().describe('Distinct approvals it needs'),
+      approvals: z.number().int().describe('Distinct approvals so far'),
+      approvers: z.object({ roles: z.array(z.string()).optional(), keys: z.array(z.string()).optional(), groups: z.array(z.string()).optional() }).nullable(),
+      requesterMayApprove: z.boolean(),
+      votes: z.array(z.object({ by: Actor, via: Protocol, at, reason: z.string().nullable() })),
+    })
+    .nullable()
+    .describe('For an approval that needs several approvers, named ones, or not the requester (ADR 0048); null when the first answer decides'),
   position: z.number().int().describe('Global position of the event that last changed it (the live feed cursor)'),
 });
 

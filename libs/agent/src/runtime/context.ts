@@ -109,6 +109,19 @@ export class TurnAttempt {
     this.current = true;
   }
 
+  /**
+   * Who asked for this turn (the actor on its `TurnRequested`), or null when unknown: what an
+   * approval's "the requester may not approve" compares against (ADR 0048). Looked up in the
+   * events this attempt holds, else read from the stream's start (rare: only such approvals ask).
+   */
+  async requester(): Promise<Actor | null> {
+    const isRequest = (e: Recorded<HubEvent>) => e.type === 'TurnRequested' && e.data.turnId === this.turnId;
+    const held = this.events.find(isRequest);
+    if (held) return held.metadata.actor ?? null;
+    const { events } = await this.log.readStream(this.tenantId, this.streamId, { fromVersion: 0 });
+    return events.find(isRequest)?.metadata.actor ?? null;
+  }
+
   /** Reads only what was appended since we last looked: a long session is not re-read per step. */
   async reload(): Promise<void> {
     const { version, events } = await this.log.readStream(this.tenantId, this.streamId, { fromVersion: this.version });

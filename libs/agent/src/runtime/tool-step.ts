@@ -1,5 +1,6 @@
 import { ATTR, hubMetrics, withSpan, type SpanHandle } from '@hub/telemetry';
-import { assistantMessageId, type HubEvent, type RequestedToolCall } from '@hub/domain';
+import { actorIdentity, assistantMessageId, type HubEvent, type QuorumTerms, type RequestedToolCall } from '@hub/domain';
+import type { ResolvedApproval } from '@hub/policy';
 import { BUILTIN, decidePolicy, type LoadedPolicy } from '../tools/policy';
 import type { ToolRegistry } from '../tools/registry';
 import { ToolInputError } from '../tools/types';
@@ -110,6 +111,7 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
       reason: verdict.reason,
       deadlineAt,
       policy: verdict.rule,
+      ...(await quorumOf(attempt, verdict.approval)),
     },
   });
   await attempt.append(events);
@@ -205,4 +207,21 @@ function recordedResult(attempt: TurnAttempt, call: RequestedToolCall, deps: Too
   const index = calls.findIndex((c) => c.toolCallId === call.toolCallId);
   const ordinal = calls.slice(0, index < 0 ? calls.length : index).filter((c) => callKey(c.name, c.input) === key).length;
   return deps.recorded.tools.find(deps.recorded.sourceTurnId, call.name, call.input, ordinal);
+}
+
+/**
+ * The quorum terms an approval records (ADR 0048), when its rule asks for more than "the first
+ * answer from anyone who may answer approvals": several approvers, named ones, or not the requester.
+ */
+async function quorumOf(attempt: TurnAttempt, approval: ResolvedApproval | null): Promise<{ quorum?: QuorumTerms }> {
+  if (!approval || (approval.required <= 1 && !approval.approvers && approval.requesterMayApprove)) return {};
+  const requester = approval.requesterMayApprove ? null : await attempt.requester();
+  return {
+    quorum: {
+      required: approval.required,
+      ...(approval.approvers ? { approvers: approval.approvers } : {}),
+      requesterMayApprove: approval.requesterMayApprove,
+      requester: requester ? actorIdentity(requester) : null,
+    },
+  };
 }

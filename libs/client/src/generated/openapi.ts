@@ -1240,6 +1240,27 @@ export interface components {
             deadlineAt: string | null;
             /** @description Global position of the event that last changed it (the live feed cursor) */
             position: number;
+            /** @description For an approval that needs several approvers, named ones, or not the requester (ADR 0048); null when the first answer decides */
+            quorum: {
+                /** @description Distinct approvals so far */
+                approvals: number;
+                approvers: {
+                    groups?: string[];
+                    keys?: string[];
+                    roles?: string[];
+                } | null;
+                requesterMayApprove: boolean;
+                /** @description Distinct approvals it needs */
+                required: number;
+                votes: {
+                    /** @description ISO 8601 time */
+                    at: string;
+                    by: components["schemas"]["Actor"];
+                    reason: string | null;
+                    /** @enum {string} */
+                    via: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
+                }[];
+            } | null;
             reason: string;
             /** @description ISO 8601 time */
             requestedAt: string;
@@ -1694,6 +1715,16 @@ export interface components {
                     ruleIndex: number | null;
                     version: number;
                 };
+                quorum?: {
+                    approvers?: {
+                        groups?: string[];
+                        keys?: string[];
+                        roles?: string[];
+                    };
+                    requester: string | null;
+                    requesterMayApprove: boolean;
+                    required: number;
+                };
                 reason: string;
                 /** @enum {string} */
                 riskTier: "low" | "medium" | "high";
@@ -1720,6 +1751,41 @@ export interface components {
             tenantId: string;
             /** @enum {string} */
             type: "ApprovalRequested";
+        } | {
+            /** @description ISO 8601 time */
+            createdAt: string;
+            data: {
+                approvalId: string;
+                approvals: number;
+                by: components["schemas"]["Actor"];
+                /** @enum {string} */
+                decision: "approved";
+                reason: string | null;
+                required: number;
+                toolCallId: string;
+                turnId: string;
+                /** @enum {string} */
+                via: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
+            };
+            eventId: string;
+            /** @description The cursor every transport frame carries */
+            globalPosition: number;
+            metadata: {
+                actor?: components["schemas"]["Actor"];
+                causationId?: string;
+                correlationId: string;
+                /** @enum {string} */
+                protocol?: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli";
+                traceparent?: string;
+                tracestate?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            streamId: string;
+            streamPosition: number;
+            tenantId: string;
+            /** @enum {string} */
+            type: "ApprovalVoted";
         } | {
             /** @description ISO 8601 time */
             createdAt: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Actor, Protocol } from '../metadata';
+import { QuorumTerms } from '../session/quorum';
 import { defineEvent as ev } from './define-event';
 import { EpisodeReset, RewardComputed } from './episode-events';
 import { SessionForked, SessionRedriven } from './lineage-events';
@@ -162,8 +163,33 @@ export const ApprovalRequested = ev('ApprovalRequested', {
    * before policies existed, and on a wrapped harness's own permission requests.
    */
   policy: ApprovalPolicyRef.optional(),
+  /**
+   * How many distinct approvals it needs and from whom (issue 23, ADR 0048). Absent (every
+   * approval before quorums, and any that one approval from anyone may answer): the first answer
+   * decides.
+   */
+  quorum: QuorumTerms.optional(),
 });
 export type ApprovalRequested = z.infer<typeof ApprovalRequested>;
+
+/**
+ * One approval of a call that needs more than one (ADR 0048), recorded when it does not yet reach
+ * the quorum: the call keeps waiting. The approval that reaches it, or any denial, is an
+ * `ApprovalResolved` instead, as with a single approver.
+ */
+export const ApprovalVoted = ev('ApprovalVoted', {
+  turnId: z.string(),
+  approvalId: z.string(),
+  toolCallId: z.string(),
+  decision: z.literal('approved'),
+  by: Actor,
+  via: Protocol,
+  reason: z.string().nullable(),
+  /** Distinct approvals so far, this one included, and how many it needs. */
+  approvals: z.number().int().positive(),
+  required: z.number().int().positive(),
+});
+export type ApprovalVoted = z.infer<typeof ApprovalVoted>;
 
 export const ApprovalResolved = ev('ApprovalResolved', {
   turnId: z.string(),
@@ -226,6 +252,7 @@ export const HubEvent = z.discriminatedUnion('type', [
   ToolCallUpdated,
   ToolCallCompleted,
   ApprovalRequested,
+  ApprovalVoted,
   ApprovalResolved,
   MessageCompleted,
   TurnCompleted,

@@ -66,7 +66,9 @@ function stepFor(view: HarnessView, event: HubEvent): HarnessStep {
       return step.turnQueued(view, event.data);
     // Not part of this wire state: thoughts, model calls, tool progress, the session itself,
     // OpenEnv episode facts (rewards, resets: scored outside the conversation), and reminders
-    // (ambient context for the model, not conversation messages).
+    // (ambient context for the model, not conversation messages), and one approval of several
+    // (the call still waits; ADR 0048).
+    case 'ApprovalVoted':
     case 'SessionOpened':
     case 'ModelCallStarted':
     case 'ThoughtDelta':

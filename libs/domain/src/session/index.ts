@@ -2,3 +2,4 @@ export * from './session-state';
 export * from './session-decider';
 export * from './session-view';
 export * from './fork-plan';
+export * from './quorum';

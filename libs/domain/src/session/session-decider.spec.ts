@@ -278,3 +278,35 @@ describe('nextTurnAfterEnd', () => {
     expect(nextTurnAfterEnd(foldSession([]))).toEqual([]);
   });
 });
+
+describe('session decider: an approval with a quorum (ADR 0048)', () => {
+  const quorum = { required: 2, approvers: { roles: ['approver'] }, requesterMayApprove: false, requester: 'api_key:req' };
+  const asked: HubEvent = {
+    type: 'ApprovalRequested',
+    data: { turnId: 't1', approvalId: 'a1', toolCallId: 'a1-tc', toolName: 'write_file', input: {}, riskTier: 'medium', reason: 'r', deadlineAt: null, quorum },
+  };
+  const as = (id: string, role = 'approver'): CommandMetadata => ({ ...meta, actor: { type: 'api_key', id, role } });
+  const state = (...more: HubEvent[]) => foldSession([...running('t1'), asked, ...more]);
+  const refusal = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return (e as DomainError).code;
+    }
+    return null;
+  };
+
+  it('records a first approval as a vote, refuses the same key twice, the requester and a non-approver, and resolves on the second key', () => {
+    const [vote] = decide(resolve('a1'), state(), as('k1'));
+    expect(vote).toEqual(expect.objectContaining({ type: 'ApprovalVoted', data: expect.objectContaining({ approvals: 1, required: 2 }) }));
+    expect(refusal(() => decide(resolve('a1'), state(vote), as('k1')))).toBe('APPROVAL_ALREADY_VOTED');
+    expect(refusal(() => decide(resolve('a1'), state(vote), as('req', 'admin')))).toBe('APPROVAL_REQUESTER_EXCLUDED');
+    expect(refusal(() => decide(resolve('a1'), state(vote), as('op', 'operator')))).toBe('APPROVER_NOT_ALLOWED');
+    expect(decide(resolve('a1'), state(vote), as('k2'))).toEqual([
+      expect.objectContaining({ type: 'ApprovalResolved', data: expect.objectContaining({ decision: 'approved' }) }),
+    ]);
+    // One denial from a named approver ends it; the hub's own answer (a deadline) is not a vote.
+    expect(decide(resolve('a1', 'denied'), state(vote), as('k2'))[0]?.type).toBe('ApprovalResolved');
+    expect(decide(resolve('a1', 'denied'), state(), { ...meta, actor: { type: 'system', id: 'approval-deadline' } })[0]?.type).toBe('ApprovalResolved');
+  });
+});

@@ -1,8 +1,9 @@
 import type { CancelTurn, HubCommand, QueueReminder, ResolveApproval, RevokeReminder, SubmitTurn } from '../commands/commands';
 import { DomainError, assertNever } from '../errors';
 import type { EventOf, HubEvent } from '../events/events';
-import type { CommandMetadata } from '../metadata';
-import { evolveSession, type ActiveSession, type SessionState } from './session-state';
+import { actorIdentity, type CommandMetadata } from '../metadata';
+import { whyNotEligible } from './quorum';
+import { evolveSession, type ActiveSession, type PendingApproval, type SessionState } from './session-state';
 
 /** The user message of a turn has a deterministic id, so every projection agrees on it. */
 export function userMessageIdOf(turnId: string): string {
@@ -115,6 +116,10 @@ function resolveApproval(command: ResolveApproval, state: SessionState, meta: Co
     throw new DomainError('INVALID_COMMAND', 'edited arguments come only with an approval', { approvalId });
   }
   const pending = state.status === 'active' ? state.pendingApprovals.get(approvalId) : undefined;
+  if (pending?.quorum && meta.actor.type !== 'system') {
+    const voted = quorumVote(command, pending, meta);
+    if (voted) return [voted];
+  }
   if (pending) {
     return [
       {
@@ -142,6 +147,59 @@ function resolveApproval(command: ResolveApproval, state: SessionState, meta: Co
   throw new DomainError('APPROVAL_NOT_FOUND', `approval ${approvalId} not found in session ${state.sessionId}`, {
     approvalId,
   });
+}
+
+/**
+ * An answer to an approval with quorum terms (ADR 0048): refused when the actor may not answer
+ * it, or approved it already; an `ApprovalVoted` when it is an approval that does not reach the
+ * quorum; null when it decides (a denial, or the approval that reaches it: `ApprovalResolved`).
+ * The hub's own answers (a deadline) are not votes and skip this.
+ */
+function quorumVote(command: ResolveApproval, pending: PendingApproval, meta: CommandMetadata): EventOf<'ApprovalVoted'> | null {
+  const terms = pending.quorum;
+  if (!terms) return null;
+  const { approvalId } = command;
+  const identity = actorIdentity(meta.actor);
+  const voter = { identity, keyPrefix: meta.actor.type === 'api_key' ? meta.actor.id : undefined, role: meta.actor.role };
+  // The requester may always refuse their own call; only approving it is theirs to lose.
+  const why = whyNotEligible(command.decision === 'denied' ? { ...terms, requesterMayApprove: true } : terms, voter);
+  if (why !== null) {
+    const requester = !terms.requesterMayApprove && terms.requester === identity;
+    throw new DomainError(requester ? 'APPROVAL_REQUESTER_EXCLUDED' : 'APPROVER_NOT_ALLOWED', `approval ${approvalId}: ${why}`, { approvalId });
+  }
+  if (command.decision === 'denied') return null;
+  const approvedBy = pending.approvedBy ?? [];
+  if (approvedBy.includes(identity)) {
+    throw new DomainError(
+      'APPROVAL_ALREADY_VOTED',
+      `approval ${approvalId}: ${identity} approved it already; it needs ${terms.required - approvedBy.length} more distinct approvals`,
+      {
+        approvalId,
+        approvals: approvedBy.length,
+        required: terms.required,
+      },
+    );
+  }
+  const approvals = approvedBy.length + 1;
+  if (approvals >= terms.required) return null;
+  if (command.input !== undefined) {
+    // Each approver approves the call they saw: an edit comes only with the approval that decides.
+    throw new DomainError('INVALID_COMMAND', `approval ${approvalId}: edited arguments come only with the approval that reaches the quorum`, { approvalId });
+  }
+  return {
+    type: 'ApprovalVoted',
+    data: {
+      turnId: pending.turnId,
+      approvalId,
+      toolCallId: pending.toolCallId,
+      decision: 'approved',
+      by: meta.actor,
+      via: meta.protocol,
+      reason: command.reason,
+      approvals,
+      required: terms.required,
+    },
+  };
 }
 
 function queueReminder(command: QueueReminder, state: SessionState, meta: CommandMetadata): HubEvent[] {

@@ -1,6 +1,8 @@
 import { DomainError, assertNever } from '../errors';
 import type { EventOf, HubEvent, Reminder, TurnRequested } from '../events/events';
 import { isSteer } from '../events/live-input-events';
+import { actorIdentity } from '../metadata';
+import type { QuorumTerms } from './quorum';
 
 /** What the active turn is doing: producing output, or waiting for a human decision. */
 export type ActiveTurnStatus = 'running' | 'awaiting_approval';
@@ -14,13 +16,19 @@ export interface ActiveTurn {
 export interface PendingApproval {
   readonly turnId: string;
   readonly toolCallId: string;
+  /** Its quorum terms (ADR 0048); absent: the first answer decides. */
+  readonly quorum?: QuorumTerms;
+  /** With a quorum: the identities (`actorIdentity`) that approved so far, in order. */
+  readonly approvedBy?: readonly string[];
 }
 
 /**
  * An approval that can no longer be resolved: answered, or abandoned because its turn ended
  * first (cancelled, failed). Kept so a late answer is told "already resolved", not "not found".
  */
-export interface ClosedApproval extends PendingApproval {
+export interface ClosedApproval {
+  readonly turnId: string;
+  readonly toolCallId: string;
   readonly outcome: 'approved' | 'denied' | 'turn_ended';
 }
 
@@ -90,6 +98,8 @@ export function evolveSession(state: SessionState, event: HubEvent): SessionStat
       return onTurnStarted(state, event.data.turnId);
     case 'ApprovalRequested':
       return onApprovalRequested(state, event);
+    case 'ApprovalVoted':
+      return onApprovalVoted(state, event);
     case 'ApprovalResolved':
       return onApprovalResolved(state, event);
     case 'TurnCompleted':
@@ -182,13 +192,23 @@ function onTurnStarted(state: OpenSession, turnId: string): OpenSession {
 }
 
 function onApprovalRequested(state: OpenSession, event: EventOf<'ApprovalRequested'>): OpenSession {
-  const { turnId, approvalId, toolCallId } = event.data;
+  const { turnId, approvalId, toolCallId, quorum } = event.data;
   if (state.status !== 'active' || state.activeTurn.turnId !== turnId) return state;
   return {
     ...state,
     activeTurn: { turnId, status: 'awaiting_approval' },
-    pendingApprovals: new Map(state.pendingApprovals).set(approvalId, { turnId, toolCallId }),
+    pendingApprovals: new Map(state.pendingApprovals).set(approvalId, quorum ? { turnId, toolCallId, quorum, approvedBy: [] } : { turnId, toolCallId }),
   };
+}
+
+function onApprovalVoted(state: SessionState, event: EventOf<'ApprovalVoted'>): SessionState {
+  if (state.status !== 'active') return state;
+  const pending = state.pendingApprovals.get(event.data.approvalId);
+  if (!pending) return state;
+  const who = actorIdentity(event.data.by);
+  const approvedBy = pending.approvedBy ?? [];
+  if (approvedBy.includes(who)) return state;
+  return { ...state, pendingApprovals: new Map(state.pendingApprovals).set(event.data.approvalId, { ...pending, approvedBy: [...approvedBy, who] }) };
 }
 
 function onApprovalResolved(state: OpenSession, event: EventOf<'ApprovalResolved'>): OpenSession {
@@ -209,7 +229,7 @@ function onTurnEnded(state: OpenSession, turnId: string, outcome: TurnOutcome): 
   }
   const closedApprovals = new Map(state.closedApprovals);
   for (const [approvalId, pending] of state.pendingApprovals) {
-    closedApprovals.set(approvalId, { ...pending, outcome: 'turn_ended' });
+    closedApprovals.set(approvalId, { turnId: pending.turnId, toolCallId: pending.toolCallId, outcome: 'turn_ended' });
   }
   return { ...book(state), status: 'idle', finishedTurns, queue, closedApprovals };
 }

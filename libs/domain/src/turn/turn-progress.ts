@@ -170,7 +170,9 @@ export function evolveTurn(p: TurnProgress, e: HubEvent): TurnProgress {
       // An audit_only reminder (no step) is recorded, never rendered.
       if (e.data.beforeStep === null || p.delivered.some((d) => d.kind === 'reminder' && d.id === e.data.reminderId)) return p;
       return { ...p, delivered: [...p.delivered, { kind: 'reminder', id: e.data.reminderId, text: '', beforeStep: e.data.beforeStep }] };
-    // Nothing the runner plans from; a started turn's wait for a worker (TurnQueued) included.
+    // Nothing the runner plans from; a started turn's wait for a worker (TurnQueued) and one
+    // approval of several (the call waits for the ApprovalResolved that reaches the quorum) included.
+    case 'ApprovalVoted':
     case 'SessionOpened':
     case 'ToolCallUpdated':
     case 'RewardComputed':

@@ -1,4 +1,4 @@
-import { sessionIdOf, type Actor, type EventOf } from '@hub/domain';
+import { sessionIdOf, type Actor, type EventOf, type QuorumTerms } from '@hub/domain';
 import type { ProjectedEvent, ProjectionDef } from '../projection';
 
 /** One approval, pending or resolved, with who raised and who answered it, where and why. */
@@ -23,13 +23,30 @@ export interface ApprovalRow {
   resolved_via: string | null;
   resolved_at: string | null;
   resolution_reason: string | null;
+  /** Only for an approval with quorum terms (ADR 0048): the terms and each approval so far. */
+  quorum: ApprovalQuorum | null;
   requested_position: number;
   updated_position: number;
 }
 
+/** One approval of an approval that needs several (an `ApprovalVoted`, or the `ApprovalResolved` that reached the quorum). */
+export interface ApprovalVote {
+  by: Actor;
+  via: string;
+  at: string;
+  reason: string | null;
+}
+
+export interface ApprovalQuorum {
+  required: number;
+  approvers: QuorumTerms['approvers'] | null;
+  requesterMayApprove: boolean;
+  votes: ApprovalVote[];
+}
+
 export const APPROVAL_STATUSES = ['pending', 'resolved'] as const;
 
-const APPROVAL_READS: ReadonlySet<string> = new Set(['ApprovalRequested', 'ApprovalResolved', 'TurnCompleted', 'TurnFailed', 'TurnCancelled']);
+const APPROVAL_READS: ReadonlySet<string> = new Set(['ApprovalRequested', 'ApprovalVoted', 'ApprovalResolved', 'TurnCompleted', 'TurnFailed', 'TurnCancelled']);
 
 const ENDED: Record<string, string> = { TurnCompleted: 'completed', TurnFailed: 'failed', TurnCancelled: 'cancelled' };
 
@@ -53,6 +70,9 @@ function requested(e: ProjectedEvent, data: EventOf<'ApprovalRequested'>['data']
     resolved_via: null,
     resolved_at: null,
     resolution_reason: null,
+    quorum: data.quorum
+      ? { required: data.quorum.required, approvers: data.quorum.approvers ?? null, requesterMayApprove: data.quorum.requesterMayApprove, votes: [] }
+      : null,
     requested_position: e.globalPosition,
     updated_position: e.globalPosition,
   };
@@ -67,12 +87,24 @@ export function evolveApprovals(rows: readonly ApprovalRow[], e: ProjectedEvent)
     const data = e.data as EventOf<'ApprovalRequested'>['data'];
     return rows.some((r) => r.approval_id === data.approvalId) ? [...rows] : [...rows, requested(e, data)];
   }
+  if (e.type === 'ApprovalVoted') {
+    const d = e.data as EventOf<'ApprovalVoted'>['data'];
+    return rows.map((r) =>
+      r.approval_id === d.approvalId && r.status === 'pending' && r.quorum
+        ? { ...r, quorum: withVote(r.quorum, { by: d.by, via: d.via, at: e.createdAt, reason: d.reason }), updated_position: e.globalPosition }
+        : r,
+    );
+  }
   if (e.type === 'ApprovalResolved') {
     const d = e.data as EventOf<'ApprovalResolved'>['data'];
     return rows.map((r) =>
       r.approval_id === d.approvalId && r.status === 'pending'
         ? {
             ...r,
+            // The approval that reached the quorum is a vote too (a denial ends it and is not one; a deadline is the hub's).
+            ...(r.quorum && d.decision === 'approved' && d.by.type !== 'system'
+              ? { quorum: withVote(r.quorum, { by: d.by, via: d.via, at: e.createdAt, reason: d.reason }) }
+              : {}),
             status: 'resolved',
             decision: d.decision,
             resolved_by: d.by,
@@ -101,6 +133,10 @@ export function evolveApprovals(rows: readonly ApprovalRow[], e: ProjectedEvent)
         }
       : r,
   );
+}
+
+function withVote(q: ApprovalQuorum, vote: ApprovalVote): ApprovalQuorum {
+  return { ...q, votes: [...q.votes, vote] };
 }
 
 export const approvalsProjection: ProjectionDef<ApprovalRow> = {
@@ -133,6 +169,7 @@ export const approvalsProjection: ProjectionDef<ApprovalRow> = {
       'resolved_via',
       'resolved_at',
       'resolution_reason',
+      'quorum',
       'requested_position',
       'updated_position',
     ],

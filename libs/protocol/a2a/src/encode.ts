@@ -107,6 +107,7 @@ export function encode(event: Recorded<HubEvent>, view: TaskView): Encoded {
     case 'UserMessageInjected':
     case 'ReminderEmitted':
     case 'RewardComputed':
+    case 'ApprovalVoted': // one approval of several (ADR 0048): the call still waits
       return { frames: [], view: next };
     // Session-level events carry no turn id; the guard above already returned for them.
     case 'SessionOpened':

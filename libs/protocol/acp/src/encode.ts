@@ -291,6 +291,7 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
     case 'EpisodeReset':
     case 'SessionForked':
     case 'SessionRedriven':
+    case 'ApprovalVoted': // one approval of several (ADR 0048): the permission request stays open
       return [];
     default:
       return assertNever(event, 'event');

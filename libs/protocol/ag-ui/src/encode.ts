@@ -186,6 +186,7 @@ function eventsFor(view: AgUiView, event: HubEvent): { open: readonly string[]; 
     case 'ToolCallUpdated':
     case 'ApprovalRequested':
     case 'ApprovalResolved':
+    case 'ApprovalVoted':
     case 'RewardComputed':
     case 'EpisodeReset':
     case 'UserMessageInjected':

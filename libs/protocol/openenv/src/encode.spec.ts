@@ -34,6 +34,20 @@ const turn: HubEvent[] = [
     data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', toolName: 'write_file', input: {}, riskTier: 'medium', reason: 'writes', deadlineAt: null },
   },
   {
+    type: 'ApprovalVoted',
+    data: {
+      turnId: T,
+      approvalId: 'a1',
+      toolCallId: 'k1',
+      decision: 'approved',
+      by: { type: 'api_key', id: 'j' },
+      via: 'openenv',
+      reason: null,
+      approvals: 1,
+      required: 2,
+    },
+  },
+  {
     type: 'ApprovalResolved',
     data: { turnId: T, approvalId: 'a1', toolCallId: 'k1', decision: 'approved', by: { type: 'api_key', id: 'k' }, via: 'openenv', reason: null },
   },
@@ -98,6 +112,7 @@ describe('encodeHarnessEventList', () => {
       ToolCallUpdated: true,
       ToolCallCompleted: true,
       ApprovalRequested: true,
+      ApprovalVoted: true,
       ApprovalResolved: true,
       MessageCompleted: true,
       TurnCompleted: true,

@@ -46,6 +46,7 @@ export function encodeHarnessEvents(
     case 'ReminderEmitted':
     case 'SessionForked':
     case 'SessionRedriven':
+    case 'ApprovalVoted': // one approval of several (ADR 0048): nothing to act on until it is decided
       return { view, events: [] };
     case 'ModelCallStarted': {
       const e = event.data;
