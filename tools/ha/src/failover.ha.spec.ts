@@ -88,6 +88,8 @@ beforeAll(async () => {
   hub = await step('hub: migrations, one ingress, two workers, a tenant', 180_000, () =>
     FaultHub.start(hubPg, redis, 2, { HUB_REDIS_SENTINELS: redis.sentinelSetting, HUB_REDIS_SENTINEL_NAME: REDIS_PRIMARY_NAME }),
   );
+  // The hub's processes really are PgBouncer's clients (their login, several connections each).
+  if (bouncer) expect((await within('PgBouncer SHOW CLIENTS', 10_000, bouncer.clientUsers())).filter((u) => u === APP_LOGIN).length).toBeGreaterThan(3);
   const [ref] = await step('a reference turn', 90_000, () => submit(['reference']));
   await ref.waitForIdle(60_000);
   expected = ref.lastAssistant()?.content ?? '';

@@ -457,6 +457,8 @@ unix_socket_dir =
 auth_type = trust
 auth_file = ${join(b.dir, 'users.txt')}
 pool_mode = ${mode}
+; its console (database pgbouncer): the suite asks it which clients are connected
+admin_users = postgres
 max_client_conn = 1000
 default_pool_size = ${poolSize}
 ; a server connection that broke is replaced at once, not after server_login_retry's 15 s
@@ -478,6 +480,14 @@ server_login_retry = 1
       throw new Error(`${e.message}\n${log}`);
     });
     return b;
+  }
+
+  /** The users of the clients connected to PgBouncer now (its console's SHOW CLIENTS). */
+  async clientUsers(): Promise<string[]> {
+    const c = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${this.port}/pgbouncer`, connectionTimeoutMillis: 2000, query_timeout: 2000 });
+    await c.connect();
+    const { rows } = await c.query<{ user: string; database: string }>('SHOW CLIENTS').finally(() => c.end());
+    return rows.filter((r) => r.database !== 'pgbouncer').map((r) => r.user);
   }
 
   url(user: string, password = user): string {
