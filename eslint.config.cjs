@@ -70,9 +70,10 @@ module.exports = [
     },
   },
   {
-    // process.env is read in libs/config only (examples/ are users' programs: they read their own).
+    // process.env is read in libs/config only (examples/ are users' programs: they read their own;
+    // prisma.config.ts is the Prisma CLI's, not the hub's).
     files: ['**/*.ts'],
-    ignores: ['libs/config/**', 'libs/testing/**', '**/*.spec.ts', 'tools/**', 'examples/**'],
+    ignores: ['libs/config/**', 'libs/testing/**', '**/*.spec.ts', 'tools/**', 'examples/**', 'prisma.config.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through @hub/config.' }],
     },
