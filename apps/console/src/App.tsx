@@ -16,6 +16,7 @@ import { AdminNav } from './admin/AdminNav';
 import { PolicyScreen } from './policy/PolicyScreen';
 import { IdpScreen } from './idp/IdpScreen';
 import { UsageScreen } from './usage/UsageScreen';
+import { TurnScreen } from './timeline/TurnScreen';
 import { useRoute } from './ui/router';
 
 export function App() {
@@ -68,6 +69,7 @@ function SignedIn({ apiKey, onSignOut, person }: { apiKey: string; onSignOut: (w
   const route = useRoute();
   const explorer = /^\/sessions\/([^/]+)\/events$/.exec(route);
   const session = /^\/sessions\/([^/]+)\/?$/.exec(route);
+  const turn = /^\/sessions\/([^/]+)\/turns\/([^/]+)$/.exec(route);
   return (
     <div className="app">
       <header className="top">
@@ -99,6 +101,14 @@ function SignedIn({ apiKey, onSignOut, person }: { apiKey: string; onSignOut: (w
       <main>
         {explorer ? (
           <ExplorerScreen key={explorer[1]} api={api} sessionId={decodeURIComponent(explorer[1])} />
+        ) : turn ? (
+          <TurnScreen
+            key={route}
+            api={api}
+            sessionId={decodeURIComponent(turn[1])}
+            turnId={decodeURIComponent(turn[2])}
+            after={Number(new URLSearchParams(window.location.search).get('after')) || 0}
+          />
         ) : session ? (
           <SessionScreen api={api} sessionId={decodeURIComponent(session[1])} />
         ) : route.startsWith('/schedules') ? (

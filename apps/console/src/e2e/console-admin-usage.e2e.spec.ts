@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { TransportTestClient } from '@hub/testing';
 import { LAPTOP, PHONE, type ConsolePage } from './browser';
 import { eventually } from './hub';
 import { consoleSuite } from './suite';
@@ -335,5 +336,59 @@ describe('policy and identity provider', () => {
     await shown.getByRole('button', { name: 'Yes, remove it' }).click();
     await p.page.getByText('None: people sign in with API keys only.').waitFor();
     expect((await hub.api('GET', '/v1/admin/idp')).body).toEqual({ provider: null });
+  });
+});
+
+describe('turn timeline from the explorer, and its last page', () => {
+  it('links a turn’s events in the explorer to that turn’s timeline', async () => {
+    const { events } = (await hub.api('GET', '/v1/sessions/u-1/events?limit=1000')).body as {
+      events: { type: string; createdAt: string; streamPosition: number; data: { turnId?: string } }[];
+    };
+    const requested = events.find((e) => e.type === 'TurnRequested') as (typeof events)[number];
+    const turnId = requested.data.turnId as string;
+    const of = (type: string) => events.filter((e) => e.type === type && e.data.turnId === turnId);
+    const p = await hub.open(LAPTOP);
+    await p.page.goto(`${hub.stack.url}/console/sessions/u-1/events`);
+    const row = p.page.locator(`tr#event-${of('ApprovalResolved')[0].streamPosition}`);
+    await row.getByRole('link', { name: `Timeline of turn ${turnId}` }).click();
+    await p.page.waitForURL(`**/console/sessions/u-1/turns/${turnId}?after=${requested.streamPosition - 1}`);
+    const turn = p.page.getByRole('listitem', { name: `Turn ${turnId}` });
+    await turn.getByText('completed', { exact: true }).waitFor();
+    const approval = turn.locator('li.step[data-kind="approval"]');
+    expect(Number(await approval.getAttribute('data-duration-ms'))).toBe(
+      Date.parse(of('ApprovalResolved')[0].createdAt) - Date.parse(of('ApprovalRequested')[0].createdAt),
+    );
+    expect(await approval.locator('a.step-bar').getAttribute('href')).toBe(`/console/sessions/u-1/events#event-${of('ApprovalRequested')[0].streamPosition}`);
+    // The other turn of the session is not on this page.
+    expect(await p.page.locator('li.turn').count()).toBe(1);
+  });
+
+  it('jumps to the last page of turns and pages back from it', async () => {
+    const c = await TransportTestClient.connect(hub.stack.url, hub.tenant.apiKey, { session: 'paged' });
+    await c.waitFor('snapshot', (x) => x.state !== null);
+    for (let i = 1; i <= 12; i++) {
+      c.send([{ type: 'submit', prompt: `hello ${i}` }]);
+      await c.waitFor(`turn ${i}`, (x) => x.state?.status === 'idle' && (x.state.messages.length ?? 0) >= 2 * i && x.lastAssistant()?.status === 'complete');
+    }
+    await c.close();
+    await eventually(
+      'the turns read model has all 12',
+      async () => ((await hub.api('GET', '/v1/sessions/paged/turns?limit=200')).body as { turns: unknown[] }).turns.length === 12,
+    );
+    const all = ((await hub.api('GET', '/v1/sessions/paged/turns?limit=200')).body as { turns: { turnId: string }[] }).turns.map((t) => t.turnId);
+
+    const p = await hub.open(LAPTOP);
+    await p.page.goto(`${hub.stack.url}/console/sessions/paged`);
+    const pages = p.page.getByRole('navigation', { name: 'Turn pages' });
+    await pages.getByText('Turns 1–10').waitFor();
+    await pages.getByRole('button', { name: 'Last turns' }).click();
+    await pages.getByText('Turns 11–12').waitFor();
+    const shown = () => p.page.locator('li.turn').evaluateAll((lis) => lis.map((li) => li.getAttribute('aria-label')));
+    expect(await shown()).toEqual(all.slice(10).map((id) => `Turn ${id}`));
+    expect(await pages.getByRole('button', { name: 'Later turns' }).isDisabled()).toBe(true);
+    // Back from a page reached by a jump: read back from it, the same ten turns as paging forward.
+    await pages.getByRole('button', { name: 'Earlier turns' }).click();
+    await pages.getByText('Turns 1–10').waitFor();
+    expect(await shown()).toEqual(all.slice(0, 10).map((id) => `Turn ${id}`));
   });
 });

@@ -21,6 +21,15 @@ export function ExplorerScreen({ api, sessionId }: { api: HubApi; sessionId: str
   const count = at === null ? events.length : Math.min(at, events.length);
   const view = useMemo(() => foldHarness(events.slice(0, count)), [events, count]);
   const types = useMemo(() => [...new Set(events.map((e) => e.type))].sort(), [events]);
+  // Each turn's first event (its request): its events link to the turn's timeline, which reads from there.
+  const turnStarts = useMemo(() => {
+    const starts = new Map<string, number>();
+    for (const e of events) {
+      const turnId = (e.data as { turnId?: unknown }).turnId;
+      if (typeof turnId === 'string' && !starts.has(turnId)) starts.set(turnId, e.streamPosition);
+    }
+    return starts;
+  }, [events]);
   const shown = useMemo(() => (type ? events.filter((e) => e.type === type) : events), [events, type]);
   const last = count > 0 ? events[count - 1] : undefined;
   const moveTo = (n: number) => setAt(n >= events.length ? null : n);
@@ -80,7 +89,13 @@ export function ExplorerScreen({ api, sessionId }: { api: HubApi; sessionId: str
               Export {shown.length} as NDJSON
             </button>
           </div>
-          <Timeline events={shown} current={last?.streamPosition ?? 0} onPick={(pos) => moveTo(events.findIndex((e) => e.streamPosition === pos) + 1)} />
+          <Timeline
+            events={shown}
+            sessionId={sessionId}
+            turnStarts={turnStarts}
+            current={last?.streamPosition ?? 0}
+            onPick={(pos) => moveTo(events.findIndex((e) => e.streamPosition === pos) + 1)}
+          />
         </div>
         <StateAtCursor state={view.state} cursor={last?.globalPosition ?? 0} />
       </div>

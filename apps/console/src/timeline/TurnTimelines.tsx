@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import type { HubApi } from '../api/client';
 import type { Step, TurnTimeline } from './turn-steps';
-import { TURNS_PER_PAGE, useTurnPage } from './useTurnPage';
+import { lastPage, pageBefore, type PageStart } from './turn-paging';
+import { TURNS_PER_PAGE, eventReader, turnCount, useTurnPage } from './useTurnPage';
 
 /** "1.2 s", "340 ms", "2 min 5 s". */
 export function duration(ms: number): string {
@@ -24,11 +25,26 @@ const MARK: Partial<Record<Step['outcome'], string>> = {
  * cancellations, denials and interrupted steps marked in words, not colour alone. Paged by turn.
  */
 export function TurnTimelines({ api, sessionId }: { api: HubApi; sessionId: string }) {
-  // The `after` of each page shown so far: going back is popping one.
-  const [starts, setStarts] = useState<number[]>([0]);
+  // The `after` of each page shown since page `base` (1 from the first page, the last page's
+  // number after a jump there): going back is popping one, or reading back before the first.
+  const [{ base, starts }, setPages] = useState<{ base: number; starts: number[] }>({ base: 1, starts: [0] });
+  const [jumping, setJumping] = useState<string | null>(null);
   const after = starts[starts.length - 1];
+  const page = base + starts.length - 1;
   const q = useTurnPage(api, sessionId, after);
-  const first = (starts.length - 1) * TURNS_PER_PAGE + 1;
+  const first = (page - 1) * TURNS_PER_PAGE + 1;
+  const jump = (how: () => Promise<PageStart>) => {
+    setJumping(null);
+    how().then(
+      (to) => setPages({ base: to.page, starts: [to.after] }),
+      (e: unknown) => setJumping(e instanceof Error ? e.message : String(e)),
+    );
+  };
+  const earlier = () => {
+    if (starts.length > 1) setPages({ base, starts: starts.slice(0, -1) });
+    else jump(() => pageBefore(eventReader(api, sessionId), { after, page }, TURNS_PER_PAGE));
+  };
+  const last = () => jump(async () => lastPage(eventReader(api, sessionId), await turnCount(api, sessionId), TURNS_PER_PAGE));
   return (
     <section className="turn-timelines" aria-labelledby="timeline-title">
       <h2 id="timeline-title">Turn timeline</h2>
@@ -48,23 +64,34 @@ export function TurnTimelines({ api, sessionId }: { api: HubApi; sessionId: stri
             ))}
           </ol>
           <nav className="turn-pages" aria-label="Turn pages">
-            <button type="button" disabled={starts.length === 1} onClick={() => setStarts(starts.slice(0, -1))}>
+            <button type="button" disabled={page === 1} onClick={() => setPages({ base: 1, starts: [0] })}>
+              First turns
+            </button>
+            <button type="button" disabled={page === 1} onClick={earlier}>
               Earlier turns
             </button>
             <span>
               Turns {first}–{first + q.data.turns.length - 1}
             </span>
-            <button type="button" disabled={q.data.next === null} onClick={() => q.data.next !== null && setStarts([...starts, q.data.next])}>
+            <button type="button" disabled={q.data.next === null} onClick={() => q.data.next !== null && setPages({ base, starts: [...starts, q.data.next] })}>
               Later turns
             </button>
+            <button type="button" disabled={q.data.next === null} onClick={last}>
+              Last turns
+            </button>
           </nav>
+          {jumping !== null && (
+            <p className="state error" role="alert">
+              Could not find that page: {jumping}
+            </p>
+          )}
         </>
       )}
     </section>
   );
 }
 
-function TurnRows({ turn, sessionId }: { turn: TurnTimeline; sessionId: string }) {
+export function TurnRows({ turn, sessionId }: { turn: TurnTimeline; sessionId: string }) {
   const span = Math.max(1, turn.end - turn.start);
   const events = (s: Step) => `/console/sessions/${encodeURIComponent(sessionId)}/events#event-${s.positions[0]}`;
   return (
