@@ -47,8 +47,11 @@ export class HubStack {
     const stack = new HubStack(opts, db.ownerUrl, db.url, q.prefix, [q.cleanup, db.drop]);
     stack.pool = createPool(db.ownerUrl, { max: 4 });
     try {
-      await stack.startIngress();
-      for (let i = 0; i < (opts.workers ?? 1); i++) await stack.addWorker();
+      // Ingress and workers start side by side: neither waits for the other, and each start is
+      // mostly a process loading its modules, which the other core can do meanwhile.
+      const started = await Promise.allSettled([stack.startIngress(), ...Array.from({ length: opts.workers ?? 1 }, () => stack.addWorker())]);
+      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     } catch (e) {
       await stack.stop();
       throw e;
@@ -88,8 +91,9 @@ export class HubStack {
 
   async addWorker(env: Record<string, string> = {}): Promise<HubProcess> {
     const w = new HubProcess(['worker'], { ...this.baseEnv(), HUB_OFFLINE_DELAY_MS: '0', ...this.opts.workerEnv, ...env });
-    await w.waitForLog('worker started');
+    // Listed before it is up, so that stop() ends it even when it never starts.
     this.workers.push(w);
+    await w.waitForLog('worker started');
     return w;
   }
 
