@@ -262,7 +262,15 @@ export class HubWorker {
         };
         return traced(p.trace, 'expireApproval', { [ATTR.TENANT_ID]: p.tenantId }, () =>
           this.commands.handle(
-            { type: 'ResolveApproval', sessionId: p.sessionId, approvalId: p.approvalId, decision: 'denied', reason: 'the approval deadline passed' },
+            // `expired`: the approval's own `onExpiry` (allow, escalate) decides over this denial (ADR 0048).
+            {
+              type: 'ResolveApproval',
+              sessionId: p.sessionId,
+              approvalId: p.approvalId,
+              decision: 'denied',
+              reason: 'the approval deadline passed',
+              expired: true,
+            },
             meta,
           ),
         );

@@ -180,7 +180,7 @@ describe('parsePolicy refuses with the path to the bad field', () => {
   });
 
   it('the hub refuses, by path, the terms it does not enforce yet (the language has them)', () => {
-    expect(unenforcedTerms(policy()).map((i) => i.at)).toEqual(['rules.3.approval.deadline.onExpiry']);
+    expect(unenforcedTerms(policy()).map((i) => i.at)).toEqual(['rules.3.approval.deadline.onExpiry.escalate.approvers.groups']);
     expect(
       unenforcedTerms(
         policy({ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { required: 2, approvers: { roles: ['admin'], groups: ['g'] } } }] }),

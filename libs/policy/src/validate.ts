@@ -84,8 +84,8 @@ function checkApproval(outcome: string, approval: ApprovalSpec | undefined, at: 
 
 /**
  * The approval terms of a valid policy that this hub does not enforce yet: approvers named by
- * identity group (no actor carries groups yet) and an expiry other than deny. Quorum, approvers by
- * role or key and excluding the requester are enforced (ADR 0048). The hub refuses a policy with
+ * identity group (no actor carries groups yet). Quorum, approvers by role or key, excluding the
+ * requester and deadlines that deny, allow or escalate are enforced (ADR 0048). The hub refuses a policy with
  * an unenforced term rather than record it and ignore it: a policy that says "finance approves"
  * must never let someone else through (docs/approval-policy.md, "Not yet").
  */
@@ -94,7 +94,10 @@ export function unenforcedTerms(policy: TenantPolicy): PolicyIssue[] {
   const check = (approval: ApprovalSpec | undefined, at: (string | number)[]) => {
     if (!approval) return;
     if (approval.approvers?.groups?.length) issues.push(issue([...at, 'approvers', 'groups'], NOT_YET('naming approvers by identity group')));
-    if (approval.deadline && approval.deadline.onExpiry !== 'deny') issues.push(issue([...at, 'deadline', 'onExpiry'], NOT_YET('an expiry other than "deny"')));
+    const expiry = approval.deadline?.onExpiry;
+    if (expiry && typeof expiry === 'object' && expiry.escalate.approvers.groups?.length) {
+      issues.push(issue([...at, 'deadline', 'onExpiry', 'escalate', 'approvers', 'groups'], NOT_YET('naming approvers by identity group')));
+    }
   };
   policy.rules.forEach((r, i) => check(r.approval, ['rules', i, 'approval']));
   check(policy.default.approval, ['default', 'approval']);

@@ -219,3 +219,73 @@ describe('quorum: distinct approvers, named by role, never the requester (ADR 00
     await c.close();
   });
 });
+
+describe('deadlines that deny, allow or escalate (ADR 0048)', () => {
+  const ask = (id: string, dir: string, deadline: unknown) => ({
+    id,
+    match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', glob: `${dir}/**` }] },
+    outcome: 'ask',
+    approval: { deadline },
+  });
+  const DEADLINES = {
+    ...POLICY,
+    rules: [
+      ask('expire-allow', 'ea', { afterSeconds: 1, onExpiry: 'allow' }),
+      ask('expire-deny', 'ed', { afterSeconds: 1 }),
+      ask('expire-escalate', 'ee', { afterSeconds: 3, onExpiry: { escalate: { approvers: { roles: ['admin'] }, required: 1 } } }),
+      ...POLICY.rules,
+    ],
+  };
+  /** Polls the session's log until `found` holds (no fixed waits: a deadline is due at its time, the poll sees it soon after). */
+  const logUntil = async (session: string, what: string, found: (log: Ev[]) => boolean): Promise<Ev[]> => {
+    for (let i = 0; i < 400; i++) {
+      const log = (await stack.events(tenant.tenantId, session)) as Ev[];
+      if (found(log)) return log;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${session}: never saw ${what}`);
+  };
+  const toolEnded = (status: string) => (log: Ev[]) => log.some((e) => e.type === 'ToolCallCompleted' && e.data.status === status);
+
+  it('an unanswered approval is allowed or denied as its rule says, by the hub', async () => {
+    expect((await call('PUT', '/v1/admin/policy', tenant.apiKey, DEADLINES)).status).toBe(200);
+    const [allowed, denied] = await Promise.all([runRow('d-allow', 'write "x" to ea/a.txt'), runRow('d-deny', 'write "x" to ed/a.txt')]);
+    expect(allowed.events.find((e) => e.type === 'ApprovalRequested')?.data).toEqual(expect.objectContaining({ onExpiry: 'allow' }));
+    const [allowLog, denyLog] = await Promise.all([
+      logUntil('d-allow', 'the write run', toolEnded('complete')),
+      logUntil('d-deny', 'the write denied', toolEnded('denied')),
+    ]);
+    expect(allowLog.find((e) => e.type === 'ApprovalResolved')?.data).toEqual(
+      expect.objectContaining({ decision: 'approved', by: { type: 'system', id: 'approval-deadline' } }),
+    );
+    expect(denyLog.find((e) => e.type === 'ApprovalResolved')?.data).toEqual(expect.objectContaining({ decision: 'denied' }));
+    await Promise.all([allowed.c.close(), denied.c.close()]);
+  });
+
+  it('escalates to other approvers after the deadline, across a worker killed with -9, and only they may answer', async () => {
+    const session = 'd-escalate';
+    const { c, events } = await runRow(session, 'write "x" to ee/a.txt');
+    const asked = events.find((e) => e.type === 'ApprovalRequested');
+    // The deadline is a delayed job in Redis: the worker that scheduled it dies, a new one fires it.
+    await stack.workers[0].kill('SIGKILL');
+    await stack.addWorker();
+    const log = await logUntil(session, 'the escalation', (l) =>
+      l.some((e) => e.type === 'ApprovalRequested' && e.data.escalatedFrom === asked?.data.approvalId),
+    );
+    const escalated = log.filter((e) => e.type === 'ApprovalRequested')[1];
+    expect(escalated.data).toEqual(
+      expect.objectContaining({
+        approvalId: `${String(asked?.data.approvalId)}.escalated`,
+        quorum: expect.objectContaining({ required: 1, approvers: { roles: ['admin'] } }),
+      }),
+    );
+    expect(log.some((e) => e.type === 'ApprovalResolved' || e.type === 'ToolCallCompleted')).toBe(false);
+    const approver = ((await (await call('POST', '/v1/admin/keys', tenant.apiKey, { name: 'late', role: 'approver' })).json()) as { apiKey: string }).apiKey;
+    const answer = (key: string, id: unknown) => call('POST', `/v1/sessions/${session}/approvals/${String(id)}`, key, { decision: 'approved' });
+    expect((await answer(approver, escalated.data.approvalId)).status).toBe(403);
+    expect((await answer(tenant.apiKey, asked?.data.approvalId)).status).toBe(409);
+    expect((await answer(tenant.apiKey, escalated.data.approvalId)).status).toBe(200);
+    await logUntil(session, 'the escalated write run', toolEnded('complete'));
+    await c.close();
+  });
+});

@@ -60,7 +60,13 @@ const ApprovalViewSchema = z.object({
   deadlineAt: at.nullable(),
   status: z.enum(APPROVAL_STATUSES),
   resolution: z
-    .object({ decision: z.enum(['approved', 'denied']), by: Actor.nullable(), via: Protocol.nullable(), at, reason: z.string().nullable() })
+    .object({
+      decision: z.enum(['approved', 'denied', 'abandoned', 'escalated']),
+      by: Actor.nullable(),
+      via: Protocol.nullable(),
+      at,
+      reason: z.string().nullable(),
+    })
     .nullable(),
   quorum: z
     .object({

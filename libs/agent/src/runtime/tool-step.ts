@@ -112,6 +112,8 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
       deadlineAt,
       policy: verdict.rule,
       ...(await quorumOf(attempt, verdict.approval)),
+      // What the rule's deadline does when it passes, when not the default denial (ADR 0048).
+      ...(verdict.approval?.deadline && verdict.approval.deadline.onExpiry !== 'deny' ? { onExpiry: verdict.approval.deadline.onExpiry } : {}),
     },
   });
   await attempt.append(events);

@@ -1271,7 +1271,7 @@ export interface components {
                 at: string;
                 by: components["schemas"]["Actor"] | null;
                 /** @enum {string} */
-                decision: "approved" | "denied";
+                decision: "approved" | "denied" | "abandoned" | "escalated";
                 reason: string | null;
                 /** @enum {string|null} */
                 via: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli" | null;
@@ -1709,7 +1709,18 @@ export interface components {
             data: {
                 approvalId: string;
                 deadlineAt: string | null;
+                escalatedFrom?: string;
                 input: unknown;
+                onExpiry?: "allow" | {
+                    escalate: {
+                        approvers: {
+                            groups?: string[];
+                            keys?: string[];
+                            roles?: string[];
+                        };
+                        required: number;
+                    };
+                };
                 policy?: {
                     rule: string;
                     ruleIndex: number | null;

@@ -38,6 +38,8 @@ export const ResolveApproval = z.object({
    * with these instead. Only with `approved`; the runner still checks them against the tool.
    */
   input: z.record(z.string(), z.unknown()).optional(),
+  /** The hub's own answer when the deadline passed (a system actor only): the approval's `onExpiry` decides (ADR 0048). */
+  expired: z.literal(true).optional(),
 });
 export type ResolveApproval = z.infer<typeof ResolveApproval>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Actor, Protocol } from '../metadata';
-import { QuorumTerms } from '../session/quorum';
+import { QuorumApprovers, QuorumTerms } from '../session/quorum';
 import { defineEvent as ev } from './define-event';
 import { EpisodeReset, RewardComputed } from './episode-events';
 import { SessionForked, SessionRedriven } from './lineage-events';
@@ -169,6 +169,13 @@ export const ApprovalRequested = ev('ApprovalRequested', {
    * decides.
    */
   quorum: QuorumTerms.optional(),
+  /**
+   * What the deadline's passing does (ADR 0048): `allow` approves the call, `escalate` asks these
+   * other approvers instead (a new `ApprovalRequested` with `escalatedFrom`). Absent: it is denied.
+   */
+  onExpiry: z.union([z.literal('allow'), z.object({ escalate: z.object({ approvers: QuorumApprovers, required: z.number().int().min(1) }) })]).optional(),
+  /** The approval whose deadline passed unanswered, when this one is its escalation. */
+  escalatedFrom: z.string().optional(),
 });
 export type ApprovalRequested = z.infer<typeof ApprovalRequested>;
 

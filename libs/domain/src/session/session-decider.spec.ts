@@ -310,3 +310,42 @@ describe('session decider: an approval with a quorum (ADR 0048)', () => {
     expect(decide(resolve('a1', 'denied'), state(), { ...meta, actor: { type: 'system', id: 'approval-deadline' } })[0]?.type).toBe('ApprovalResolved');
   });
 });
+
+describe('session decider: a passed deadline (ADR 0048)', () => {
+  const request = (onExpiry?: EventOf<'ApprovalRequested'>['data']['onExpiry']): HubEvent => ({
+    type: 'ApprovalRequested',
+    data: {
+      turnId: 't1',
+      approvalId: 'a1',
+      toolCallId: 'a1-tc',
+      toolName: 'write_file',
+      input: {},
+      riskTier: 'medium',
+      reason: 'r',
+      deadlineAt: null,
+      onExpiry,
+    },
+  });
+  const hub: CommandMetadata = { ...meta, actor: { type: 'system', id: 'approval-deadline' }, protocol: 'internal' };
+  const expire = ResolveApproval.parse({ type: 'ResolveApproval', sessionId: SESSION, approvalId: 'a1', decision: 'denied', expired: true });
+
+  it('denies by default, allows when the rule says so, or escalates to a new approval that closes this one', () => {
+    expect(decide(expire, foldSession([...running('t1'), request()]), hub)[0]?.data).toEqual(expect.objectContaining({ decision: 'denied' }));
+    expect(decide(expire, foldSession([...running('t1'), request('allow')]), hub)[0]?.data).toEqual(expect.objectContaining({ decision: 'approved' }));
+    // Only the hub's own answer applies `onExpiry`: a person's denial stays a denial.
+    expect(decide(expire, foldSession([...running('t1'), request('allow')]), meta)[0]?.data).toEqual(expect.objectContaining({ decision: 'denied' }));
+    const [escalated] = decide(expire, foldSession([...running('t1'), request({ escalate: { approvers: { roles: ['admin'] }, required: 1 } })]), hub);
+    expect(escalated).toEqual({
+      type: 'ApprovalRequested',
+      data: expect.objectContaining({
+        approvalId: 'a1.escalated',
+        escalatedFrom: 'a1',
+        deadlineAt: null,
+        quorum: expect.objectContaining({ approvers: { roles: ['admin'] } }),
+      }),
+    });
+    expect(() =>
+      decide(resolve('a1'), foldSession([...running('t1'), request({ escalate: { approvers: { roles: ['admin'] }, required: 1 } }), escalated]), meta),
+    ).toThrow('already escalated');
+  });
+});

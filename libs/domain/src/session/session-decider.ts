@@ -116,6 +116,10 @@ function resolveApproval(command: ResolveApproval, state: SessionState, meta: Co
     throw new DomainError('INVALID_COMMAND', 'edited arguments come only with an approval', { approvalId });
   }
   const pending = state.status === 'active' ? state.pendingApprovals.get(approvalId) : undefined;
+  if (pending && command.expired && meta.actor.type === 'system') {
+    const expired = onExpiry(approvalId, pending, meta);
+    if (expired) return [expired];
+  }
   if (pending?.quorum && meta.actor.type !== 'system') {
     const voted = quorumVote(command, pending, meta);
     if (voted) return [voted];
@@ -198,6 +202,44 @@ function quorumVote(command: ResolveApproval, pending: PendingApproval, meta: Co
       reason: command.reason,
       approvals,
       required: terms.required,
+    },
+  };
+}
+
+/**
+ * The deadline of a pending approval passed (ADR 0048): `allow` approves the call, `escalate`
+ * asks the escalation's approvers instead (a new approval, which closes this one as `escalated`);
+ * null for `deny` (the caller's denial stands).
+ */
+function onExpiry(approvalId: string, pending: PendingApproval, meta: CommandMetadata): HubEvent | null {
+  const request = pending.request;
+  const rule = request?.onExpiry;
+  if (!request || !rule) return null;
+  if (rule === 'allow') {
+    return {
+      type: 'ApprovalResolved',
+      data: {
+        turnId: pending.turnId,
+        approvalId,
+        toolCallId: pending.toolCallId,
+        decision: 'approved',
+        by: meta.actor,
+        via: meta.protocol,
+        reason: 'the approval deadline passed; its rule allows the call then',
+      },
+    };
+  }
+  const { approvers, required } = rule.escalate;
+  const { onExpiry: _once, deadlineAt: _none, escalatedFrom: _from, quorum, ...asked } = request;
+  return {
+    type: 'ApprovalRequested',
+    data: {
+      ...asked,
+      approvalId: `${approvalId}.escalated`,
+      reason: `${request.reason} (escalated: nobody answered by the deadline)`,
+      deadlineAt: null,
+      quorum: { required, approvers, requesterMayApprove: quorum?.requesterMayApprove ?? true, requester: quorum?.requester ?? null },
+      escalatedFrom: approvalId,
     },
   };
 }

@@ -20,6 +20,8 @@ export interface PendingApproval {
   readonly quorum?: QuorumTerms;
   /** With a quorum: the identities (`actorIdentity`) that approved so far, in order. */
   readonly approvedBy?: readonly string[];
+  /** The request, when its deadline allows or escalates (the escalation repeats it to other approvers). */
+  readonly request?: EventOf<'ApprovalRequested'>['data'];
 }
 
 /**
@@ -29,7 +31,7 @@ export interface PendingApproval {
 export interface ClosedApproval {
   readonly turnId: string;
   readonly toolCallId: string;
-  readonly outcome: 'approved' | 'denied' | 'turn_ended';
+  readonly outcome: 'approved' | 'denied' | 'turn_ended' | 'escalated';
 }
 
 /** A requested turn waiting for the active one to end, with what it was requested with. */
@@ -192,12 +194,23 @@ function onTurnStarted(state: OpenSession, turnId: string): OpenSession {
 }
 
 function onApprovalRequested(state: OpenSession, event: EventOf<'ApprovalRequested'>): OpenSession {
-  const { turnId, approvalId, toolCallId, quorum } = event.data;
+  const { turnId, approvalId, toolCallId, quorum, onExpiry, escalatedFrom } = event.data;
   if (state.status !== 'active' || state.activeTurn.turnId !== turnId) return state;
+  const pendingApprovals = new Map(state.pendingApprovals);
+  let closedApprovals = state.closedApprovals;
+  if (escalatedFrom !== undefined && pendingApprovals.delete(escalatedFrom)) {
+    closedApprovals = new Map(closedApprovals).set(escalatedFrom, { turnId, toolCallId, outcome: 'escalated' });
+  }
   return {
     ...state,
+    closedApprovals,
     activeTurn: { turnId, status: 'awaiting_approval' },
-    pendingApprovals: new Map(state.pendingApprovals).set(approvalId, quorum ? { turnId, toolCallId, quorum, approvedBy: [] } : { turnId, toolCallId }),
+    pendingApprovals: pendingApprovals.set(approvalId, {
+      turnId,
+      toolCallId,
+      ...(quorum ? { quorum, approvedBy: [] } : {}),
+      ...(onExpiry ? { request: event.data } : {}),
+    }),
   };
 }
 

@@ -18,7 +18,7 @@ export interface ApprovalRow {
   deadline_at: string | null;
   status: 'pending' | 'resolved';
   /** `abandoned`: its turn ended (completed, failed, cancelled) before anyone answered. */
-  decision: 'approved' | 'denied' | 'abandoned' | null;
+  decision: 'approved' | 'denied' | 'abandoned' | 'escalated' | null;
   resolved_by: Actor | null;
   resolved_via: string | null;
   resolved_at: string | null;
@@ -85,7 +85,26 @@ function requested(e: ProjectedEvent, data: EventOf<'ApprovalRequested'>['data']
 export function evolveApprovals(rows: readonly ApprovalRow[], e: ProjectedEvent): ApprovalRow[] {
   if (e.type === 'ApprovalRequested') {
     const data = e.data as EventOf<'ApprovalRequested'>['data'];
-    return rows.some((r) => r.approval_id === data.approvalId) ? [...rows] : [...rows, requested(e, data)];
+    if (rows.some((r) => r.approval_id === data.approvalId)) return [...rows];
+    // An escalation (ADR 0048) closes the approval whose deadline passed, then asks anew.
+    const before =
+      data.escalatedFrom === undefined
+        ? rows
+        : rows.map((r) =>
+            r.approval_id === data.escalatedFrom && r.status === 'pending'
+              ? {
+                  ...r,
+                  status: 'resolved' as const,
+                  decision: 'escalated' as const,
+                  resolved_by: e.metadata?.actor ?? null,
+                  resolved_via: e.metadata?.protocol ?? null,
+                  resolved_at: e.createdAt,
+                  resolution_reason: `nobody answered by the deadline: escalated as ${data.approvalId}`,
+                  updated_position: e.globalPosition,
+                }
+              : r,
+          );
+    return [...before, requested(e, data)];
   }
   if (e.type === 'ApprovalVoted') {
     const d = e.data as EventOf<'ApprovalVoted'>['data'];
