@@ -51,7 +51,7 @@ function Provider({ api, p }: { api: HubApi; p: ProviderView }) {
   });
   const [confirming, setConfirming] = useState(false);
   return (
-    <div className="idp" role="group" aria-label={`Provider ${p.name}`}>
+    <div className="idp-card" role="group" aria-label={`Provider ${p.name}`}>
       <dl className="key-facts">
         <dt>Name</dt>
         <dd data-field="name">{p.name}</dd>

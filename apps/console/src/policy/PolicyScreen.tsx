@@ -40,7 +40,7 @@ function InForce({ current }: { current: PolicyView }) {
       <dt>Set</dt>
       <dd>{current.setAt ? time(current.setAt) : 'never'}</dd>
       <dt>By</dt>
-      <dd>{current.setBy ? (current.setBy.name ?? current.setBy.id) : '—'}</dd>
+      <dd>{current.setBy ? `${current.setBy.name ?? current.setBy.id} (${current.setBy.role ?? current.setBy.type})` : '—'}</dd>
     </dl>
   );
 }
