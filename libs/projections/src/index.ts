@@ -37,3 +37,4 @@ export { replaySession, sessionsOf, type ReplayDifference } from './replay-check
 export { compareRuns, type RunComparison, type TurnComparison, type TurnOutcomeSummary } from './run-compare';
 export { eraseSession, type EraseRequest } from './erase-session';
 export { waitProjected, type WaitProjectedOptions } from './wait-projected';
+export { sqlLiteral } from './sql-literal';

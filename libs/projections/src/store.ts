@@ -1,6 +1,7 @@
 import type { EventMetadata } from '@hub/domain';
 import { EVENTS_CHANNEL, asSystem, beginAs, systemScope, type ScopedDb } from '@hub/event-store';
-import { escapeLiteral, type Pool, type PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { sqlLiteral } from './sql-literal';
 import type { ProjectedEvent, ProjectionDef, Row, TableSpec } from './projection';
 
 /** NOTIFY channel a projection signals on after each commit (payload `name:position`). */
@@ -101,14 +102,14 @@ export const CHECKPOINT_MOVED = '22012';
  * the batch's rows are never written without their checkpoint.
  */
 export function advanceCheckpointSql(name: string, expected: number, a: CheckpointAdvance): string {
-  const n = escapeLiteral(name);
+  const n = sqlLiteral(name);
   return `WITH u AS (
     UPDATE projection_checkpoints
        SET position = ${int(a.position)}, skipped_unknown = skipped_unknown + ${int(a.skipped)},
-           last_skipped_type = COALESCE(${a.lastSkippedType === null ? 'NULL' : escapeLiteral(a.lastSkippedType)}, last_skipped_type),
-           last_event_at = ${escapeLiteral(a.lastEventAt)}, updated_at = clock_timestamp()
+           last_skipped_type = COALESCE(${a.lastSkippedType === null ? 'NULL' : sqlLiteral(a.lastSkippedType)}, last_skipped_type),
+           last_event_at = ${sqlLiteral(a.lastEventAt)}, updated_at = clock_timestamp()
      WHERE name = ${n} AND position = ${int(expected)} RETURNING name)
-  SELECT pg_notify('${PROJECTIONS_CHANNEL}', ${escapeLiteral(`${name}:${a.position}`)}), 1 / (SELECT count(*)::int FROM u) AS moved_guard`;
+  SELECT pg_notify('${PROJECTIONS_CHANNEL}', ${sqlLiteral(`${name}:${a.position}`)}), 1 / (SELECT count(*)::int FROM u) AS moved_guard`;
 }
 
 export function isMoved(e: unknown): boolean {
@@ -143,7 +144,7 @@ export async function loadGroups<R extends Row>(db: ScopedDb, def: ProjectionDef
 
 /** Deletes every row of one session (an erasure's tombstone reached this read model). */
 export function eraseSessionSql(t: TableSpec, tenantId: string, sessionId: string): string {
-  return `DELETE FROM ${t.table} WHERE tenant_id = ${escapeLiteral(tenantId)} AND session_id = ${escapeLiteral(sessionId)}`;
+  return `DELETE FROM ${t.table} WHERE tenant_id = ${sqlLiteral(tenantId)} AND session_id = ${sqlLiteral(sessionId)}`;
 }
 
 /** Inserts or replaces rows, all in one statement (empty when there are none). */
@@ -155,7 +156,7 @@ export function upsertSql(t: TableSpec, rows: Row[]): string {
     .map((c) => `${c} = EXCLUDED.${c}`)
     .join(', ');
   // Inlined as a literal, not a parameter: the whole write goes as one simple query (one round trip).
-  return `INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, ${escapeLiteral(JSON.stringify(rows))}::json)
+  return `INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, ${sqlLiteral(JSON.stringify(rows))}::json)
      ON CONFLICT (${t.key.join(', ')}) DO UPDATE SET ${updates}`;
 }
 
