@@ -181,6 +181,7 @@ export class ProjectionRunner {
   private readonly listen: ListenConnection;
   private readonly poll: NodeJS.Timeout;
   private readonly log: (message: string, error?: unknown) => void;
+  private stopped = false;
 
   constructor(pool: Pool, projections: readonly ProjectionDef[], options: RunnerOptions) {
     this.log = options.log ?? (() => undefined);
@@ -190,17 +191,30 @@ export class ProjectionRunner {
       connectionString: options.connectionString,
       names: projections.map((p) => p.name),
       pollMs: options.standbyPollMs ?? 1000,
-      onGain: (name) =>
-        void this.loops
-          .get(name)
-          ?.activate()
-          .catch((e: unknown) => this.log(`projections: ${name} failed to start`, e)),
+      onGain: (name) => this.activate(name),
       onLoss: (name) => this.loops.get(name)?.deactivate(),
       log: this.log,
     });
     this.listen = new ListenConnection(options.connectionString, () => this.wakeAll(), this.log);
     this.poll = setInterval(() => this.wakeAll(), options.pollIntervalMs ?? 1000);
     this.poll.unref();
+  }
+
+  /**
+   * Starts the loop of a projection whose lock this process just gained. Starting reads the
+   * checkpoint; when that fails (a failover cut the connection) the lock is still held, so no
+   * other process will run the projection: try again while it is held, or the read model stops
+   * until this process restarts (the HA suite's switchover found it stopped).
+   */
+  private activate(name: string): void {
+    const loop = this.loops.get(name);
+    loop?.activate().catch((e: unknown) => {
+      this.log(`projections: ${name} failed to start, retrying`, e);
+      const t = setTimeout(() => {
+        if (!this.stopped && !loop.active && this.leadership.isHeld(name)) this.activate(name);
+      }, 1000);
+      t.unref();
+    });
   }
 
   /** Connects LISTEN and starts contending for the projections' locks. */
@@ -216,6 +230,7 @@ export class ProjectionRunner {
 
   /** Stops every loop (waiting for a batch in flight), then releases the locks. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.poll);
     for (const l of this.loops.values()) l.deactivate();
     await Promise.all([...this.loops.values()].map((l) => l.done));

@@ -105,6 +105,9 @@ afterAll(async () => {
   process.stdout.write(
     `\nHA suite results\n| fault | serve again | acknowledged | lost | duplicated | chains verify | read models = replay | watchers intact | /health/live, /health during | processes crashed |\n|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`,
   );
+  // How often a projection's start failed after its lock was gained (a failover cut the
+  // connection) and was tried again: before the runner retried, such a read model stopped.
+  if (hub) process.stdout.write(`projection starts retried: ${hub.workers.map((w) => w.stderr.split('failed to start, retrying').length - 1).join(', ')}\n`);
   await within('stopping the hub', 30_000, hub?.stop() ?? Promise.resolve()).catch((e: Error) => process.stderr.write(`${e.message}\n`));
   await bouncer?.destroy();
   await Promise.all([pg?.destroy(), redis?.destroy()]);
@@ -172,9 +175,16 @@ async function underFailover(name: string, fault: () => Promise<void>): Promise<
   const ledger = await within('the turns to settle', 200_000, hub.settle([...load, ...probes], expected, 180_000));
   const intact = await Promise.all(clients.map((c, i) => watcherEndsIntact(c, load[i])));
   const chains = await within('verifying the chains', 60_000, verifyChains(hub.pool, { tenantId: hub.tenantId }));
-  const replay = await cli(['replay', '--all', '--tenant', hub.tenantId, '--wait', '60'], { ...hub.env(), DATABASE_URL: pg.url }, 120_000);
+  // replay waits (up to --wait, per session and read model) while a projection runner holds its
+  // lock and has not reached the session's last event: a runner that holds it and does not
+  // advance makes it outlast the deadline. Either way the projections' state is reported.
+  const replay = await cli(['replay', '--all', '--tenant', hub.tenantId, '--wait', '60'], { ...hub.env(), DATABASE_URL: pg.url }, 120_000).catch(
+    async (e: Error) => {
+      throw new Error(`${e.message}\n${await projectionState()}\n${processLogs()}`);
+    },
+  );
   const replayExit = replay.code;
-  if (replayExit !== 0) process.stdout.write(`\n${name} replay:\n${replay.stdout.slice(-3000)}\n${replay.stderr.slice(-2000)}\n`);
+  if (replayExit !== 0) process.stdout.write(`\n${name} replay:\n${replay.stdout.slice(-3000)}\n${replay.stderr.slice(-2000)}\n${await projectionState()}\n`);
   const { settledAt: _, ...counts } = ledger;
   const row: Row = {
     ...counts,
@@ -189,6 +199,18 @@ async function underFailover(name: string, fault: () => Promise<void>): Promise<
   row.crashed = [hub.ingress, ...hub.workers].filter((p) => !p.alive).length;
   if (row.lost || row.duplicated || row.crashed) process.stdout.write(`\n${name} processes:\n${processLogs()}\n`);
   return row;
+}
+
+/** Each read model's checkpoint against the log's head, and who holds the runners' advisory locks (on the primary now). */
+async function projectionState(): Promise<string> {
+  const q = async (sql: string) => JSON.stringify((await within('reading the projections state', 10_000, hub.pool.query(sql))).rows);
+  return [
+    `checkpoints: ${await q('SELECT name, position FROM projection_checkpoints ORDER BY name').catch((e: Error) => e.message)}`,
+    `log head: ${await q('SELECT max(global_position) AS head FROM events').catch((e: Error) => e.message)}`,
+    `advisory locks: ${await q(
+      `SELECT l.classid, l.objid, l.granted, a.pid, a.usename, a.state, a.backend_start, left(a.query, 120) AS query FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory'`,
+    ).catch((e: Error) => e.message)}`,
+  ].join('\n');
 }
 
 function processLogs(): string {
