@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, connect as tcpConnect } from 'node:net';
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { EventStore, createPool } from '@hub/event-store';
-import { REPO_ROOT, createTestDatabase, type TestDatabase } from '@hub/testing';
+import { REPO_ROOT, createTestDatabase, freeListenPort, type TestDatabase } from '@hub/testing';
 import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionRunner, projectionStatus, rebuildProjection } from './index';
 import { dumpReadModels, seedTenant, waitCaughtUp } from './testing/seed';
@@ -77,6 +78,38 @@ describe('projection runner', () => {
     await waitCaughtUp(owner, NAMES, 5000);
     const row = await owner.query('SELECT turn_count FROM read_sessions WHERE tenant_id = $1 AND session_id = $2', [B, 'after-failover0']);
     expect(row.rows).toEqual([{ turn_count: 2 }]);
+  });
+
+  it('a projection whose start failed (its checkpoint read cut off, as in a failover) is started again while its lock is held', async () => {
+    // The runner's pool reaches Postgres through a TCP relay that is not listening yet; its lock and
+    // LISTEN connections go direct. So it gains every lock and every start fails.
+    const target = new URL(db.url);
+    const relayUrl = new URL(db.url);
+    relayUrl.port = String(await freeListenPort());
+    const relayed = createPool(relayUrl.toString(), { max: 4 });
+    const r = new ProjectionRunner(relayed, HUB_PROJECTIONS, { connectionString: db.url, standbyPollMs: 100, pollIntervalMs: 200 });
+    const relay = createServer((client) => {
+      const server = tcpConnect(Number(target.port || 5432), target.hostname);
+      client.on('error', () => undefined);
+      server.on('error', () => undefined);
+      client.pipe(server).pipe(client);
+    });
+    try {
+      await r.start();
+      await new Promise((res) => setTimeout(res, 500));
+      expect(r.activeProjections()).toEqual([]);
+      // Postgres reachable again: without a retry the runner kept the locks and ran nothing.
+      await new Promise<void>((res) => relay.listen(Number(relayUrl.port), '127.0.0.1', res));
+      const deadline = Date.now() + 5000;
+      while (r.activeProjections().length < NAMES.length && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+      expect(r.activeProjections().sort()).toEqual([...NAMES].sort());
+      await seedTenant(store, B, { sessions: 1, turns: 1, prefix: 'after-retry' });
+      await waitCaughtUp(owner, NAMES, 5000);
+    } finally {
+      await r.stop();
+      await relayed.end();
+      relay.close();
+    }
   });
 
   it('rebuild while a runner is active: the active runner starts over from zero and the rebuild watches it reach the head', async () => {
