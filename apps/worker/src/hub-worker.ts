@@ -232,8 +232,8 @@ export class HubWorker {
       scheduleTurn: async (tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover') => {
         await this.queues.enqueue('runTurn', { tenantId, sessionId, turnId, reason, trace: trace() }, { key });
       },
-      scheduleApprovalExpiry: async (tenantId: string, sessionId: string, approvalId: string, delayMs: number) => {
-        await this.queues.enqueue('expireApproval', { tenantId, sessionId, approvalId, trace: trace() }, { delayMs });
+      scheduleApprovalExpiry: async (tenantId: string, sessionId: string, approvalId: string, delayMs: number, deadlineAt?: string) => {
+        await this.queues.enqueue('expireApproval', { tenantId, sessionId, approvalId, deadlineAt, trace: trace() }, { delayMs });
       },
       signalCancel: async (tenantId: string, turnId: string) => {
         this.running.cancel(tenantId, turnId);

@@ -29,6 +29,8 @@ export const ExpireApprovalJob = z.object({
   tenantId: z.string().uuid(),
   sessionId: z.string(),
   approvalId: z.string(),
+  /** The deadline this job is for: a turn re-driven after its worker died asks again, with a new one. */
+  deadlineAt: z.string().optional(),
   trace: TraceCarrier,
 });
 export type ExpireApprovalJob = z.infer<typeof ExpireApprovalJob>;
@@ -57,7 +59,7 @@ export const JOBS = {
     schema: ExpireApprovalJob,
     attempts: 5,
     backoffMs: 500,
-    jobId: (p: ExpireApprovalJob) => `exp-${digest(p.tenantId, p.sessionId, p.approvalId)}`,
+    jobId: (p: ExpireApprovalJob) => `exp-${digest(p.tenantId, p.sessionId, p.approvalId, p.deadlineAt ?? '')}`,
     tenantOf: (p: ExpireApprovalJob) => p.tenantId,
   },
 } as const;

@@ -23,7 +23,8 @@ export interface TurnLog {
 export interface TurnScheduler {
   /** Run (or continue) `turnId`; `key` distinguishes a start from a resume after an approval. */
   scheduleTurn(tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover'): Promise<void>;
-  scheduleApprovalExpiry(tenantId: string, sessionId: string, approvalId: string, delayMs: number): Promise<void>;
+  /** `deadlineAt` tells one deadline of an approval from another (a re-driven turn asks again). */
+  scheduleApprovalExpiry(tenantId: string, sessionId: string, approvalId: string, delayMs: number, deadlineAt?: string): Promise<void>;
   /**
    * A turn has ended (completed or failed; its ending is in `events`, the session so far, or only
    * its tail after a snapshot: see `request`): what follows a turn outside its loop, e.g. scoring

@@ -20,6 +20,12 @@ export interface ToolStepDeps {
   recorded?: { tools: RecordedTools; sourceTurnId: string } | null;
   /** The tenant's approval policy, loaded once per job (absent: the built-in one). */
   policy?: LoadedPolicy;
+  /**
+   * Schedules an approval's deadline. Called before the approval is appended, so a worker that
+   * dies right after the append leaves no approval without its deadline (a deadline for an
+   * approval never appended finds nothing to expire).
+   */
+  scheduleExpiry?: (approvalId: string, deadlineMs: number, deadlineAt: string) => Promise<void>;
 }
 
 /** The executor named on a call served from a re-drive's recording instead of running. */
@@ -116,6 +122,7 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
       ...(verdict.approval?.deadline && verdict.approval.deadline.onExpiry !== 'deny' ? { onExpiry: verdict.approval.deadline.onExpiry } : {}),
     },
   });
+  if (deadlineAt !== null) await deps.scheduleExpiry?.(approvalId, deadlineMs, deadlineAt);
   await attempt.append(events);
   return { approvalId, deadlineMs };
 }

@@ -212,6 +212,33 @@ describe('TurnRunner', () => {
     expect(completedText(h.events())[1]).toContain('The file a.txt says: hello');
   });
 
+  it("schedules an approval's deadline before the approval is appended: a worker dying between the two leaves no approval without one", async () => {
+    const h = setup();
+    const expiries: { approvalId: string; deadlineAt?: string; appendedYet: boolean }[] = [];
+    const scheduler = {
+      scheduleTurn: async () => undefined,
+      scheduleApprovalExpiry: async (_t: string, _s: string, approvalId: string, _ms: number, deadlineAt?: string) =>
+        void expiries.push({ approvalId, deadlineAt, appendedYet: h.events().some((e) => e.type === 'ApprovalRequested') }),
+    };
+    const runner = new TurnRunner({
+      log: h.log,
+      scheduler,
+      running: new RunningTurns(),
+      provider: new OfflineProvider({ delayMs: 0 }),
+      tools: createBuiltinRegistry(),
+      worker: { type: 'worker', id: 'w1' },
+      maxSteps: 8,
+      approvalTtlMs: 60_000,
+      flush: { maxChars: 16, maxDelayMs: 1000 },
+    });
+    await h.submit('t1', 'write "hello" to a.txt');
+    expect(
+      await runner.run({ tenantId: TENANT, sessionId: SESSION, turnId: 't1', trace: { correlationId: 'corr' }, causationId: 'job-t1', finalAttempt: false }),
+    ).toBe('suspended');
+    const asked = h.events().find((e) => e.type === 'ApprovalRequested')?.data as { approvalId: string; deadlineAt: string };
+    expect(expiries).toEqual([{ approvalId: asked.approvalId, deadlineAt: asked.deadlineAt, appendedYet: false }]);
+  });
+
   it('reports a denied call to the model, and the turn goes on to an answer', async () => {
     const h = setup();
     await h.submit('t1', 'delete notes.txt');

@@ -169,7 +169,9 @@ export class TurnRunner {
     recorded: ToolStepDeps['recorded'],
     policy: LoadedPolicy | undefined,
   ): Promise<boolean> {
-    const toolDeps: ToolStepDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, recorded, policy };
+    const scheduleExpiry = (approvalId: string, deadlineMs: number, deadlineAt: string) =>
+      this.deps.scheduler.scheduleApprovalExpiry(attempt.tenantId, attempt.sessionId, approvalId, deadlineMs, deadlineAt);
+    const toolDeps: ToolStepDeps = { tools, signal, now: this.now, approvalTtlMs: this.deps.approvalTtlMs, recorded, policy, scheduleExpiry };
     const provider = this.deps.providerFor?.(attempt.progress().request?.context ?? {}) ?? this.deps.provider;
     switch (step.kind) {
       case 'start-message':
@@ -180,13 +182,10 @@ export class TurnRunner {
       case 'call-model':
         await runModelStep(attempt, step, { provider, tools: tools.specs(), signal, flush: this.deps.flush, now: this.now, onUsage: this.deps.onUsage });
         return false;
-      case 'start-tool': {
-        const asked = await startTool(attempt, step.tool, toolDeps);
-        if (asked && asked.deadlineMs > 0) {
-          await this.deps.scheduler.scheduleApprovalExpiry(attempt.tenantId, attempt.sessionId, asked.approvalId, asked.deadlineMs);
-        }
+      case 'start-tool':
+        // An approval's deadline is scheduled inside, before the approval is appended.
+        await startTool(attempt, step.tool, toolDeps);
         return false;
-      }
       case 'run-tool':
         await runTool(attempt, step.tool, toolDeps, step.edited);
         return false;
