@@ -350,7 +350,7 @@ describe('turn timeline from the explorer, and its last page', () => {
     const p = await hub.open(LAPTOP);
     await p.page.goto(`${hub.stack.url}/console/sessions/u-1/events`);
     const row = p.page.locator(`tr#event-${of('ApprovalResolved')[0].streamPosition}`);
-    await row.getByRole('link', { name: `Timeline of turn ${turnId}` }).click();
+    await row.getByRole('link', { name: `turn timeline ${turnId}` }).click();
     await p.page.waitForURL(`**/console/sessions/u-1/turns/${turnId}?after=${requested.streamPosition - 1}`);
     const turn = p.page.getByRole('listitem', { name: `Turn ${turnId}` });
     await turn.getByText('completed', { exact: true }).waitFor();

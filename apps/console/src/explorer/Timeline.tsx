@@ -82,7 +82,7 @@ export function Timeline({ events, current, onPick, sessionId, turnStarts }: Tim
                       <a
                         className="ev-turn"
                         href={`/console/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turn)}?after=${Math.max(0, (turnStarts.get(turn) ?? 1) - 1)}`}
-                        aria-label={`Timeline of turn ${turn}`}
+                        aria-label={`turn timeline ${turn}`}
                       >
                         turn timeline
                       </a>
