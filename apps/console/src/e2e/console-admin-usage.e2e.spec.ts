@@ -6,9 +6,11 @@ import { consoleSuite } from './suite';
 
 // Issue 26 in a real browser against a real hub (ingress and a worker): an admin makes a key in
 // the console (its secret shown once) and the key works over HTTP; revoked in the console, the
-// hub refuses it. Limits are edited and read back. A turn with a tool call behind an approval
-// runs, and the usage page's totals are the usage API's. axe-core and screenshots at a laptop's
-// and a phone's width.
+// hub refuses it. The same key is used from the CLI (`hub chat`), and a socket opened with it is
+// closed when the console revokes it. Limits are edited and read back. A turn with a tool call
+// behind an approval runs, and the usage page's totals are the usage API's. The timeline of a
+// turn whose worker was killed -9 mid-call. axe-core and screenshots at a laptop's and a phone's
+// width.
 
 jest.setTimeout(180_000);
 
@@ -60,6 +62,14 @@ describe('admin', () => {
     const prefix = secret.split('_').slice(0, 2).join('_');
     // Used over HTTP, not from the console: it works.
     expect((await hub.api('GET', '/v1/sessions', undefined, secret)).status).toBe(200);
+    // Used from the CLI (`bin/hub chat`, a process of its own): the hub answers the prompt.
+    const chat = await hub.stack.cli(['chat', '--session', 'console-key', 'hello from the cli'], { HUB_URL: hub.stack.url, HUB_API_KEY: secret });
+    expect({ code: chat.code, stderr: chat.stderr }).toMatchObject({ code: 0 });
+    expect(chat.stdout).toContain('You said: "hello from the cli"');
+    // A socket opened with it, left open across the revocation below.
+    const socket = await TransportTestClient.connect(hub.stack.url, secret, { session: 'console-key' });
+    await socket.waitFor('snapshot', (c) => c.state !== null);
+    expect(socket.state?.messages.length).toBe(2);
     const item = p.page.getByRole('listitem', { name: `Key ${prefix}` });
     await item.getByText('operator').waitFor();
     await form.getByRole('button', { name: 'I have copied it' }).click();
@@ -73,6 +83,11 @@ describe('admin', () => {
     await item.getByRole('button', { name: `Yes, revoke ${prefix}` }).click();
     await item.getByText('revoked', { exact: true }).waitFor();
     await eventually('the revoked key refused', async () => (await hub.api('GET', '/v1/sessions', undefined, secret)).status === 401);
+    // Its socket is closed with the hub's unauthenticated code, after its protocol's last word.
+    await socket.waitFor('the socket closed for its revoked key', (c) => c.closeCode !== null, 10_000);
+    expect(socket.closeCode).toBe(4401);
+    expect(socket.frames.at(-1)).toMatchObject({ type: 'error', code: 'unauthenticated' });
+    await p.screenshot('admin-revoked-laptop');
 
     // Limits: one set, the rest left without a limit; the API reads back what the form saved.
     const limits = p.page.getByRole('form', { name: 'Limits' });
@@ -121,9 +136,11 @@ describe('usage', () => {
     });
     expect((await hub.api('POST', `/v1/sessions/u-1/approvals/${pending[0].approvalId}`, { decision: 'approved' })).status).toBe(200);
     await hub.turn('u-1', 'read notes.txt', 'idle');
+    // The tenant's own key's usage: the admin test's `hub chat` turn ran under the key it made.
+    const key = hub.tenant.keyPrefix;
     let totals: UsageTotals | undefined;
     await eventually('both turns ended in the usage read model', async () => {
-      totals = ((await hub.api('GET', '/v1/usage')).body as { totals: UsageTotals }).totals;
+      totals = ((await hub.api('GET', `/v1/usage?key=${key}`)).body as { totals: UsageTotals }).totals;
       return totals.turns.completed === 2 && totals.turns.open === 0;
     });
     const api = totals as UsageTotals;
@@ -136,6 +153,7 @@ describe('usage', () => {
     ] as const) {
       const p = await openWithAxe(viewport);
       await p.page.getByRole('link', { name: 'Usage' }).click();
+      await p.page.getByLabel('Key prefix').fill(key);
       const box = p.page.getByRole('region', { name: 'Totals', exact: true });
       const total = (field: string) => box.locator(`dd[data-total="${field}"]`).textContent();
       await eventually('the page shows both turns', async () => (await total('completed')) === '2');
@@ -390,5 +408,69 @@ describe('turn timeline from the explorer, and its last page', () => {
     await pages.getByRole('button', { name: 'Earlier turns' }).click();
     await pages.getByText('Turns 1–10').waitFor();
     expect(await shown()).toEqual(all.slice(0, 10).map((id) => `Turn ${id}`));
+  });
+});
+
+// Last in this file: it replaces the suite's worker.
+describe('turn timeline after a worker kill -9', () => {
+  it('marks the dead worker’s model call interrupted and the time until another took the turn over, to the events’ times', async () => {
+    const { stack } = hub;
+    const w0 = stack.workers[0];
+    // The suite's worker stops while idle: only a slow one (30 ms a word; its job lock lapses 2 s
+    // after it dies) can take the turn.
+    const [slow] = await Promise.all([stack.addWorker({ HUB_OFFLINE_DELAY_MS: '30', HUB_WORKER_LOCK_MS: '2000' }), w0.kill('SIGTERM')]);
+    const c = await TransportTestClient.connect(stack.url, hub.tenant.apiKey, { session: 'retried' });
+    await c.waitFor('snapshot', (x) => x.state !== null);
+    c.send([{ type: 'submit', prompt: 'long answer 1000' }]);
+    await c.waitFor('streaming under way', (x) => (x.lastAssistant()?.content.length ?? 0) > 100);
+    // Its successor starts while it streams (the whole answer would take it 30 s), then it is killed mid-call.
+    const successor = await stack.addWorker({ HUB_WORKER_LOCK_MS: '2000' });
+    expect(c.lastAssistant()?.status).not.toBe('complete');
+    await slow.kill('SIGKILL');
+    await c.waitFor('the turn completed by the successor', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete', 60_000);
+    await c.close();
+
+    let events: { type: string; createdAt: string; streamPosition: number; data: { turnId?: string }; metadata: { actor?: { type: string; id: string } } }[] =
+      [];
+    for (let after = 0; ;) {
+      const page = (await hub.api('GET', `/v1/sessions/retried/events?after=${after}&limit=1000`)).body as { events: typeof events; next: number | null };
+      events = [...events, ...page.events];
+      if (page.next === null) break;
+      after = page.next;
+    }
+    const turnId = events.find((e) => e.type === 'TurnRequested')?.data.turnId as string;
+    const ofTurn = events.filter((e) => e.data.turnId === turnId);
+    const at = (e: { createdAt: string }) => Date.parse(e.createdAt);
+    const byWorker = (pid: number | undefined) => (e: (typeof events)[number]) =>
+      e.metadata.actor?.type === 'worker' && e.metadata.actor.id.startsWith(`worker-${pid}-`);
+    // The successor's first event, and the turn's event before it (the dead worker's last).
+    const takeover = ofTurn.findIndex(byWorker(successor.child.pid));
+    expect(takeover).toBeGreaterThan(0);
+    expect(ofTurn.some(byWorker(slow.child.pid))).toBe(true);
+    const [lastOfDead, firstOfSuccessor] = [ofTurn[takeover - 1], ofTurn[takeover]];
+    const modelStarted = ofTurn.find((e) => e.type === 'ModelCallStarted') as (typeof events)[number];
+    expect(byWorker(slow.child.pid)(modelStarted)).toBe(true);
+    expect(ofTurn.filter((e) => e.type === 'ModelCallCompleted').map(byWorker(successor.child.pid))).toEqual([true]);
+
+    for (const [viewport, name] of [
+      [LAPTOP, 'timeline-retry-laptop'],
+      [PHONE, 'timeline-retry-phone'],
+    ] as const) {
+      const p = await openWithAxe(viewport);
+      await p.page.goto(`${stack.url}/console/sessions/retried`);
+      const turn = p.page.getByRole('listitem', { name: `Turn ${turnId}` });
+      await turn.getByText('completed', { exact: true }).waitFor();
+      const model = turn.locator('li.step[data-kind="model"]').first();
+      const retry = turn.locator('li.step[data-kind="retry"]');
+      expect(await retry.count()).toBe(1);
+      expect(await model.getAttribute('class')).toContain('outcome-interrupted');
+      expect(Number(await model.getAttribute('data-duration-ms'))).toBe(at(lastOfDead) - at(modelStarted));
+      expect(Number(await retry.getAttribute('data-duration-ms'))).toBe(at(firstOfSuccessor) - at(lastOfDead));
+      await retry.getByText(new RegExp(`^worker worker-${slow.child.pid}-\\w+ died; worker-${successor.child.pid}-\\w+ took over$`)).waitFor();
+      expect(await retry.locator('a.step-bar').getAttribute('href')).toBe(`/console/sessions/retried/events#event-${firstOfSuccessor.streamPosition}`);
+      await p.screenshot(name);
+      expect(await seriousViolations(p)).toEqual([]);
+      expect(await overflows(p)).toBe(false);
+    }
   });
 });
