@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,8 @@ import { freeListenPort } from '@hub/testing';
 // The HA suite's servers, every one a real process of Debian's packages on this machine: etcd,
 // two Patroni nodes (each running its Postgres 15), HAProxy in front of them, and a Redis
 // primary, its replica and three Sentinels. Ports are free ones; data lives in one temp dir.
+// etcd and each Patroni node run in a network namespace of their own on a bridge (NodeNet), so
+// that a partition between them is a real network fault: iptables rules in one node's namespace.
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 const execFileAsync = promisify(execFile);
@@ -93,8 +95,97 @@ async function httpStatus(url: string): Promise<number> {
   return res.status;
 }
 
+/**
+ * The Postgres side's network: a bridge `hubha<id>` (10.213.<id>.1/24, the machine's own address
+ * on it: HAProxy, patronictl and the suite reach the nodes through it) and a network namespace
+ * per server (etcd, pg1, pg2), each with its own address on the bridge. A partition is iptables
+ * DROP rules inside one node's namespace, so they vanish with it. Needs root (`ip netns`).
+ * run.sh picks the id (HA_NET) and removes what a killed run left behind.
+ */
+export class NodeNet {
+  static readonly HOSTS: Record<string, number> = { etcd: 2, pg1: 11, pg2: 12 };
+  private constructor(readonly id: number) {}
+
+  static create(): NodeNet {
+    if (process.getuid?.() !== 0) throw new Error('[ha] the HA suite needs root: each Postgres node runs in a network namespace of its own (ip netns)');
+    let id = Number(process.env.HA_NET ?? 0);
+    for (let tries = 0; !id && tries < 50; tries++) {
+      const candidate = 2 + Math.floor(Math.random() * 250);
+      if (spawnSyncStatus('ip', ['link', 'show', `hubha${candidate}`]) !== 0) id = candidate;
+    }
+    const net = new NodeNet(id);
+    try {
+      ip('link', 'add', net.bridge, 'type', 'bridge');
+      ip('addr', 'add', `${net.prefix}.1/24`, 'dev', net.bridge);
+      ip('link', 'set', net.bridge, 'up');
+      for (const name of Object.keys(NodeNet.HOSTS)) {
+        const ns = net.ns(name);
+        ip('netns', 'add', ns);
+        ip('link', 'add', `hh${id}-${name}`, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns);
+        ip('link', 'set', `hh${id}-${name}`, 'master', net.bridge, 'up');
+        ip('-n', ns, 'addr', 'add', `${net.host(name)}/24`, 'dev', 'eth0');
+        ip('-n', ns, 'link', 'set', 'eth0', 'up');
+        ip('-n', ns, 'link', 'set', 'lo', 'up');
+      }
+    } catch (e) {
+      net.destroy();
+      throw e;
+    }
+    return net;
+  }
+
+  get prefix(): string {
+    return `10.213.${this.id}`;
+  }
+  get bridge(): string {
+    return `hubha${this.id}`;
+  }
+  ns(name: string): string {
+    return `hubha${this.id}-${name}`;
+  }
+  host(name: string): string {
+    return `${this.prefix}.${NodeNet.HOSTS[name]}`;
+  }
+
+  /** `cmd` run in `name`'s namespace (as root; `setpriv` drops to another user where needed). */
+  exec(name: string, cmd: string[]): string[] {
+    return ['netns', 'exec', this.ns(name), ...cmd];
+  }
+
+  /**
+   * Cuts `name` off from `peers` (both directions, packets dropped, as a broken link does:
+   * no reset, the other side learns it only by its timeouts). Resolves to the heal.
+   */
+  partition(name: string, peers: string[]): () => void {
+    const iptables = (...args: string[]) => ip(...this.exec(name, ['iptables', ...args]));
+    for (const peer of peers) {
+      iptables('-A', 'INPUT', '-s', this.host(peer), '-j', 'DROP');
+      iptables('-A', 'OUTPUT', '-d', this.host(peer), '-j', 'DROP');
+    }
+    return () => {
+      iptables('-F', 'INPUT');
+      iptables('-F', 'OUTPUT');
+    };
+  }
+
+  destroy(): void {
+    for (const name of Object.keys(NodeNet.HOSTS)) spawnSyncStatus('ip', ['netns', 'del', this.ns(name)]);
+    spawnSyncStatus('ip', ['link', 'del', this.bridge]);
+  }
+}
+
+function ip(...args: string[]): void {
+  execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+function spawnSyncStatus(cmd: string, args: string[]): number | null {
+  return spawnSync(cmd, args, { stdio: 'ignore' }).status;
+}
+
 interface PatroniNode {
   name: string;
+  /** Its address on the bridge (its namespace's eth0). */
+  host: string;
   pgPort: number;
   restPort: number;
   proc: Proc;
@@ -104,12 +195,19 @@ interface PatroniNode {
 export class HaPostgres {
   private etcd!: Proc;
   private haproxy!: Proc;
+  net?: NodeNet;
   readonly nodes: PatroniNode[] = [];
   port = 0;
   private constructor(readonly dir: string) {}
 
   static async start(): Promise<HaPostgres> {
     const ha = new HaPostgres(mkdtempSync(join(tmpdir(), 'hub-ha-pg-')));
+    try {
+      ha.net = NodeNet.create();
+    } catch (e) {
+      rmSync(ha.dir, { recursive: true, force: true });
+      throw e;
+    }
     // A start that fails takes down what it started (no etcd or Patroni left behind the run).
     return ha.boot().then(
       () => ha,
@@ -124,33 +222,36 @@ export class HaPostgres {
   private async boot(): Promise<void> {
     const user = postgresUser();
     if (user.uid !== undefined) chownSync(this.dir, user.uid, user.gid ?? user.uid);
-    const [client, peer] = [await freeListenPort(), await freeListenPort()];
-    this.etcd = new Proc('etcd', [
+    const net = this.net as NodeNet;
+    // etcd's own namespace: its usual ports on its own address.
+    const etcd = `http://${net.host('etcd')}`;
+    this.etcd = new Proc('ip', [
+      ...net.exec('etcd', ['etcd']),
       '--name',
       'ha',
       '--data-dir',
       join(this.dir, 'etcd'),
       '--listen-client-urls',
-      `http://127.0.0.1:${client}`,
+      `${etcd}:2379`,
       '--advertise-client-urls',
-      `http://127.0.0.1:${client}`,
+      `${etcd}:2379`,
       '--listen-peer-urls',
-      `http://127.0.0.1:${peer}`,
+      `${etcd}:2380`,
       '--initial-advertise-peer-urls',
-      `http://127.0.0.1:${peer}`,
+      `${etcd}:2380`,
       '--initial-cluster',
-      `ha=http://127.0.0.1:${peer}`,
+      `ha=${etcd}:2380`,
     ]);
-    await until('etcd', async () => (await httpStatus(`http://127.0.0.1:${client}/health`)) === 200);
+    await until('etcd', async () => (await httpStatus(`${etcd}:2379/health`)) === 200);
     for (const name of ['pg1', 'pg2']) {
-      const node = { name, pgPort: await freeListenPort(), restPort: await freeListenPort() };
+      const node = { name, host: net.host(name), pgPort: await freeListenPort(), restPort: await freeListenPort() };
       const config = join(this.dir, `${name}.yml`);
-      writeFileSync(config, patroniConfig(this.dir, name, node.pgPort, node.restPort, client));
+      writeFileSync(config, patroniConfig(this.dir, node, `${net.host('etcd')}:2379`, `${net.prefix}.0/24`));
       if (user.uid !== undefined) chownSync(config, user.uid, user.gid ?? user.uid);
-      this.nodes.push({ ...node, proc: new Proc('patroni', [config], { ...user, cwd: this.dir }) });
+      this.nodes.push({ ...node, proc: this.patroni(name) });
       // The first node bootstraps the cluster; the second clones it once there is a leader.
       if (name === 'pg1')
-        await until('the first Patroni node to lead', async () => (await httpStatus(`http://127.0.0.1:${node.restPort}/primary`)) === 200, 90_000);
+        await until('the first Patroni node to lead', async () => (await httpStatus(`http://${node.host}:${node.restPort}/primary`)) === 200, 90_000);
     }
     await this.untilSynchronous();
     this.port = await freeListenPort();
@@ -173,9 +274,32 @@ export class HaPostgres {
     return `postgresql://postgres:postgres@127.0.0.1:${this.port}/postgres`;
   }
 
+  /** Patroni of node `name` in its namespace, as the postgres user. */
+  private patroni(name: string): Proc {
+    const user = postgresUser();
+    const drop = user.uid !== undefined ? ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups'] : [];
+    return new Proc('ip', (this.net as NodeNet).exec(name, [...drop, 'patroni', join(this.dir, `${name}.yml`)]), { cwd: this.dir });
+  }
+
   async leader(): Promise<PatroniNode | undefined> {
-    for (const n of this.nodes) if (n.proc.alive && (await httpStatus(`http://127.0.0.1:${n.restPort}/primary`).catch(() => 0)) === 200) return n;
+    for (const n of this.nodes) if (n.proc.alive && (await httpStatus(`http://${n.host}:${n.restPort}/primary`).catch(() => 0)) === 200) return n;
     return undefined;
+  }
+
+  /** Whether `node`'s Postgres answers as a standby (read only), asked directly, not through HAProxy. */
+  async inRecovery(node: PatroniNode): Promise<boolean> {
+    const c = new Client({
+      host: node.host,
+      port: node.pgPort,
+      user: 'postgres',
+      password: 'postgres',
+      database: 'postgres',
+      connectionTimeoutMillis: 2000,
+      query_timeout: 2000,
+    });
+    await c.connect();
+    const { rows } = await c.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery').finally(() => c.end());
+    return rows[0].recovery;
   }
 
   /** Waits until some live node is the synchronous standby (Patroni's `GET /sync` answers 200). */
@@ -184,7 +308,7 @@ export class HaPostgres {
     await until(
       'a synchronous standby',
       async () => {
-        for (const n of this.nodes) if (n.proc.alive && (await httpStatus(`http://127.0.0.1:${n.restPort}/sync`).catch(() => 0)) === 200) sync = n;
+        for (const n of this.nodes) if (n.proc.alive && (await httpStatus(`http://${n.host}:${n.restPort}/sync`).catch(() => 0)) === 200) sync = n;
         return sync !== undefined;
       },
       ms,
@@ -219,9 +343,37 @@ export class HaPostgres {
     return { from: leader.name, to: sync.name };
   }
 
+  /**
+   * The primary stopped cleanly, as an operator's shutdown does: SIGTERM to its Patroni (what
+   * `systemctl stop patroni` and a machine's shutdown send). Patroni stops its Postgres (fast
+   * mode), waits for the synchronous standby to have the shutdown checkpoint and deletes its
+   * leader key, so the standby promotes itself at its next loop without waiting for the key's
+   * ttl. Resolves when Patroni has exited (as `systemctl stop` returns then).
+   */
+  async stopLeader(): Promise<PatroniNode> {
+    const leader = await this.leader();
+    if (!leader) throw new Error('no leader to stop');
+    const exited = new Promise((r) => leader.proc.child.once('exit', r));
+    leader.proc.child.kill('SIGTERM');
+    await within(`Patroni ${leader.name} to stop after SIGTERM`, 60_000, exited);
+    return leader;
+  }
+
+  /**
+   * The primary's network is cut from the standby and etcd (HAProxy and the hub still reach it,
+   * as when one switch port of a rack fails): DROP rules in its namespace. Resolves to the node
+   * and the heal, which the caller must run (the rules also go with the namespace).
+   */
+  async partitionLeader(): Promise<{ node: PatroniNode; heal: () => void }> {
+    const leader = await this.leader();
+    if (!leader) throw new Error('no leader to partition');
+    const peers = ['etcd', ...this.nodes.filter((n) => n !== leader).map((n) => n.name)];
+    return { node: leader, heal: (this.net as NodeNet).partition(leader.name, peers) };
+  }
+
   /** The dead node comes back (its machine restarted): Patroni rejoins it as a standby (pg_rewind). */
   async restart(node: PatroniNode): Promise<void> {
-    node.proc = new Proc('patroni', [join(this.dir, `${node.name}.yml`)], { ...postgresUser(), cwd: this.dir });
+    node.proc = this.patroni(node.name);
   }
 
   logs(): string {
@@ -235,6 +387,7 @@ export class HaPostgres {
     }
     await this.haproxy?.kill9();
     await this.etcd?.kill9();
+    this.net?.destroy();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
@@ -251,16 +404,17 @@ function killPostmaster(dataDir: string): void {
   }
 }
 
-function patroniConfig(dir: string, name: string, pgPort: number, restPort: number, etcdPort: number): string {
+function patroniConfig(dir: string, node: { name: string; host: string; pgPort: number; restPort: number }, etcd: string, subnet: string): string {
+  const { name, host, pgPort, restPort } = node;
   // Short TTL and loop so a failover shows within seconds here; production keeps Patroni's
   // defaults (ttl 30, loop_wait 10): docs/high-availability.md says what that means for the hub.
   return `scope: hub-ha
 name: ${name}
 restapi:
-  listen: 127.0.0.1:${restPort}
-  connect_address: 127.0.0.1:${restPort}
+  listen: ${host}:${restPort}
+  connect_address: ${host}:${restPort}
 etcd3:
-  hosts: 127.0.0.1:${etcdPort}
+  hosts: ${etcd}
 bootstrap:
   dcs:
     ttl: 20
@@ -278,12 +432,16 @@ bootstrap:
     - encoding: UTF8
   pg_hba:
     - local all all trust
-    - host replication replicator 127.0.0.1/32 trust
-    - host all all 127.0.0.1/32 trust
+    - host replication replicator ${subnet} trust
+    - host all all ${subnet} trust
 postgresql:
-  listen: 127.0.0.1:${pgPort}
-  connect_address: 127.0.0.1:${pgPort}
+  listen: ${host}:${pgPort}
+  connect_address: ${host}:${pgPort}
   data_dir: ${join(dir, name)}
+  # After a partition the old primary may have written WAL the new one never got: pg_rewind,
+  # and a fresh clone if that fails, bring it back as a standby.
+  remove_data_directory_on_rewind_failure: true
+  remove_data_directory_on_diverged_timelines: true
   bin_dir: ${PG_BIN}
   pgpass: ${join(dir, `${name}.pgpass`)}
   authentication:
@@ -295,7 +453,7 @@ postgresql:
 `;
 }
 
-function haproxyConfig(port: number, nodes: { name: string; pgPort: number; restPort: number }[]): string {
+function haproxyConfig(port: number, nodes: { name: string; host: string; pgPort: number; restPort: number }[]): string {
   // Patroni's documented HAProxy setup: a TCP listener whose servers are health-checked on
   // Patroni's REST API; only the leader answers GET /primary with 200. A server marked down has
   // its sessions cut, so clients reconnect to the new primary instead of hanging on the old.
@@ -312,7 +470,7 @@ listen postgres_primary
   option httpchk GET /primary
   http-check expect status 200
   default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
-${nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.pgPort} check port ${n.restPort}`).join('\n')}
+${nodes.map((n) => `  server ${n.name} ${n.host}:${n.pgPort} check port ${n.restPort}`).join('\n')}
 `;
 }
 
