@@ -416,14 +416,14 @@ describe('turn timeline after a worker kill -9', () => {
   it('marks the dead worker’s model call interrupted and the time until another took the turn over, to the events’ times', async () => {
     const { stack } = hub;
     const w0 = stack.workers[0];
-    // The suite's worker stops while idle: only a slow one (30 ms a word; its job lock lapses 2 s
+    // The suite's worker stops while idle: only a slow one (100 ms a word; its job lock lapses 2 s
     // after it dies) can take the turn.
-    const [slow] = await Promise.all([stack.addWorker({ HUB_OFFLINE_DELAY_MS: '30', HUB_WORKER_LOCK_MS: '2000' }), w0.kill('SIGTERM')]);
+    const [slow] = await Promise.all([stack.addWorker({ HUB_OFFLINE_DELAY_MS: '100', HUB_WORKER_LOCK_MS: '2000' }), w0.kill('SIGTERM')]);
     const c = await TransportTestClient.connect(stack.url, hub.tenant.apiKey, { session: 'retried' });
     await c.waitFor('snapshot', (x) => x.state !== null);
-    c.send([{ type: 'submit', prompt: 'long answer 1000' }]);
-    await c.waitFor('streaming under way', (x) => (x.lastAssistant()?.content.length ?? 0) > 100);
-    // Its successor starts while it streams (the whole answer would take it 30 s), then it is killed mid-call.
+    c.send([{ type: 'submit', prompt: 'long answer 300' }]);
+    await c.waitFor('streaming under way', (x) => (x.lastAssistant()?.content.length ?? 0) > 0);
+    // Its successor starts while it streams (the whole answer would take it 30 s; the successor streams it at 2 ms a word), then it is killed mid-call.
     const successor = await stack.addWorker({ HUB_WORKER_LOCK_MS: '2000' });
     expect(c.lastAssistant()?.status).not.toBe('complete');
     await slow.kill('SIGKILL');
@@ -452,19 +452,22 @@ describe('turn timeline after a worker kill -9', () => {
     expect(byWorker(slow.child.pid)(modelStarted)).toBe(true);
     expect(ofTurn.filter((e) => e.type === 'ModelCallCompleted').map(byWorker(successor.child.pid))).toEqual([true]);
 
+    const p = await openWithAxe(LAPTOP);
+    await p.page.goto(`${stack.url}/console/sessions/retried`);
+    const turn = p.page.getByRole('listitem', { name: `Turn ${turnId}` });
+    await turn.getByText('completed', { exact: true }).waitFor();
+    const model = turn.locator('li.step[data-kind="model"]');
+    const retry = turn.locator('li.step[data-kind="retry"]');
+    // The same page at a phone's width next (one page: opening another costs seconds).
     for (const [viewport, name] of [
       [LAPTOP, 'timeline-retry-laptop'],
       [PHONE, 'timeline-retry-phone'],
     ] as const) {
-      const p = await openWithAxe(viewport);
-      await p.page.goto(`${stack.url}/console/sessions/retried`);
-      const turn = p.page.getByRole('listitem', { name: `Turn ${turnId}` });
-      await turn.getByText('completed', { exact: true }).waitFor();
-      const model = turn.locator('li.step[data-kind="model"]').first();
-      const retry = turn.locator('li.step[data-kind="retry"]');
+      await p.page.setViewportSize(viewport);
       expect(await retry.count()).toBe(1);
-      expect(await model.getAttribute('class')).toContain('outcome-interrupted');
-      expect(Number(await model.getAttribute('data-duration-ms'))).toBe(at(lastOfDead) - at(modelStarted));
+      expect(await model.count()).toBe(ofTurn.filter((e) => e.type === 'ModelCallStarted').length);
+      expect(await model.first().getAttribute('class')).toContain('outcome-interrupted');
+      expect(Number(await model.first().getAttribute('data-duration-ms'))).toBe(at(lastOfDead) - at(modelStarted));
       expect(Number(await retry.getAttribute('data-duration-ms'))).toBe(at(firstOfSuccessor) - at(lastOfDead));
       await retry.getByText(new RegExp(`^worker worker-${slow.child.pid}-\\w+ died; worker-${successor.child.pid}-\\w+ took over$`)).waitFor();
       expect(await retry.locator('a.step-bar').getAttribute('href')).toBe(`/console/sessions/retried/events#event-${firstOfSuccessor.streamPosition}`);
