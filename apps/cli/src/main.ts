@@ -1,24 +1,30 @@
 import { parseArgs } from 'node:util';
 import { CliConfig, ConfigError, parseConfig, queuePrefix, redisSentinel } from '@hub/config';
-import { useRedisSentinel } from '@hub/queue';
 import { MigrationError } from '@hub/event-store';
-import { acp } from './commands/acp';
-import { auditHeads, auditVerify, exportSession } from './commands/audit';
-import { chat } from './commands/chat';
-import { host } from './commands/host';
-import { runMigrate, withKeys } from './commands/admin';
-import { expiresOption, keyCreate, keyRevoke, roleOption, tenantCreate } from './commands/keys';
-import { projectionsRebuild, projectionsStatus } from './commands/projections';
-import { replay } from './commands/replay';
-import { retentionRun } from './commands/retention';
-import { schedules } from './commands/schedules';
-import { webhooks } from './commands/webhooks';
-import { policy } from './commands/policy';
-import { idp } from './commands/idp';
 import { LIMIT_OPTIONS, limitFlagsOf, tenantLimits } from './commands/limits';
-import { status } from './commands/status';
-import { up } from './commands/up';
 import { STATE_DIR } from './paths';
+
+// Each command's module (and what it pulls in: BullMQ, the client, the protocol libraries) is
+// loaded when that command runs, so a call pays for its own command only: the suite and scripts
+// run `hub tenant create` and `hub replay` hundreds of times.
+const commands = {
+  acp: () => import('./commands/acp'),
+  admin: () => import('./commands/admin'),
+  audit: () => import('./commands/audit'),
+  chat: () => import('./commands/chat'),
+  host: () => import('./commands/host'),
+  idp: () => import('./commands/idp'),
+  keys: () => import('./commands/keys'),
+  policy: () => import('./commands/policy'),
+  projections: () => import('./commands/projections'),
+  queue: () => import('@hub/queue'),
+  replay: () => import('./commands/replay'),
+  retention: () => import('./commands/retention'),
+  schedules: () => import('./commands/schedules'),
+  status: () => import('./commands/status'),
+  up: () => import('./commands/up'),
+  webhooks: () => import('./commands/webhooks'),
+};
 
 const USAGE = `usage: hub <command>
 
@@ -85,23 +91,23 @@ const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n
 
 async function main(argv: string[]): Promise<number> {
   // Before the generic parsing: host has upstream's flags and answers even its errors in JSON.
-  if (argv[0] === 'host') return host(argv.slice(1));
-  if (argv[0] === 'acp') return acp();
+  if (argv[0] === 'host') return (await commands.host()).host(argv.slice(1));
+  if (argv[0] === 'acp') return (await commands.acp()).acp();
   if (argv[0] === 'idp') {
     const c = parseConfig(CliConfig);
-    return idp(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
+    return (await commands.idp()).idp(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
   }
   if (argv[0] === 'webhooks') {
     const c = parseConfig(CliConfig);
-    return webhooks(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
+    return (await commands.webhooks()).webhooks(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
   }
   if (argv[0] === 'policy') {
     const c = parseConfig(CliConfig);
-    return policy(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
+    return (await commands.policy()).policy(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
   }
   if (argv[0] === 'schedules') {
     const c = parseConfig(CliConfig);
-    return schedules(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
+    return (await commands.schedules()).schedules(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
   }
   const { values, positionals } = parseArgs({
     args: argv,
@@ -134,10 +140,10 @@ async function main(argv: string[]): Promise<number> {
   const config = parseConfig(CliConfig);
   // Redis through Sentinel (HUB_REDIS_SENTINELS) as ingress and worker do, before `status` or
   // `retention run` opens a connection: REDIS_URL's host may be a primary that failed over.
-  useRedisSentinel(redisSentinel(config));
+  (await commands.queue()).useRedisSentinel(redisSentinel(config));
   switch (`${cmd}${sub && ['tenant', 'key', 'projections', 'audit', 'retention'].includes(cmd) ? ` ${sub}` : ''}`) {
     case 'up':
-      return up(
+      return (await commands.up()).up(
         {
           port: Number(values.port ?? config.PORT),
           workers: Number(values.workers ?? 1),
@@ -150,35 +156,37 @@ async function main(argv: string[]): Promise<number> {
       );
     case 'migrate':
       // Without an owner URL, DATABASE_URL owns the tables and migrates them (one role).
-      await runMigrate(
-        config.HUB_OWNER_DATABASE_URL ? { owner: config.HUB_OWNER_DATABASE_URL, app: config.DATABASE_URL } : { owner: config.DATABASE_URL },
-        say,
-      );
+      await (
+        await commands.admin()
+      ).runMigrate(config.HUB_OWNER_DATABASE_URL ? { owner: config.HUB_OWNER_DATABASE_URL, app: config.DATABASE_URL } : { owner: config.DATABASE_URL }, say);
       return 0;
     case 'tenant create':
       if (!arg) throw new UsageError('tenant create needs a NAME');
-      return (out(await tenantCreate(config.DATABASE_URL, arg)), 0);
+      return (out(await (await commands.keys()).tenantCreate(config.DATABASE_URL, arg)), 0);
     case 'tenant list':
-      return withKeys(config.DATABASE_URL, async (k) => ((await k.listTenants()).forEach((t) => out(t)), 0));
+      return (await commands.admin()).withKeys(config.DATABASE_URL, async (k) => ((await k.listTenants()).forEach((t) => out(t)), 0));
     case 'tenant limits':
       if (!arg) throw new UsageError('tenant limits needs a TENANT_ID');
       return (out(await tenantLimits(config.DATABASE_URL, arg, limitFlagsOf(values))), 0);
     case 'key create':
       if (!arg) throw new UsageError('key create needs a TENANT_ID');
-      return (out(await keyCreate(config.DATABASE_URL, arg, values.name ?? 'cli', roleOption(values.role), expiresOption(values.expires))), 0);
+      {
+        const { keyCreate, roleOption, expiresOption } = await commands.keys();
+        return (out(await keyCreate(config.DATABASE_URL, arg, values.name ?? 'cli', roleOption(values.role), expiresOption(values.expires))), 0);
+      }
     case 'key list':
       if (!arg) throw new UsageError('key list needs a TENANT_ID');
-      return withKeys(config.DATABASE_URL, async (k) => ((await k.listKeys(arg)).forEach((key) => out(key)), 0));
+      return (await commands.admin()).withKeys(config.DATABASE_URL, async (k) => ((await k.listKeys(arg)).forEach((key) => out(key)), 0));
     case 'key revoke':
       if (!arg) throw new UsageError('key revoke needs a PREFIX');
       {
-        const revoked = await keyRevoke(config.DATABASE_URL, arg);
+        const revoked = await (await commands.keys()).keyRevoke(config.DATABASE_URL, arg);
         out({ prefix: arg, revoked });
         return revoked ? 0 : 1;
       }
     case 'status':
       if (values['stuck-after'] !== undefined && !(Number(values['stuck-after']) > 0)) throw new UsageError('--stuck-after needs a number of seconds');
-      return status(
+      return (await commands.status()).status(
         {
           databaseUrl: config.DATABASE_URL,
           queue: { redisUrl: config.REDIS_URL, prefix: queuePrefix(config) },
@@ -188,17 +196,17 @@ async function main(argv: string[]): Promise<number> {
         (line) => process.stdout.write(`${line}\n`),
       );
     case 'audit verify':
-      return auditVerify(
+      return (await commands.audit()).auditVerify(
         { databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: values.session, file: values.file },
         (l) => process.stdout.write(`${l}\n`),
         say,
       );
     case 'audit heads':
-      return auditHeads({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant }, (l) => process.stdout.write(`${l}\n`));
+      return (await commands.audit()).auditHeads({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant }, (l) => process.stdout.write(`${l}\n`));
     case 'replay':
       if (!values.all && (!sub || !values.tenant)) throw new UsageError('replay needs a SESSION and --tenant T, or --all [--tenant T]');
       if (values.wait !== undefined && !(Number(values.wait) >= 0)) throw new UsageError('--wait needs a number of seconds');
-      return replay(
+      return (await commands.replay()).replay(
         {
           databaseUrl: config.DATABASE_URL,
           tenantId: values.tenant,
@@ -212,13 +220,13 @@ async function main(argv: string[]): Promise<number> {
       );
     case 'export':
       if (!sub || !values.tenant) throw new UsageError('export needs a SESSION and --tenant T');
-      return exportSession({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: sub }, writeOut, say);
+      return (await commands.audit()).exportSession({ databaseUrl: config.DATABASE_URL, tenantId: values.tenant, sessionId: sub }, writeOut, say);
     case 'retention run':
       if (!values.archive && !values['dry-run'])
         throw new UsageError('retention run needs --archive DIR (where each session is exported before it is erased), or --dry-run');
       if (values['older-than'] !== undefined && !(Number.isInteger(Number(values['older-than'])) && Number(values['older-than']) > 0))
         throw new UsageError('--older-than needs a whole number of days');
-      return retentionRun(
+      return (await commands.retention()).retentionRun(
         {
           databaseUrl: config.DATABASE_URL,
           queue: { redisUrl: config.REDIS_URL, prefix: queuePrefix(config) },
@@ -231,14 +239,14 @@ async function main(argv: string[]): Promise<number> {
         say,
       );
     case 'projections status':
-      return projectionsStatus(config.DATABASE_URL, out);
+      return (await commands.projections()).projectionsStatus(config.DATABASE_URL, out);
     case 'projections rebuild':
       if (!arg) throw new UsageError('projections rebuild needs a NAME (sessions, turns, approvals, usage)');
-      return projectionsRebuild(config.DATABASE_URL, arg, out, say);
+      return (await commands.projections()).projectionsRebuild(config.DATABASE_URL, arg, out, say);
     case 'chat':
       if (!values.session || !sub) throw new UsageError('chat needs --session ID and a PROMPT');
       if (!config.HUB_API_KEY) throw new UsageError('chat needs HUB_API_KEY');
-      return chat({
+      return (await commands.chat()).chat({
         hubUrl: config.HUB_URL,
         apiKey: config.HUB_API_KEY,
         sessionId: values.session,
