@@ -34,9 +34,9 @@ export HUB_RUN_FROM=dist
 # Each e2e stack leaves its processes' logs here; on a failure their error lines are printed, so
 # a CI failure can be diagnosed from its output alone.
 export HUB_TEST_LOG_DIR="${HUB_TEST_LOG_DIR:-$(mktemp -d -t hub-test-logs.XXXXXX)}"
-# Three spec files at a time on two cores: an e2e file spends much of its time waiting on its
-# hub's processes, sockets and deadlines (two files kept the box at about two thirds of its CPU).
-if ! npx jest -c jest.config.js --maxWorkers=3 "$@"; then
+# Two spec files at a time on two cores: tried with three, the box had no idle CPU (vmstat),
+# ran no faster, and hub processes missed their 30 s start deadline.
+if ! npx jest -c jest.config.js --maxWorkers=2 "$@"; then
   echo "== error lines the hub processes logged during the run ($HUB_TEST_LOG_DIR)" >&2
   grep -H -E '"level":(50|60)|"level":"error"' "$HUB_TEST_LOG_DIR"/*.log 2>/dev/null | cut -c1-600 | tail -n 80 >&2 || true
   exit 1
