@@ -58,6 +58,26 @@ describe('turn steps', () => {
     expect(turn.steps[2].detail).toBe('worker w1 died; w2 took over');
   });
 
+  it('a model call the new worker goes on with (no second ModelCallStarted) is drawn from the takeover to its completion', () => {
+    const events = log([
+      [0, 'TurnRequested', { turnId: 't' }, key],
+      [10, 'TurnStarted', { turnId: 't' }],
+      [20, 'ModelCallStarted', { turnId: 't', callId: 'c0', model: 'echo', provider: 'offline' }],
+      [300, 'TextDelta', { turnId: 't', text: 'a' }],
+      [2300, 'TextDelta', { turnId: 't', text: 'b' }, { type: 'worker', id: 'w2' }],
+      [2900, 'ModelCallCompleted', { turnId: 't', callId: 'c0', usage }, { type: 'worker', id: 'w2' }],
+      [3000, 'TurnCompleted', { turnId: 't' }, { type: 'worker', id: 'w2' }],
+    ]);
+    const [turn] = turnTimelines(events);
+    expect(turn.steps.map((s) => [s.kind, s.start - turn.start, s.end - s.start, s.outcome])).toEqual([
+      ['queue', 0, 10, 'ok'],
+      ['model', 20, 280, 'interrupted'],
+      ['retry', 300, 2000, 'interrupted'],
+      ['model', 2300, 600, 'ok'],
+    ]);
+    expect(turn.steps[3].detail).toMatch(/^continued after the takeover; /);
+  });
+
   it('a turn cancelled with its approval pending marks the wait and the tool call cancelled; an open turn draws to its last event', () => {
     const events = log([
       [0, 'TurnRequested', { turnId: 'a' }, key],

@@ -45,6 +45,8 @@ interface Building extends TurnTimeline {
   open: Map<string, Step>;
   worker: string | null;
   lastAt: number;
+  /** Model calls a dead worker left open, and when another worker took the turn over. */
+  resumable: Map<string, { step: Step; from: number }>;
 }
 
 type Data = Record<string, unknown> & { turnId?: string; fromTurnId?: string };
@@ -83,7 +85,18 @@ export function turnTimelines(events: readonly StepEvent[]): TurnTimeline[] {
     const at = Date.parse(e.createdAt);
     let b = turns.get(turnId);
     if (!b) {
-      b = { turnId, status: 'queued', start: at, end: at, steps: [], position: e.streamPosition, open: new Map(), worker: null, lastAt: at };
+      b = {
+        turnId,
+        status: 'queued',
+        start: at,
+        end: at,
+        steps: [],
+        position: e.streamPosition,
+        open: new Map(),
+        worker: null,
+        lastAt: at,
+        resumable: new Map(),
+      };
       turns.set(turnId, b);
       if (e.type === 'TurnRequested') {
         begin(b, 'queue', { kind: 'queue', label: 'queue', detail: 'waiting for a worker', start: at, positions: [e.streamPosition] });
@@ -94,7 +107,10 @@ export function turnTimelines(events: readonly StepEvent[]): TurnTimeline[] {
     const actor = e.metadata?.actor;
     if (actor?.type === 'worker') {
       if (b.worker !== null && actor.id !== b.worker) {
-        for (const key of [...b.open.keys()]) close(b, key, b.lastAt, 'interrupted', e.streamPosition);
+        for (const [key, step] of [...b.open.entries()]) {
+          close(b, key, b.lastAt, 'interrupted', e.streamPosition);
+          if (step.kind === 'model') b.resumable.set(key, { step, from: at });
+        }
         b.steps.push({
           kind: 'retry',
           label: 'retry',
@@ -113,6 +129,7 @@ export function turnTimelines(events: readonly StepEvent[]): TurnTimeline[] {
     }
     switch (e.type) {
       case 'ModelCallStarted':
+        b.resumable.delete(`model:${String(data.callId)}`);
         begin(b, `model:${String(data.callId)}`, {
           kind: 'model',
           label: `model ${String(data.model)}`,
@@ -123,7 +140,14 @@ export function turnTimelines(events: readonly StepEvent[]): TurnTimeline[] {
         break;
       case 'ModelCallCompleted': {
         const u = data.usage as { promptTokens: number; completionTokens: number };
-        close(b, `model:${String(data.callId)}`, at, 'ok', e.streamPosition, `${u.promptTokens} tokens in, ${u.completionTokens} out`);
+        const key = `model:${String(data.callId)}`;
+        // A call the new worker went on with (no second ModelCallStarted): drawn from the takeover.
+        const resumed = b.open.has(key) ? undefined : b.resumable.get(key);
+        if (resumed) {
+          b.resumable.delete(key);
+          begin(b, key, { kind: 'model', label: resumed.step.label, detail: `${resumed.step.detail}, continued`, start: resumed.from, positions: [] });
+        }
+        close(b, key, at, 'ok', e.streamPosition, `${resumed ? 'continued after the takeover; ' : ''}${u.promptTokens} tokens in, ${u.completionTokens} out`);
         break;
       }
       case 'ToolCallStarted':
@@ -179,7 +203,7 @@ export function turnTimelines(events: readonly StepEvent[]): TurnTimeline[] {
     b.end = Math.max(b.end, at);
     b.lastAt = at;
   }
-  return [...turns.values()].map(({ open, worker: _w, lastAt: _l, ...t }) => {
+  return [...turns.values()].map(({ open, worker: _w, lastAt: _l, resumable: _r, ...t }) => {
     // Still open at the last event: drawn up to it.
     for (const s of open.values()) s.end = Math.max(s.start, t.end);
     return t;
