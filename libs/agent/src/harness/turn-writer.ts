@@ -238,8 +238,10 @@ export class HarnessTurnWriter implements HarnessSink {
         deadlineAt,
       },
     });
+    // The deadline before the append (as the turn runner does): a worker dying between the two
+    // must not leave an approval with none.
+    if (deadlineAt !== null) await this.deps.scheduler.scheduleApprovalExpiry(this.attempt.tenantId, this.attempt.sessionId, approvalId, ttl, deadlineAt);
     await this.write(events);
-    if (ttl > 0) await this.deps.scheduler.scheduleApprovalExpiry(this.attempt.tenantId, this.attempt.sessionId, approvalId, ttl);
     return this.awaitResolution(approvalId);
   }
 
