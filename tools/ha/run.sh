@@ -21,7 +21,7 @@ if ((${#need[@]})); then
 fi
 [[ -d node_modules/.bin ]] || npm install --no-audit --no-fund
 [[ $(id -u) == 0 ]] || { echo "[ha] needs root: the Postgres nodes run in network namespaces of their own" >&2; exit 1; }
-# This run's network (ha-services.ts NodeNet): bridge hubha<N> and namespaces hubha<N>-*, 10.213.<N>.0/24.
+# This run's network (tools/ha/src/node-net.ts): bridge hubha<N> and namespaces hubha<N>-*, 10.213.<N>.0/24.
 # Taken down when the run ends however it ends (the suite does it too; this covers a killed Jest).
 HA_NET=
 for _ in $(seq 50); do

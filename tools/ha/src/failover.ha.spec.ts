@@ -2,7 +2,10 @@ import { Client } from 'pg';
 import { asTenant, createPool, devAppUrl, verifyChains } from '@hub/event-store';
 import { HubProcess, REPO_ROOT, TransportTestClient } from '@hub/testing';
 import { FaultHub, type Ledger } from '../../faults/src/fault-hub';
-import { HaPgBouncer, HaPostgres, HaRedis, REDIS_PRIMARY_NAME, step, until, within } from './ha-services';
+import { HaPgBouncer } from './ha-pgbouncer';
+import { HaPostgres } from './ha-postgres';
+import { HaRedis, REDIS_PRIMARY_NAME } from './ha-redis';
+import { sleep, step, until, within } from './waits';
 
 // Failover of the stores under a steady load of turns: the hub (one ingress, two workers,
 // `bin/hub` as in production) on Postgres managed by Patroni behind HAProxy and on Redis behind
@@ -115,7 +118,6 @@ afterAll(async () => {
   await Promise.all([pg?.destroy(), redis?.destroy()]);
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The login the hub's processes use (FaultHub: devAppUrl of the owner's URL). */
 const APP_LOGIN = new URL(devAppUrl('postgresql://x@h/db')).username;
 
