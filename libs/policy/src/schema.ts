@@ -76,7 +76,19 @@ export type Approvers = z.infer<typeof Approvers>;
 export const OnExpiry = z.union([
   z.literal('deny'),
   z.literal('allow'),
-  z.strictObject({ escalate: z.strictObject({ approvers: Approvers, required: z.number().int().min(1).max(10).default(1) }) }),
+  z.strictObject({
+    escalate: z.strictObject({
+      approvers: Approvers,
+      required: z.number().int().min(1).max(10).default(1),
+      /** The escalation's own deadline, in seconds after it is asked; passing it denies. Absent: none. */
+      afterSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(30 * 24 * 3600)
+        .optional(),
+    }),
+  }),
 ]);
 export type OnExpiry = z.infer<typeof OnExpiry>;
 

@@ -128,6 +128,11 @@ export class CommandHandler {
         await this.followUps.signalCancel(tenantId, e.data.turnId);
         await this.followUps.turnEnded?.(tenantId, sessionId, e.data.turnId, session, requests.get(e.data.turnId));
       }
+      if (e.type === 'ApprovalRequested' && e.data.deadlineAt) {
+        // An escalation's own deadline, after its append (a crash in between: the reconciler schedules it, ADR 0050).
+        const { approvalId, deadlineAt } = e.data;
+        await this.followUps.scheduleApprovalExpiry?.(tenantId, sessionId, approvalId, Math.max(0, Date.parse(deadlineAt) - Date.now()), deadlineAt);
+      }
       if (e.type === 'ApprovalResolved') {
         const key = `approval:${e.data.approvalId}`;
         await this.followUps.scheduleTurn(tenantId, sessionId, e.data.turnId, key, 'resume');

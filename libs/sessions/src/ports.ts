@@ -13,6 +13,11 @@ export interface CommandLog {
 
 export interface FollowUps {
   scheduleTurn(tenantId: string, sessionId: string, turnId: string, key: string, reason: 'start' | 'resume' | 'recover'): Promise<void>;
+  /**
+   * Schedules the deadline of an approval a command asked (an escalation, ADR 0050): the hub's
+   * answer `delayMs` from now. Absent where no command can escalate (only the deadline job does).
+   */
+  scheduleApprovalExpiry?(tenantId: string, sessionId: string, approvalId: string, delayMs: number, deadlineAt: string): Promise<void>;
   /** Tells the worker running `turnId` to stop now (the log already says it is cancelled). */
   signalCancel(tenantId: string, turnId: string): Promise<void>;
   /**

@@ -171,9 +171,15 @@ export const ApprovalRequested = ev('ApprovalRequested', {
   quorum: QuorumTerms.optional(),
   /**
    * What the deadline's passing does (ADR 0048): `allow` approves the call, `escalate` asks these
-   * other approvers instead (a new `ApprovalRequested` with `escalatedFrom`). Absent: it is denied.
+   * other approvers instead (a new `ApprovalRequested` with `escalatedFrom`, its own deadline
+   * `afterSeconds` after the escalation when given, which denies; ADR 0050). Absent: it is denied.
    */
-  onExpiry: z.union([z.literal('allow'), z.object({ escalate: z.object({ approvers: QuorumApprovers, required: z.number().int().min(1) }) })]).optional(),
+  onExpiry: z
+    .union([
+      z.literal('allow'),
+      z.object({ escalate: z.object({ approvers: QuorumApprovers, required: z.number().int().min(1), afterSeconds: z.number().int().min(1).optional() }) }),
+    ])
+    .optional(),
   /** The approval whose deadline passed unanswered, when this one is its escalation. */
   escalatedFrom: z.string().optional(),
 });

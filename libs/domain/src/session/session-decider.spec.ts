@@ -348,4 +348,17 @@ describe('session decider: a passed deadline (ADR 0048)', () => {
       decide(resolve('a1'), foldSession([...running('t1'), request({ escalate: { approvers: { roles: ['admin'] }, required: 1 } }), escalated]), meta),
     ).toThrow('already escalated');
   });
+
+  it('gives the escalation the deadline its rule names, counted from the escalation (ADR 0050); passing it denies', () => {
+    const rule = { escalate: { approvers: { roles: ['admin' as const] }, required: 1, afterSeconds: 90 } };
+    const escalated = decide(expire, foldSession([...running('t1'), request(rule)]), hub);
+    expect(escalated[0]?.data).toEqual(
+      expect.objectContaining({ approvalId: 'a1.escalated', deadlineAt: new Date(Date.parse(hub.now) + 90_000).toISOString() }),
+    );
+    expect((escalated[0]?.data as { onExpiry?: unknown }).onExpiry).toBeUndefined();
+    const again = ResolveApproval.parse({ type: 'ResolveApproval', sessionId: SESSION, approvalId: 'a1.escalated', decision: 'denied', expired: true });
+    expect(decide(again, foldSession([...running('t1'), request(rule), ...escalated]), hub)).toEqual([
+      expect.objectContaining({ type: 'ApprovalResolved', data: expect.objectContaining({ approvalId: 'a1.escalated', decision: 'denied' }) }),
+    ]);
+  });
 });

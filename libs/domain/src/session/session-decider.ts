@@ -208,8 +208,8 @@ function quorumVote(command: ResolveApproval, pending: PendingApproval, meta: Co
 
 /**
  * The deadline of a pending approval passed (ADR 0048): `allow` approves the call, `escalate`
- * asks the escalation's approvers instead (a new approval, which closes this one as `escalated`);
- * null for `deny` (the caller's denial stands).
+ * asks the escalation's approvers instead (a new approval, which closes this one as `escalated`,
+ * with a deadline of its own when the rule gives it one); null for `deny` (the caller's denial stands).
  */
 function onExpiry(approvalId: string, pending: PendingApproval, meta: CommandMetadata): HubEvent | null {
   const request = pending.request;
@@ -229,15 +229,16 @@ function onExpiry(approvalId: string, pending: PendingApproval, meta: CommandMet
       },
     };
   }
-  const { approvers, required } = rule.escalate;
-  const { onExpiry: _once, deadlineAt: _none, escalatedFrom: _from, quorum, ...asked } = request;
+  const { approvers, required, afterSeconds } = rule.escalate;
+  const { onExpiry: _once, deadlineAt: _first, escalatedFrom: _from, quorum, ...asked } = request;
   return {
     type: 'ApprovalRequested',
     data: {
       ...asked,
       approvalId: `${approvalId}.escalated`,
       reason: `${request.reason} (escalated: nobody answered by the deadline)`,
-      deadlineAt: null,
+      // Its own deadline when the rule gives one (ADR 0050); passing it denies (no second escalation).
+      deadlineAt: afterSeconds === undefined ? null : new Date(Date.parse(meta.now) + afterSeconds * 1000).toISOString(),
       quorum: { required, approvers, requesterMayApprove: quorum?.requesterMayApprove ?? true, requester: quorum?.requester ?? null },
       escalatedFrom: approvalId,
     },
