@@ -29,6 +29,16 @@ describe('group commit', () => {
     return rows[0].n;
   }
 
+  it('plans the append functions once per connection: each carries plan_cache_mode = force_generic_plan', async () => {
+    // A CREATE OR REPLACE of one of them without its SET clause would silently drop it, and every
+    // append would plan its INSERT again (migration 20261128030000_append_generic_plans).
+    const { rows } = await db.ownerPool.query<{ name: string; config: string[] | null }>(
+      `SELECT p.proname AS name, p.proconfig AS config FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = current_schema() AND p.proname IN ('hub_append', 'hub_append_batch', 'hub_append_item') ORDER BY 1`,
+    );
+    expect(rows).toEqual(['hub_append', 'hub_append_batch', 'hub_append_item'].map((name) => ({ name, config: ['plan_cache_mode=force_generic_plan'] })));
+  });
+
   it('commits appends of many streams and two tenants that are ready at once together, each as its tenant, in stream order', async () => {
     const streams = Array.from({ length: 40 }, (_, i) => `gc-many-${i}`);
     const results = await Promise.all(
