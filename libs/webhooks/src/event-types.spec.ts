@@ -1,4 +1,6 @@
-import { subscribes, webhookEventOf, type LogEvent } from './event-types';
+import { subscribes, webhookEventsOf, type LogEvent } from './event-types';
+
+const webhookEventOf = (e: LogEvent) => webhookEventsOf(e)[0] ?? null;
 
 const at = '2026-11-26T12:00:00.000Z';
 const ev = (type: string, data: unknown, streamId = 'session-s1'): LogEvent => ({ type, data, tenantId: 't', streamId, globalPosition: 7, createdAt: at });
@@ -51,6 +53,64 @@ describe('log events to webhook events', () => {
       webhookEventOf(ev('ApprovalResolved', { turnId: 'u', approvalId: 'a', toolCallId: 'c', decision: 'denied', by, via: 'internal', reason: null }))?.type;
     expect(resolved({ type: 'system', id: 'approval-deadline' })).toBe('approval.expired');
     expect(resolved({ type: 'api_key', id: 'hub_x' })).toBe('approval.resolved');
+  });
+
+  it('sends approval.expired for every answer of the deadline, its outcome saying which (ADR 0050)', () => {
+    const deadline = { type: 'system', id: 'approval-deadline' };
+    const byDeadline = (decision: string) =>
+      webhookEventsOf(ev('ApprovalResolved', { turnId: 'u', approvalId: 'a', toolCallId: 'c', decision, by: deadline, via: 'internal', reason: 'r' }));
+    expect(byDeadline('denied')).toEqual([{ type: 'approval.expired', timestamp: at, data: expect.objectContaining({ approvalId: 'a', outcome: 'denied' }) }]);
+    expect(byDeadline('approved')).toEqual([
+      { type: 'approval.expired', timestamp: at, data: expect.objectContaining({ approvalId: 'a', outcome: 'allowed' }) },
+    ]);
+    // An escalation: the first approval expired, and its escalation's approvers are asked (with its own deadline).
+    const escalation = ev('ApprovalRequested', {
+      turnId: 'u',
+      approvalId: 'a.escalated',
+      toolCallId: 'c',
+      toolName: 'refund',
+      input: { amount: 5 },
+      riskTier: 'high',
+      reason: 'asks (escalated: nobody answered by the deadline)',
+      deadlineAt: '2026-11-26T12:05:00.000Z',
+      escalatedFrom: 'a',
+    });
+    expect(webhookEventsOf(escalation)).toEqual([
+      {
+        type: 'approval.expired',
+        timestamp: at,
+        data: {
+          sessionId: 's1',
+          position: 7,
+          approvalId: 'a',
+          turnId: 'u',
+          outcome: 'escalated',
+          escalatedTo: 'a.escalated',
+          decision: null,
+          by: deadline,
+          via: 'internal',
+          reason: 'nobody answered by the deadline',
+        },
+      },
+      {
+        type: 'approval.requested',
+        timestamp: at,
+        data: expect.objectContaining({ approvalId: 'a.escalated', escalatedFrom: 'a', deadlineAt: '2026-11-26T12:05:00.000Z' }),
+      },
+    ]);
+    // A person's answer is no expiry, and carries no outcome.
+    const person = webhookEventsOf(
+      ev('ApprovalResolved', {
+        turnId: 'u',
+        approvalId: 'a',
+        toolCallId: 'c',
+        decision: 'denied',
+        by: { type: 'api_key', id: 'k' },
+        via: 'http',
+        reason: null,
+      }),
+    );
+    expect(person.map((w) => [w.type, w.data.outcome])).toEqual([['approval.resolved', undefined]]);
   });
 
   it('subscribes by type or wildcard', () => {

@@ -33,21 +33,26 @@ const DEADLINE_ACTOR = 'approval-deadline';
 
 type Data = Record<string, unknown>;
 
+/** What a passed deadline did (`approval.expired`'s `outcome`): the approval's `onExpiry`. */
+export type ExpiryOutcome = 'denied' | 'allowed' | 'escalated';
+
 /**
- * Pure: the webhook event a log event becomes, or null when it is none. Only session streams
- * produce webhooks. A denial by the approval deadline is `approval.expired`.
+ * Pure: the webhook events a log event becomes, in order (most become one, many none). Only
+ * session streams produce webhooks. Every answer the deadline gave is `approval.expired`, its
+ * `outcome` saying which (ADR 0050): a denial or an approval by the deadline's actor, and an
+ * escalation, which is also the `approval.requested` of the new approval its approvers answer.
  */
-export function webhookEventOf(e: LogEvent): WebhookEvent | null {
+export function webhookEventsOf(e: LogEvent): WebhookEvent[] {
   const sessionId = sessionIdOf(e.streamId);
-  if (sessionId === null || e.data === null || typeof e.data !== 'object') return null;
+  if (sessionId === null || e.data === null || typeof e.data !== 'object') return [];
   const d = e.data as Data;
   const base = { sessionId, position: e.globalPosition };
   const at = e.createdAt;
   switch (e.type) {
     case 'SessionOpened':
-      return { type: 'session.opened', timestamp: at, data: { ...base, openedVia: d.openedVia } };
-    case 'ApprovalRequested':
-      return {
+      return [{ type: 'session.opened', timestamp: at, data: { ...base, openedVia: d.openedVia } }];
+    case 'ApprovalRequested': {
+      const requested: WebhookEvent = {
         type: 'approval.requested',
         timestamp: at,
         data: {
@@ -60,23 +65,41 @@ export function webhookEventOf(e: LogEvent): WebhookEvent | null {
           risk: d.riskTier,
           reason: d.reason,
           deadlineAt: d.deadlineAt ?? null,
+          ...(typeof d.escalatedFrom === 'string' ? { escalatedFrom: d.escalatedFrom } : {}),
         },
       };
+      if (typeof d.escalatedFrom !== 'string') return [requested];
+      // Only the deadline escalates (ADR 0048): the approval it closed expired first.
+      const expired: WebhookEvent = {
+        type: 'approval.expired',
+        timestamp: at,
+        data: {
+          ...base,
+          approvalId: d.escalatedFrom,
+          turnId: d.turnId,
+          outcome: 'escalated' satisfies ExpiryOutcome,
+          escalatedTo: d.approvalId,
+          decision: null,
+          by: { type: 'system', id: DEADLINE_ACTOR },
+          via: 'internal',
+          reason: 'nobody answered by the deadline',
+        },
+      };
+      return [expired, requested];
+    }
     case 'ApprovalResolved': {
       const by = d.by as { type?: string; id?: string } | undefined;
-      const expired = by?.type === 'system' && by.id === DEADLINE_ACTOR;
-      return {
-        type: expired ? 'approval.expired' : 'approval.resolved',
-        timestamp: at,
-        data: { ...base, approvalId: d.approvalId, turnId: d.turnId, decision: d.decision, by: d.by, via: d.via, reason: d.reason ?? null },
-      };
+      const data = { ...base, approvalId: d.approvalId, turnId: d.turnId, decision: d.decision, by: d.by, via: d.via, reason: d.reason ?? null };
+      if (by?.type !== 'system' || by.id !== DEADLINE_ACTOR) return [{ type: 'approval.resolved', timestamp: at, data }];
+      const outcome: ExpiryOutcome = d.decision === 'approved' ? 'allowed' : 'denied';
+      return [{ type: 'approval.expired', timestamp: at, data: { ...data, outcome } }];
     }
     case 'TurnCompleted':
-      return { type: 'turn.completed', timestamp: at, data: { ...base, turnId: d.turnId, text: d.text, stopReason: d.stopReason, usage: d.usage } };
+      return [{ type: 'turn.completed', timestamp: at, data: { ...base, turnId: d.turnId, text: d.text, stopReason: d.stopReason, usage: d.usage } }];
     case 'TurnFailed':
-      return { type: 'turn.failed', timestamp: at, data: { ...base, turnId: d.turnId, code: d.code, message: d.message } };
+      return [{ type: 'turn.failed', timestamp: at, data: { ...base, turnId: d.turnId, code: d.code, message: d.message } }];
     default:
-      return null;
+      return [];
   }
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { asSystem, beginAs, systemScope } from '@hub/event-store';
 import { readBatch } from '@hub/projections';
 import type { Pool } from 'pg';
-import { OUTBOX_READS, subscribes, webhookEventOf, type LogEvent, type WebhookEvent } from './event-types';
+import { OUTBOX_READS, subscribes, webhookEventsOf, type LogEvent, type WebhookEvent } from './event-types';
 import { signLink } from './links';
 
 /** The outbox's checkpoint row in `webhook_checkpoints`. */
@@ -77,7 +77,7 @@ export class WebhookOutbox {
           `INSERT INTO webhook_messages (id, tenant_id, endpoint_id, event_type, event_position, payload, status, next_attempt_at)
            SELECT m.id, m.tenant_id, m.endpoint_id, m.type, m.position, m.payload, 'pending', now()
              FROM jsonb_to_recordset($1::jsonb) AS m(id text, tenant_id uuid, endpoint_id uuid, type text, position bigint, payload jsonb)
-           ON CONFLICT (endpoint_id, event_position) DO NOTHING`,
+           ON CONFLICT (endpoint_id, event_position, event_type) DO NOTHING`,
           [
             JSON.stringify(
               messages.map((m) => ({ id: m.id, tenant_id: m.tenantId, endpoint_id: m.endpointId, type: m.type, position: m.position, payload: m.payload })),
@@ -118,7 +118,7 @@ export class WebhookOutbox {
   }
 
   private async messagesOf(events: readonly LogEvent[]): Promise<OutboxMessage[]> {
-    const wanted = events.map((e) => ({ e, w: webhookEventOf(e) })).filter((x): x is { e: LogEvent; w: WebhookEvent } => x.w !== null);
+    const wanted: { e: LogEvent; w: WebhookEvent }[] = events.flatMap((e) => webhookEventsOf(e).map((w) => ({ e, w })));
     if (wanted.length === 0) return [];
     const tenants = [...new Set(wanted.map((x) => x.e.tenantId))];
     const db = asSystem(this.pool, 'webhooks');
