@@ -25,6 +25,7 @@ import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionThread, projectionStatus } from '@hub/projections';
 import {
   AdmissionGate,
+  ApprovalDeadlines,
   CancelBus,
   DailyEventBytes,
   DailyTokens,
@@ -34,6 +35,7 @@ import {
   TurnReconciler,
   startWorkers,
   type ProcessorMap,
+  type ReconcilerLog,
   type StartedWorkers,
 } from '@hub/queue';
 import { CommandHandler, QueuedTurnWatch, SessionViews, type CommandLog, type ScheduledTurn } from '@hub/sessions';
@@ -349,13 +351,23 @@ export class HubWorker {
 
   private startReconciler(): void {
     const { redisUrl, queuePrefix, lockMs, reconcileIntervalMs } = this.settings;
+    const log: ReconcilerLog = {
+      query: (sql, params) => asSystem(this.pool, 'reconciler').query(sql, params),
+      readStream: (t, s) => this.store.readStream<HubEvent>(t, s),
+    };
     this.reconciler = new TurnReconciler({
-      log: { query: (sql, params) => asSystem(this.pool, 'reconciler').query(sql, params), readStream: (t, s) => this.store.readStream<HubEvent>(t, s) },
+      log,
       queues: this.queues,
       connection: { redisUrl, prefix: queuePrefix },
       quietMs: lockMs,
       lockMs: Math.max(reconcileIntervalMs, lockMs),
       onRecovered: (t) => process.stderr.write(`${JSON.stringify({ msg: 'turn recovered', worker: this.id, ...t })}\n`),
+      // Approval deadlines Redis lost, from the approvals read model checked against the log (ADR 0050).
+      deadlines: new ApprovalDeadlines({
+        log,
+        queues: this.queues,
+        onRescheduled: (d) => process.stderr.write(`${JSON.stringify({ msg: 'approval deadline rescheduled', worker: this.id, ...d })}\n`),
+      }),
     });
     this.reconciler.start(reconcileIntervalMs, (e) => this.log.warn(`reconcile scan failed: ${(e as Error).message}`));
   }

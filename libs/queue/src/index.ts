@@ -3,6 +3,7 @@ export * from './queues';
 export * from './signal-bus';
 export * from './preflight';
 export * from './reconciler';
+export * from './approval-deadlines';
 export * from './redis-watch';
 export * from './daily-counter';
 export * from './turn-reservations';

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { sessionStreamId, type CommandMetadata, type HubEvent } from '@hub/domain';
 import { EventStore, asSystem, createPool } from '@hub/event-store';
+import { approvalsProjection, rebuildProjection } from '@hub/projections';
 import { CommandHandler } from '@hub/sessions';
 import { TEST_REDIS_URL, createTestDatabase, uniqueQueuePrefix, type TestDatabase } from '@hub/testing';
 import { HubQueues, connectionOf } from './queues';
-import { TurnReconciler } from './reconciler';
+import { TurnReconciler, type ReconcilerLog } from './reconciler';
+import { ApprovalDeadlines, type LostDeadline } from './approval-deadlines';
 
 // The reconciler against real Postgres and Redis, with no worker consuming: a turn is "lost"
 // when the log says it runs and Redis holds no job for it (here: its keys deleted, as a Redis
@@ -32,14 +34,11 @@ afterAll(async () => {
   await q.cleanup();
 });
 
-const reconciler = () =>
-  new TurnReconciler({
-    log: { query: (sql, params) => asSystem(pool, 'reconciler').query(sql, params), readStream: (t, s) => store.readStream<HubEvent>(t, s) },
-    queues,
-    connection: conn,
-    quietMs: 50,
-    lockMs: 10_000,
-  });
+const log: ReconcilerLog = {
+  query: (sql, params) => asSystem(pool, 'reconciler').query(sql, params),
+  readStream: (t, s) => store.readStream<HubEvent>(t, s),
+};
+const reconciler = (deadlines?: ApprovalDeadlines) => new TurnReconciler({ log, queues, connection: conn, quietMs: 50, lockMs: 10_000, deadlines });
 
 const meta = (commandId: string): CommandMetadata => ({
   commandId,
@@ -50,17 +49,22 @@ const meta = (commandId: string): CommandMetadata => ({
   protocol: 'transport',
 });
 
-async function startTurn(sessionId: string): Promise<string> {
-  const handler = new CommandHandler(
+/** The command handler as a worker runs it: it schedules turns, and the deadline of an approval a command asks (an escalation). */
+const handler = () =>
+  new CommandHandler(
     { readStream: (t, s) => store.readStream<HubEvent>(t, s) as never, append: (t, s, e, o) => store.append<HubEvent>(t, s, e as never, o) as never },
     {
       scheduleTurn: async (t, s, turnId, key, reason) =>
         void (await queues.enqueue('runTurn', { tenantId: t, sessionId: s, turnId, reason, trace: { correlationId: 'c' } }, { key })),
+      scheduleApprovalExpiry: async (t, s, approvalId, delayMs, deadlineAt) =>
+        void (await queues.enqueue('expireApproval', { tenantId: t, sessionId: s, approvalId, deadlineAt, trace: { correlationId: 'c' } }, { delayMs })),
       signalCancel: async () => undefined,
     },
   );
+
+async function startTurn(sessionId: string): Promise<string> {
   const turnId = `turn-${randomUUID()}`;
-  const out = await handler.handle({ type: 'SubmitTurn', sessionId, turnId, prompt: 'hi', context: {}, busyPolicy: 'enqueue' }, meta(randomUUID()));
+  const out = await handler().handle({ type: 'SubmitTurn', sessionId, turnId, prompt: 'hi', context: {}, busyPolicy: 'enqueue' }, meta(randomUUID()));
   expect(out.ok).toBe(true);
   return turnId;
 }
@@ -105,7 +109,13 @@ it('leaves a turn waiting for a person, an ended turn, and a turn a worker holds
   await store.append(
     tenantId,
     sessionStreamId('approval'),
-    [{ type: 'ApprovalRequested', data: { turnId: waiting, approvalId: 'a1', toolCallId: 'tc1' }, metadata: { correlationId: 'c' } }],
+    [
+      {
+        type: 'ApprovalRequested',
+        data: { turnId: waiting, approvalId: 'a1', toolCallId: 'tc1', toolName: 'write_file', input: {}, riskTier: 'high', reason: 'asks', deadlineAt: null },
+        metadata: { correlationId: 'c' },
+      },
+    ],
     { expectedVersion: 'any' },
   );
   const ended = await startTurn('ended');
@@ -138,4 +148,105 @@ it('leaves a turn waiting for a person, an ended turn, and a turn a worker holds
     await w.close();
     await r.stop();
   }
+});
+
+describe('approval deadlines (ADR 0050)', () => {
+  const deadline = { type: 'system' as const, id: 'approval-deadline' };
+  /** apps/worker's expireApproval processor: the hub's answer, which the approval's onExpiry decides. */
+  const expire = (p: { tenantId: string; sessionId: string; approvalId: string }) =>
+    handler().handle(
+      { type: 'ResolveApproval', sessionId: p.sessionId, approvalId: p.approvalId, decision: 'denied', reason: 'the approval deadline passed', expired: true },
+      { ...meta(`expire:${p.sessionId}:${p.approvalId}`), actor: deadline, protocol: 'internal' },
+    );
+
+  async function ask(sessionId: string, approvalId: string, inMs: number, onExpiry?: unknown): Promise<string> {
+    const turnId = await startTurn(sessionId);
+    const deadlineAt = new Date(Date.now() + inMs).toISOString();
+    // As the turn runner does: the deadline's job first, then the request.
+    await queues.enqueue('expireApproval', { tenantId, sessionId, approvalId, deadlineAt, trace: { correlationId: 'c' } }, { delayMs: inMs });
+    const data = {
+      turnId,
+      approvalId,
+      toolCallId: `tc-${approvalId}`,
+      toolName: 'write_file',
+      input: { path: 'x' },
+      riskTier: 'high',
+      reason: 'asks',
+      deadlineAt,
+    };
+    await store.append(
+      tenantId,
+      sessionStreamId(sessionId),
+      [{ type: 'ApprovalRequested', data: { ...data, ...(onExpiry ? { onExpiry } : {}) }, metadata: { correlationId: 'c' } }],
+      {
+        expectedVersion: 'any',
+      },
+    );
+    return deadlineAt;
+  }
+
+  async function resolvedBy(sessionId: string, approvalId: string, withinMs: number): Promise<HubEvent[]> {
+    const until = Date.now() + withinMs;
+    for (;;) {
+      const { events } = await store.readStream<HubEvent>(tenantId, sessionStreamId(sessionId));
+      const found = events.filter((e) => e.type === 'ApprovalResolved' && e.data.approvalId === approvalId);
+      if (found.length > 0 || Date.now() > until) return found;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it('schedules again the deadlines Redis lost, from the read model checked against the log, and each fires', async () => {
+    const lostAt = await ask('deadline-lost', 'a-lost', 1500);
+    await ask('deadline-esc', 'a-esc', 1500, { escalate: { approvers: { roles: ['admin'] }, required: 1, afterSeconds: 1 } });
+    await ask('deadline-answered', 'a-done', 1500);
+    await rebuildProjection(pool, approvalsProjection as never, { connectionString: db.url });
+    // Answered after the read model was built: the read model still says pending, the log does not.
+    await handler().handle(
+      { type: 'ResolveApproval', sessionId: 'deadline-answered', approvalId: 'a-done', decision: 'approved', reason: null },
+      meta(randomUUID()),
+    );
+
+    const rescheduled: LostDeadline[] = [];
+    const r = reconciler(new ApprovalDeadlines({ log, queues, onRescheduled: (d) => rescheduled.push(d) }));
+    let w: Worker | undefined;
+    try {
+      await r.reconcileOnce();
+      expect(rescheduled).toEqual([]); // every deadline has its job
+      await q.cleanup(); // Redis loses its data (only this spec's keys)
+      await r.reconcileOnce();
+      expect(rescheduled.map((d) => [d.sessionId, d.approvalId]).sort()).toEqual([
+        ['deadline-esc', 'a-esc'],
+        ['deadline-lost', 'a-lost'],
+      ]);
+      const lost = rescheduled.find((d) => d.approvalId === 'a-lost');
+      expect(lost?.deadlineAt).toBe(lostAt);
+      expect(lost?.delayMs).toBeLessThanOrEqual(1500);
+      expect(
+        await queues.jobState('expireApproval', {
+          tenantId,
+          sessionId: 'deadline-lost',
+          approvalId: 'a-lost',
+          deadlineAt: lostAt,
+          trace: { correlationId: 'c' },
+        }),
+      ).toBe('delayed');
+      await r.reconcileOnce();
+      expect(rescheduled).toHaveLength(2); // idempotent: the jobs are there now
+
+      w = new Worker('commands', (job) => expire(job.data), { connection: connectionOf(conn), prefix: q.prefix });
+      const [denied] = await resolvedBy('deadline-lost', 'a-lost', 5000);
+      expect(denied?.data).toEqual(expect.objectContaining({ decision: 'denied', by: deadline }));
+      // The escalation was asked with its own deadline, scheduled by the command's follow-up; it denies in turn.
+      const [escalationDenied] = await resolvedBy('deadline-esc', 'a-esc.escalated', 5000);
+      expect(escalationDenied?.data).toEqual(expect.objectContaining({ decision: 'denied', by: deadline }));
+      // An answered approval is left alone; its deadline, had it fired, finds nothing to expire.
+      expect(await expire({ tenantId, sessionId: 'deadline-answered', approvalId: 'a-done' })).toEqual(
+        expect.objectContaining({ ok: false, code: 'APPROVAL_ALREADY_RESOLVED' }),
+      );
+      expect((await resolvedBy('deadline-answered', 'a-done', 0)).map((e) => e.data)).toEqual([expect.objectContaining({ decision: 'approved' })]);
+    } finally {
+      await w?.close();
+      await r.stop();
+    }
+  });
 });

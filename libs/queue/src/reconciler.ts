@@ -4,6 +4,7 @@ import Redis from 'ioredis';
 import { foldSession, sessionStreamId, type HubEvent } from '@hub/domain';
 import type { HubQueues, QueueConnection } from './queues';
 import type { TraceCarrier } from './catalog';
+import type { ApprovalDeadlines } from './approval-deadlines';
 
 /** The log as the reconciler reads it: one SQL query for candidates, then the few candidate streams. */
 export interface ReconcilerLog {
@@ -28,6 +29,8 @@ export interface ReconcilerOptions {
   batch?: number;
   trace?: () => TraceCarrier;
   onRecovered?: (turn: LostTurn) => void;
+  /** Pending approvals' deadlines Redis lost, scheduled again in the same scan, under its lock (ADR 0050). */
+  deadlines?: ApprovalDeadlines;
 }
 
 export interface LostTurn {
@@ -66,7 +69,8 @@ SELECT s.tenant_id::text AS tenant_id, s.stream_id, s.version, t.turn_id
  * Safe with every worker running it: one scan at a time under a Redis lock, and the recovery job
  * id is derived from the turn and the stream version, so two scans of an unchanged stream add
  * one job. A turn a live worker holds (an active job, or a waiting or delayed one of its known
- * ids) is left alone, and so is a turn waiting for a person's approval.
+ * ids) is left alone, and so is a turn waiting for a person's approval: that approval's deadline,
+ * should Redis have lost its job, is `deadlines`' to schedule again (approval-deadlines.ts).
  */
 export class TurnReconciler {
   private readonly redis: Redis;
@@ -102,7 +106,9 @@ export class TurnReconciler {
     const got = await this.redis.set(this.lockKey, token, 'PX', this.opts.lockMs, 'NX');
     if (got !== 'OK') return null;
     try {
-      return await this.scan();
+      const turns = await this.scan();
+      await this.opts.deadlines?.reschedule();
+      return turns;
     } finally {
       await this.redis.eval(LOCK_RELEASE, 1, this.lockKey, token).catch(() => undefined); // it expires anyway
     }
