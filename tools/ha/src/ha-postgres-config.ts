@@ -27,6 +27,12 @@ bootstrap:
       parameters:
         max_connections: 300
         wal_log_hints: "on"
+        # No longer than retry_timeout. A partitioned primary's fast shutdown (Patroni's offline
+        # demotion) waits for its WAL sender to the standby it cannot reach, 60 s by default;
+        # Patroni 3.0.2 (Debian 12) meanwhile begins a second demotion from its main loop, the two
+        # start Postgres twice, and the node never rejoins (docs/high-availability.md, the partition).
+        # With it, the sender is gone before the demotion begins and the stop takes under a second.
+        wal_sender_timeout: 5s
         fsync: "off"
   initdb:
     - encoding: UTF8

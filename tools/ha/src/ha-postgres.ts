@@ -61,23 +61,27 @@ export class HaPostgres {
     const net = this.net as NodeNet;
     // etcd's own namespace: its usual ports on its own address.
     const etcd = `http://${net.host('etcd')}`;
-    this.etcd = new Proc('ip', [
-      ...net.exec('etcd', ['etcd']),
-      '--name',
-      'ha',
-      '--data-dir',
-      join(this.dir, 'etcd'),
-      '--listen-client-urls',
-      `${etcd}:2379`,
-      '--advertise-client-urls',
-      `${etcd}:2379`,
-      '--listen-peer-urls',
-      `${etcd}:2380`,
-      '--initial-advertise-peer-urls',
-      `${etcd}:2380`,
-      '--initial-cluster',
-      `ha=${etcd}:2380`,
-    ]);
+    this.etcd = new Proc(
+      'ip',
+      [
+        ...net.exec('etcd', ['etcd']),
+        '--name',
+        'ha',
+        '--data-dir',
+        join(this.dir, 'etcd'),
+        '--listen-client-urls',
+        `${etcd}:2379`,
+        '--advertise-client-urls',
+        `${etcd}:2379`,
+        '--listen-peer-urls',
+        `${etcd}:2380`,
+        '--initial-advertise-peer-urls',
+        `${etcd}:2380`,
+        '--initial-cluster',
+        `ha=${etcd}:2380`,
+      ],
+      { label: 'etcd' },
+    );
     await until('etcd', async () => (await httpStatus(`${etcd}:2379/health`)) === 200);
     for (const name of ['pg1', 'pg2']) {
       const node = { name, host: net.host(name), pgPort: await freeListenPort(), restPort: await freeListenPort() };
@@ -92,7 +96,7 @@ export class HaPostgres {
     await this.untilSynchronous();
     this.port = await freeListenPort();
     writeFileSync(join(this.dir, 'haproxy.cfg'), haproxyConfig(this.port, this.nodes));
-    this.haproxy = new Proc('haproxy', ['-f', join(this.dir, 'haproxy.cfg'), '-db']);
+    this.haproxy = new Proc('haproxy', ['-f', join(this.dir, 'haproxy.cfg'), '-db'], { label: 'haproxy' });
     // HAProxy counts a server up until its checks say otherwise: wait until several connections
     // in a row land on the primary (the standby has been marked down).
     let onPrimary = 0;
@@ -114,7 +118,7 @@ export class HaPostgres {
   private patroni(name: string): Proc {
     const user = postgresUser();
     const drop = user.uid !== undefined ? ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups'] : [];
-    return new Proc('ip', (this.net as NodeNet).exec(name, [...drop, 'patroni', join(this.dir, `${name}.yml`)]), { cwd: this.dir });
+    return new Proc('ip', (this.net as NodeNet).exec(name, [...drop, 'patroni', join(this.dir, `${name}.yml`)]), { cwd: this.dir, label: `patroni-${name}` });
   }
 
   async leader(): Promise<PatroniNode | undefined> {
@@ -212,8 +216,9 @@ export class HaPostgres {
     node.proc = this.patroni(node.name);
   }
 
-  logs(): string {
-    return this.nodes.map((n) => `--- ${n.name}\n${n.proc.log.slice(-3000)}`).join('\n') + `\n--- haproxy\n${this.haproxy?.log.slice(-2000)}`;
+  /** The tail (`chars` per node) of each Patroni node's output, its Postgres's log included, and HAProxy's. */
+  logs(chars = 3000): string {
+    return this.nodes.map((n) => `--- ${n.name}\n${n.proc.log.slice(-chars)}`).join('\n') + `\n--- haproxy\n${this.haproxy?.log.slice(-2000)}`;
   }
 
   async destroy(): Promise<void> {
