@@ -229,7 +229,11 @@ export class EventStore {
   async lastOfType<E extends StoredEvent = StoredEvent>(tenantId: string, streamId: string, type: string): Promise<Recorded<E> | null> {
     checkIds(tenantId, streamId);
     const { rows } = await asTenant(this.pool, tenantId).query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE tenant_id = $1 AND stream_id = $2 AND type = $3 ORDER BY stream_position DESC LIMIT 1`,
+      // Named: planned once per connection (with the events table's indexes and policies, planning it cost more than running it).
+      {
+        name: 'hub_last_of_type',
+        text: `SELECT ${EVENT_COLUMNS} FROM events WHERE tenant_id = $1 AND stream_id = $2 AND type = $3 ORDER BY stream_position DESC LIMIT 1`,
+      },
       [tenantId, streamId, type],
     );
     return rows[0] ? toRecorded<E>(rows[0]) : null;

@@ -41,7 +41,10 @@ const LEASE_MARGIN_MS = 5_000;
 // Due messages, at most `per` of each endpoint this process is not already calling, oldest first;
 // locked while claimed (SKIP LOCKED: processes claim disjoint sets) and leased, so a message
 // whose process dies is claimed again once its lease ends: at least once.
-const CLAIM = `
+// Named: each connection plans it once (it runs at every look, and planning it cost more than running it).
+const CLAIM = {
+  name: 'hub_webhook_claim',
+  text: `
 WITH ranked AS (
   SELECT m.id, row_number() OVER (PARTITION BY m.endpoint_id ORDER BY m.next_attempt_at, m.id) AS n
     FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
@@ -54,7 +57,8 @@ due AS (
 UPDATE webhook_messages m SET leased_until = now() + $4::double precision * interval '1 millisecond', attempts = m.attempts + 1
   FROM due, webhook_endpoints e
  WHERE m.id = due.id AND e.id = m.endpoint_id
-RETURNING m.id, m.tenant_id, m.endpoint_id, m.attempts, m.payload::text AS body, m.event_type, e.url, e.secrets`;
+RETURNING m.id, m.tenant_id, m.endpoint_id, m.attempts, m.payload::text AS body, m.event_type, e.url, e.secrets`,
+};
 
 // What an attempt did, in one statement: the attempt's row, the message's state, the endpoint's
 // failing streak (or its disabling). Only the lease holder's attempt counts ($2 = attempts).

@@ -31,7 +31,10 @@ const LEASE_MARGIN_MS = 5_000;
 // not leased: a task's updates reach a receiver in the order of the log, one at a time, and a
 // failing one holds the ones after it until it succeeds or its retries are spent. Leased, so a
 // process that dies mid-attempt leaves the notification to another (at least once).
-const CLAIM = `
+// Named: each connection plans it once (it runs at every look).
+const CLAIM = {
+  name: 'hub_a2a_push_claim',
+  text: `
 WITH heads AS (
   SELECT DISTINCT ON (tenant_id, task_id, config_id) id
     FROM a2a_push_messages WHERE status = 'pending'
@@ -42,7 +45,8 @@ due AS (
    LIMIT $1 FOR UPDATE SKIP LOCKED)
 UPDATE a2a_push_messages m SET leased_until = now() + $2::double precision * interval '1 millisecond', attempts = m.attempts + 1
   FROM due WHERE m.id = due.id
-RETURNING m.id, m.tenant_id, m.task_id, m.config_id, m.attempts, m.url, m.headers, m.body`;
+RETURNING m.id, m.tenant_id, m.task_id, m.config_id, m.attempts, m.url, m.headers, m.body`,
+};
 
 // Only the lease holder's attempt counts ($2 = attempts).
 const RECORD = `
