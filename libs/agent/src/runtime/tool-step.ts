@@ -33,9 +33,9 @@ export const RECORDED_EXECUTOR = 'recorded';
 
 /**
  * Records that a tool call starts, with the policy's verdict. `ask` also records the approval
- * request (in the same append, so no reader sees one without the other) and returns its id.
+ * request (in the same append, so no reader sees one without the other), its deadline scheduled first.
  */
-export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, deps: ToolStepDeps): Promise<{ approvalId: string; deadlineMs: number } | null> {
+export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, deps: ToolStepDeps): Promise<void> {
   const { turnId } = attempt;
   if (recordedResult(attempt, call, deps)) {
     // Served from the recording: it neither runs nor asks anyone, whatever its policy.
@@ -53,7 +53,7 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
         },
       },
     ]);
-    return null;
+    return;
   }
   const tool = deps.tools.get(call.name);
   if (!tool) {
@@ -71,7 +71,7 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
         },
       },
     ]);
-    return null;
+    return;
   }
   const verdict = decidePolicy(tool, call.input, deps.policy ?? BUILTIN);
   const events: HubEvent[] = [
@@ -99,7 +99,7 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
   }
   if (verdict.decision !== 'ask') {
     await attempt.append(events);
-    return null;
+    return;
   }
   const approvalId = `appr_${call.toolCallId}`;
   // The rule's deadline, else the deployment's approval TTL (0: none).
@@ -124,7 +124,6 @@ export async function startTool(attempt: TurnAttempt, call: RequestedToolCall, d
   });
   if (deadlineAt !== null) await deps.scheduleExpiry?.(approvalId, deadlineMs, deadlineAt);
   await attempt.append(events);
-  return { approvalId, deadlineMs };
 }
 
 /**
