@@ -11,6 +11,9 @@ export const TS_NODE: readonly string[] = [process.execPath, '-r', resolve(REPO_
 /** The environment that loader needs. */
 export const TS_ENV: Readonly<Record<string, string>> = { SWC_NODE_PROJECT: resolve(REPO_ROOT, 'tsconfig.base.json') };
 
+/** The least environment a harness process under test gets from its host (the adapters' `baseEnv`). */
+export const TEST_HARNESS_BASE_ENV: Readonly<Record<string, string>> = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp' };
+
 /**
  * The operator's allowlist entry (`HUB_MCP_STDIO_COMMANDS`, `HUB_HARNESS_COMMANDS` syntax) for a
  * test program: its command-line prefix, the loader's variables fixed by the operator, and any
