@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { WorkerConfig } from '@hub/config';
 import { HubStack, testServerUrl, type HubProcess } from '@hub/testing';
-import { cpuMs, pidsByComm, rssKb, withDescendants } from './lib/cpu';
+import { cpuBetween, cpuByPid, cpuMs, postgresPidsOf, rssKb, withDescendants } from './lib/cpu';
 import { startPrivateRedis } from './lib/private-redis';
 import { PHASES, streamingLoad, type StreamingResult } from './lib/streaming-load';
 
@@ -73,14 +73,13 @@ class Peaks {
 }
 
 /** `K=V,K=V` as an environment. */
-/** CPU ms used so far by each part of what a level runs on. */
-function cpuNow(stack: HubStack, redisPid: number): Record<CpuPart, number> {
+/** CPU ms used so far by each part of what a level runs on (Postgres apart: see postgresPidsOf). */
+function cpuNow(stack: HubStack, redisPid: number): Record<Exclude<CpuPart, 'postgres'>, number> {
   const sum = (pids: number[]) => pids.reduce((n, pid) => n + (cpuMs(pid) ?? 0), 0);
   const self = process.cpuUsage();
   return {
     ingress: sum(withDescendants([stack.ingress, ...stack.moreIngresses].map((p) => p.child.pid as number))),
     worker: sum(withDescendants(stack.workers.map((p) => p.child.pid as number))),
-    postgres: sum(pidsByComm('postgres')),
     redis: sum([redisPid]),
     load: (self.user + self.system) / 1000,
   };
@@ -138,6 +137,7 @@ async function main(): Promise<void> {
     for (const level of LEVELS) {
       const peaks = new Peaks(admin, database, pids);
       const cpu0 = cpuNow(stack, redis.pid);
+      const pg0 = cpuByPid(await postgresPidsOf(admin, database));
       const writes0 = await tableWrites(db);
       process.stderr.write(`level ${level}: ${level * PER_LEVEL} turns\n`);
       const r = await streamingLoad(targets, {
@@ -148,7 +148,11 @@ async function main(): Promise<void> {
       });
       await peaks.stop();
       const cpu1 = cpuNow(stack, redis.pid);
-      const cpu = Object.fromEntries(CPU_PARTS.map((k) => [k, (cpu1[k] - cpu0[k]) / r.turns])) as Record<CpuPart, number>;
+      const pg1 = cpuByPid(await postgresPidsOf(admin, database));
+      const cpu = Object.fromEntries(CPU_PARTS.map((k) => [k, (k === 'postgres' ? cpuBetween(pg0, pg1) : cpu1[k] - cpu0[k]) / r.turns])) as Record<
+        CpuPart,
+        number
+      >;
       // Backends report their counters at most once a second.
       await new Promise((r) => setTimeout(r, 1500));
       const writes1 = await tableWrites(db);
@@ -176,7 +180,7 @@ async function main(): Promise<void> {
       `  alone: ${PHASES.map((p) => alone.phases[p].toFixed(0)).join(' / ')}`,
     );
     for (const { r } of rows) lines.push(`  ${r.inFlight} in flight: ${PHASES.map((p) => r.phases[p].toFixed(0)).join(' / ')}`);
-    lines.push('', `CPU per turn (ms): ${CPU_PARTS.join(' / ')} (Postgres: every server process on the machine)`);
+    lines.push('', `CPU per turn (ms): ${CPU_PARTS.join(' / ')} (Postgres: the hub database's backends and the server's own processes)`);
     for (const { r, cpu } of rows) lines.push(`  ${r.inFlight} in flight: ${CPU_PARTS.map((k) => cpu[k].toFixed(1)).join(' / ')}`);
     lines.push('', 'Postgres per turn (rows written by table, transactions committed):');
     for (const { r, writes } of rows) lines.push(`  ${r.inFlight} in flight: ${writes}`);

@@ -66,6 +66,34 @@ export function pidsByComm(name: string): number[] {
     .map(Number);
 }
 
+/**
+ * The Postgres processes that work for one database: its backends, and the server's own processes
+ * (WAL writer, checkpointer, background writer, autovacuum launcher, ...), which every database
+ * shares. Other databases' backends (other benches, test suites on the same server) are left out,
+ * so the number holds on a machine that is busy with something else. The server must be local.
+ */
+export async function postgresPidsOf(admin: Client, database: string): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 OR backend_type <> 'client backend'`, [database]);
+  return rows.map((r) => r.pid);
+}
+
+/** CPU ms used so far by each of `pids` (those gone are left out). */
+export function cpuByPid(pids: readonly number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    const ms = cpuMs(pid);
+    if (ms !== null) out.set(pid, ms);
+  }
+  return out;
+}
+
+/** CPU used between two {@link cpuByPid} readings: a process first seen in `after` counts from 0. */
+export function cpuBetween(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
+}
+
 /** CPU time of the whole machine (all cores, busy jiffies) so far, in ms. */
 export function machineBusyMs(): number {
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
