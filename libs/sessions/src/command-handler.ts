@@ -5,7 +5,8 @@ import { SessionViews } from './session-views';
 
 /** What a command came to; ingress turns it into each protocol's answer. */
 export type CommandOutcome =
-  { ok: true; events: { type: string; globalPosition: number }[]; duplicate: boolean } | { ok: false; code: DomainErrorCode; message: string };
+  /** `events`: what the command appended (or, for a repeat, appended the first time), with their data. */
+  { ok: true; events: { type: string; globalPosition: number; data: unknown }[]; duplicate: boolean } | { ok: false; code: DomainErrorCode; message: string };
 
 // Commands of one session race only with each other and with that session's turn runner;
 // a handful of re-reads settles any realistic burst.
@@ -77,7 +78,7 @@ export class CommandHandler {
           this.views.keep(meta.tenantId, streamId, loaded);
         }
         await this.followUp(meta, command.sessionId, res.events, [...events, ...res.events], requests);
-        return { ok: true, events: res.events.map((e) => ({ type: e.type, globalPosition: e.globalPosition })), duplicate: res.duplicate };
+        return { ok: true, events: res.events.map((e) => ({ type: e.type, globalPosition: e.globalPosition, data: e.data })), duplicate: res.duplicate };
       } catch (e) {
         if (isDomainError(e) && e.code === 'STREAM_VERSION_CONFLICT') continue;
         throw e;

@@ -1,4 +1,4 @@
-import { publicFailureMessage, type ApprovalRequested, type HubEvent, type Recorded } from '@hub/domain';
+import { actorIdentity, publicFailureMessage, type ApprovalRequested, type HubEvent, type Recorded } from '@hub/domain';
 import type { EventStore, StoredEvent } from '@hub/event-store';
 import {
   AcpRpcError,
@@ -71,6 +71,8 @@ export class AcpSession {
   private readonly waiters = new Map<string, (end: TurnEnd) => void>();
   private readonly ended = new Map<string, TurnEnd>();
   private readonly pending = new Map<string, ApprovalRequested['data']>();
+  /** Who approved each open approval that needs several (`ApprovalVoted`, ADR 0048), by actor identity. */
+  private readonly voted = new Map<string, string[]>();
   /** Live delivery waits until history is handled, so updates leave in log order. */
   private chain: Promise<void>;
   private openGate!: () => void;
@@ -190,6 +192,12 @@ export class AcpSession {
     return a ? this.executorOf(a.toolCallId) : undefined;
   }
 
+  /** An open approval's quorum terms (absent: the first answer decides) and who approved it so far; null when it is not open here. */
+  approvalTerms(approvalId: string): { quorum: ApprovalRequested['data']['quorum']; approvedBy: readonly string[] } | null {
+    const a = this.pending.get(approvalId);
+    return a ? { quorum: a.quorum, approvedBy: this.voted.get(approvalId) ?? [] } : null;
+  }
+
   /** Where a turn of this session is: queued, started, cancelled or ended; null if unknown. */
   turnStatus(turnId: string): 'queued' | 'started' | 'cancelled' | 'ended' | null {
     return this.turns.get(turnId) ?? null;
@@ -203,8 +211,11 @@ export class AcpSession {
     if (e.type === 'ApprovalRequested') {
       this.pending.set(e.data.approvalId, e.data);
       if (live) this.peer.askPermission(e.data.approvalId, permissionRequest(this.sessionId, e.data, e.createdAt, this.executorOf(e.data.toolCallId)));
+    } else if (e.type === 'ApprovalVoted') {
+      this.voted.set(e.data.approvalId, [...(this.voted.get(e.data.approvalId) ?? []), actorIdentity(e.data.by)]);
     } else if (e.type === 'ApprovalResolved') {
       this.pending.delete(e.data.approvalId);
+      this.voted.delete(e.data.approvalId);
       if (live) this.peer.withdrawPermission(e.data.approvalId);
     }
   }

@@ -2,7 +2,7 @@ import type { McpServerSpec } from '@hub/agent';
 import type { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { actorOf, mayDo, type Principal } from '@hub/auth';
-import { isDomainError, retryAfterMsOf, SESSION_ID_PATTERN, type HubCommand } from '@hub/domain';
+import { actorIdentity, isDomainError, retryAfterMsOf, SESSION_ID_PATTERN, whyNotEligible, type HubCommand } from '@hub/domain';
 import {
   acceptsUpdate,
   AcpRpcError,
@@ -14,6 +14,7 @@ import {
   RPC,
   rpcError,
   rpcResult,
+  withoutApprove,
   type AgentMethod,
   type ExtensionOptIn,
   type Incoming,
@@ -226,7 +227,24 @@ export class AcpConnection {
       return void this.log.warn(`acp: approval ${approvalId}: live-session state unreadable, not asked: ${(e as Error).message}`);
     }
     if (s.mode === 'read_only') return void this.resolveApproval({ sessionId: s.sessionId, approvalId, decision: 'denied', reason: 'session is read_only' });
-    this.permissions.ask(s.sessionId, approvalId, params);
+    const may = this.mayAnswer(s, approvalId);
+    if (may === 'no') return;
+    this.permissions.ask(s.sessionId, approvalId, may === 'deny_only' ? withoutApprove(params) : params);
+  }
+
+  /**
+   * What this key may answer under the approval's quorum terms (ADR 0048): nothing when the rule
+   * names other approvers; only a refusal when it is the requester the rule excludes, or it
+   * approved already (a second approval by one key does not count); else either.
+   */
+  private mayAnswer(s: AcpSession, approvalId: string): 'any' | 'deny_only' | 'no' {
+    const terms = s.approvalTerms(approvalId);
+    if (!terms?.quorum) return 'any';
+    const actor = actorOf(this.principal);
+    const voter = { identity: actorIdentity(actor), keyPrefix: actor.type === 'api_key' ? actor.id : undefined, role: actor.role };
+    if (whyNotEligible({ ...terms.quorum, requesterMayApprove: true }, voter) !== null) return 'no';
+    if (whyNotEligible(terms.quorum, voter) !== null || terms.approvedBy.includes(voter.identity)) return 'deny_only';
+    return 'any';
   }
 
   /**

@@ -1,7 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { readFileSync } from 'node:fs';
+import type { ActionDirective, ResponseMessage } from '@hub/protocol-openharness';
 import { HubStack, TransportTestClient } from '@hub/testing';
+import { AcpSdkClient, validators } from '../acp/testing/sdk-client';
 
 // Issue 23: a tenant's approval policy, set over the admin API, decides each tool call in the
 // worker; the call's events name the policy version and the rule; explain answers with the rule
@@ -167,6 +172,12 @@ describe('quorum: distinct approvers, named by role, never the requester (ADR 00
         outcome: 'ask',
         approval: { required: 2, approvers: { roles: ['admin', 'approver'] }, requesterMayApprove: false },
       },
+      {
+        id: 'two-any',
+        match: { tool: 'write_file', args: [{ kind: 'path', arg: 'path', glob: 'r/**' }] },
+        outcome: 'ask',
+        approval: { required: 2, approvers: { roles: ['admin', 'approver'] }, requesterMayApprove: true },
+      },
       ...POLICY.rules,
     ],
   };
@@ -202,14 +213,17 @@ describe('quorum: distinct approvers, named by role, never the requester (ADR 00
     // The requester (the admin key that submitted) may not approve their own call; an operator is not a named approver.
     expect(await codeOf(await answer(tenant.apiKey, session, approvalId, 'approved'))).toEqual([403, 'APPROVAL_REQUESTER_EXCLUDED']);
     expect(await codeOf(await answer(operator, session, approvalId, 'approved'))).toEqual([403, 'APPROVER_NOT_ALLOWED']);
-    expect((await answer(first, session, approvalId, 'approved')).status).toBe(200);
+    // The answer that does not yet decide says so, and how far the approval is.
+    const one = await answer(first, session, approvalId, 'approved');
+    expect([one.status, await one.json()]).toEqual([200, { approvalId, decision: 'approved', status: 'pending', approvals: 1, required: 2 }]);
     expect(await codeOf(await answer(first, session, approvalId, 'approved'))).toEqual([409, 'APPROVAL_ALREADY_VOTED']);
     const waiting = await inboxRow(approvalId, 'pending', 1);
     expect(waiting.quorum).toEqual(expect.objectContaining({ required: 2, approvals: 1 }));
     let log = (await stack.events(tenant.tenantId, session)) as Ev[];
     expect(log.filter((e) => e.type === 'ApprovalVoted').map((e) => [e.data.approvals, e.data.required])).toEqual([[1, 2]]);
     expect(log.some((e) => e.type === 'ApprovalResolved' || e.type === 'ToolCallCompleted')).toBe(false);
-    expect((await answer(second, session, approvalId, 'approved')).status).toBe(200);
+    const two = await answer(second, session, approvalId, 'approved');
+    expect([two.status, await two.json()]).toEqual([200, { approvalId, decision: 'approved', status: 'approved' }]);
     await c.waitFor('the approved write to run', (x) => x.state?.status === 'idle');
     log = (await stack.events(tenant.tenantId, session)) as Ev[];
     expect(log.find((e) => e.type === 'ApprovalResolved')?.data.decision).toBe('approved');
@@ -217,6 +231,163 @@ describe('quorum: distinct approvers, named by role, never the requester (ADR 00
     const done = await inboxRow(approvalId, 'resolved', 2);
     expect(done.quorum?.votes).toHaveLength(2);
     await c.close();
+  });
+
+  /** The policy in force: what `matched_rule` and the OpenHarness extension name. */
+  const policyVersion = async () => ((await (await call('GET', '/v1/admin/policy', tenant.apiKey)).json()) as { version: number }).version;
+  const logOf = async (session: string) => (await stack.events(tenant.tenantId, session)) as (Ev & { metadata?: unknown })[];
+  type Update = { sessionUpdate: string; status?: string; _meta?: { harn?: { approval?: Record<string, unknown> } } };
+
+  describe('over ACP (the official SDK client on WS /v1/acp)', () => {
+    const acp = { v: validators(), open: [] as AcpSdkClient[] };
+    afterAll(() => Promise.all(acp.open.map((c) => c.close())));
+    const opened = async (key: string) => {
+      const c = AcpSdkClient.ws(stack.url, key);
+      acp.open.push(c);
+      await c.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = await c.request<{ sessionId: string }>('session/new', { cwd: '/work', mcpServers: [] });
+      return { c, sessionId };
+    };
+    const toolUpdates = (c: AcpSdkClient) => c.updates.map((u) => u.update as Update).filter((u) => u.sessionUpdate === 'tool_call_update');
+
+    it('one approval keeps the prompt waiting (shown pending, 1 of 2); the same key again does not count; a second approver runs the tool', async () => {
+      const [version, second] = [await policyVersion(), await keyOf('acp-second', 'approver')];
+      const { c, sessionId } = await opened(tenant.apiKey);
+      let ended = false;
+      const prompt = c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write "x" to r/acp.txt' }] });
+      void prompt.then(
+        () => (ended = true),
+        () => undefined,
+      );
+      // The client (the requester, whom this rule lets approve) answers allow: one vote of two.
+      await c.waitFor('the vote shown', () => toolUpdates(c).some((u) => u._meta?.harn?.approval?.['status'] === 'pending'));
+      const asked = c.permissionRequests[0];
+      expect(acp.v.permissionRequest(asked)).toEqual([]);
+      expect(asked.options.map((o) => o.kind)).toEqual(['allow_once', 'reject_once']);
+      const harn = asked._meta?.['harn'] as { approvalId: string; approvalRequest: { approvers_required: number }; policyDecision: { matched_rule: unknown } };
+      expect(harn.policyDecision.matched_rule).toEqual({ source: 'tenant_policy', action: 'ask', id: 'two-any', index: 1, policy_version: version });
+      expect(harn.approvalRequest.approvers_required).toBe(2);
+      const vote = toolUpdates(c).find((u) => u._meta?.harn?.approval?.['status'] === 'pending');
+      expect(vote).toEqual(expect.objectContaining({ status: 'pending' }));
+      expect(vote?._meta?.harn?.approval).toEqual(
+        expect.objectContaining({ approvals: 1, required: 2, via: 'acp', by: expect.objectContaining({ id: tenant.keyPrefix }) }),
+      );
+      let log = await logOf(sessionId);
+      expect(log.filter((e) => e.type === 'ApprovalVoted').map((e) => [e.data.approvals, e.data.via])).toEqual([[1, 'acp']]);
+      expect(log.some((e) => e.type === 'ApprovalResolved' || e.type === 'ToolCallCompleted')).toBe(false);
+      expect(toolUpdates(c).some((u) => u.status === 'completed')).toBe(false);
+      expect(ended).toBe(false);
+      // The same key again, from anywhere, is not a second approval.
+      expect(await codeOf(await answer(tenant.apiKey, sessionId, harn.approvalId, 'approved'))).toEqual([409, 'APPROVAL_ALREADY_VOTED']);
+      expect(c.permissionRequests).toHaveLength(1);
+      expect(ended).toBe(false);
+      const decided = await answer(second, sessionId, harn.approvalId, 'approved');
+      expect(await decided.json()).toEqual(expect.objectContaining({ status: 'approved' }));
+      expect((await prompt).stopReason).toBe('end_turn');
+      expect(toolUpdates(c).map((u) => u.status)).toEqual(expect.arrayContaining(['pending', 'in_progress', 'completed']));
+      log = await logOf(sessionId);
+      expect(log.find((e) => e.type === 'ToolCallCompleted')?.data.status).toBe('complete');
+      for (const u of c.updates) expect(acp.v.check({ jsonrpc: '2.0', method: 'session/update', params: u } as never)).toEqual([]);
+    });
+
+    it('the requester a rule excludes is offered only a refusal; an approval then a denial ends the call', async () => {
+      const first = await keyOf('acp-first', 'approver');
+      const { c, sessionId } = await opened(tenant.apiKey);
+      // Holds its answer until an approver has approved, then refuses: a denial after a vote ends it.
+      c.policy = async (p) => {
+        const id = String((p._meta?.['harn'] as { approvalId: string }).approvalId);
+        const voted = await answer(first, sessionId, id, 'approved');
+        expect(await voted.json()).toEqual(expect.objectContaining({ status: 'pending', approvals: 1, required: 2 }));
+        return { outcome: { outcome: 'selected', optionId: 'reject-once' } };
+      };
+      const r = await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write "x" to q/acp.txt' }] });
+      expect(r.stopReason).toBe('end_turn');
+      expect(c.permissionRequests[0].options.map((o) => o.kind)).toEqual(['reject_once']);
+      expect((c.permissionRequests[0]._meta?.['harn'] as { policyDecision: { matched_rule: { id: string } } }).policyDecision.matched_rule.id).toBe(
+        'two-approvers',
+      );
+      const log = await logOf(sessionId);
+      expect(log.filter((e) => e.type === 'ApprovalVoted' || e.type === 'ApprovalResolved').map((e) => [e.type, e.data.decision, e.data.via])).toEqual([
+        ['ApprovalVoted', 'approved', 'internal'],
+        ['ApprovalResolved', 'denied', 'acp'],
+      ]);
+      expect(log.find((e) => e.type === 'ToolCallCompleted')?.data.status).toBe('denied');
+      expect(toolUpdates(c).map((u) => u.status)).toEqual(expect.arrayContaining(['pending', 'failed']));
+    });
+  });
+
+  describe('over OpenHarness (POST /v1/openharness)', () => {
+    const schema = JSON.parse(readFileSync(join(__dirname, '../../../../../shared/fixtures/openharness/openharness-v1.draft.schema.json'), 'utf8')) as {
+      $id: string;
+    };
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(schema);
+    const post = async (body: unknown, key = tenant.apiKey) => {
+      const res = await fetch(`${stack.url}/v1/openharness`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as ResponseMessage;
+      const valid = ajv.getSchema(`${schema.$id}#/$defs/responseMessage`);
+      if (!valid?.(json)) throw new Error(`not valid against the upstream schema: ${JSON.stringify(valid?.errors)}`);
+      return { status: res.status, body: json };
+    };
+    const ask = (requestId: string, sessionId: string, intent: string) => ({
+      protocol_version: '1.0.0',
+      request_id: requestId,
+      request: { context: { session_id: sessionId, user_intent: intent } },
+    });
+    const decide = (requestId: string, continuation: unknown, decision: 'approved' | 'denied') => ({
+      protocol_version: '1.0.0',
+      request_id: requestId,
+      request: { context: { continuation }, extensions: { 'dev.harnesshub': { approval: { decision } } } },
+    });
+    const asks = (r: { body: ResponseMessage }) => (r.body.response.action_directives ?? []).filter((d) => d.action_type === 'request_approval');
+    const hubExt = (d: ActionDirective | undefined) => (d?.extensions as Record<string, unknown> | undefined)?.['dev.harnesshub'];
+    const text = (r: { body: ResponseMessage }) =>
+      (r.body.response.action_directives ?? [])
+        .filter((d) => d.action_type === 'render_message')
+        .map((d) => String(d.payload?.['text']))
+        .join('');
+
+    it('the answer to the first approval still asks (1 of 2); the same key again is refused; a second approver runs it; a denial ends the next', async () => {
+      const [version, second] = [await policyVersion(), await keyOf('oh-second', 'approver')];
+      const started = await post(ask('oh-q-1', 'oh-quorum', 'write "x" to r/oh.txt'));
+      const [asked] = asks(started);
+      const cont = asked.payload?.['continuation'];
+      expect(hubExt(asked)).toEqual({
+        policy: { version, rule: 'two-any', rule_index: 1 },
+        quorum: { required: 2, approvals: 0, requester_may_approve: true },
+      });
+      const voted = await post(decide('oh-q-2', cont, 'approved'));
+      // Still waiting: the same approval asked again, now with one approval of two, and no result.
+      expect(asks(voted).map((d) => [d.payload?.['approval_id'], hubExt(d)])).toEqual([
+        [asked.payload?.['approval_id'], expect.objectContaining({ quorum: expect.objectContaining({ approvals: 1, required: 2 }) })],
+      ]);
+      expect(text(voted)).not.toMatch(/Done/);
+      const again = await post(decide('oh-q-3', cont, 'approved'));
+      expect([again.status, again.body.response.error?.details?.['hub_code']]).toEqual([400, 'APPROVAL_ALREADY_VOTED']);
+      const done = await post(decide('oh-q-4', cont, 'approved'), second);
+      expect(asks(done)).toEqual([]);
+      expect(text(done)).toMatch(/^Done: wrote 1 bytes? to r\/oh\.txt/);
+      expect((await logOf('oh-quorum')).filter((e) => e.type === 'ApprovalVoted' || e.type === 'ApprovalResolved').map((e) => [e.type, e.data.via])).toEqual([
+        ['ApprovalVoted', 'openharness'],
+        ['ApprovalResolved', 'openharness'],
+      ]);
+
+      const next = await post(ask('oh-q-5', 'oh-quorum', 'write "y" to r/oh2.txt'));
+      const nextCont = asks(next)[0]?.payload?.['continuation'];
+      expect(hubExt(asks(await post(decide('oh-q-6', nextCont, 'approved')))[0])).toEqual(
+        expect.objectContaining({ quorum: expect.objectContaining({ approvals: 1 }) }),
+      );
+      const denied = await post(decide('oh-q-7', nextCont, 'denied'), second);
+      expect(asks(denied)).toEqual([]);
+      expect(text(denied)).toMatch(/denied/);
+      const log = await logOf('oh-quorum');
+      expect(log.filter((e) => e.type === 'ToolCallCompleted').map((e) => e.data.status)).toEqual(['complete', 'denied']);
+    });
   });
 });
 

@@ -166,7 +166,15 @@ const SCHEMAS = {
     next: z.number().int().nullable().describe('The `after` of the next page; null at the end'),
   }),
   SessionState: z.object({ state: HarnessState, cursor: z.number().int().describe('Global position of the last event folded') }),
-  ApprovalAnswer: z.object({ approvalId: z.string(), decision: z.enum(['approved', 'denied']) }),
+  ApprovalAnswer: z.object({
+    approvalId: z.string(),
+    decision: z.enum(['approved', 'denied']).describe('The answer sent'),
+    status: z
+      .enum(['pending', 'approved', 'denied'])
+      .describe("The approval's status after this answer: `pending` when it was an approval short of the quorum (the call still waits)"),
+    approvals: z.number().int().optional().describe('With `pending`: distinct approvals so far, this one included'),
+    required: z.number().int().optional().describe('With `pending`: how many distinct approvals the call needs'),
+  }),
   ScheduleView: ScheduleViewSchema,
   ScheduleList: z.object({ schedules: z.array(ScheduleViewSchema) }),
   ScheduleTickList: z.object({ ticks: z.array(ScheduleTickSchema) }),

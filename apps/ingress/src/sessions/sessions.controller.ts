@@ -85,7 +85,7 @@ export class SessionsController {
     return { state: foldHarness(events).state, cursor: events[events.length - 1].globalPosition };
   }
 
-  @ApiOperation({ summary: 'Answer an approval: approve or deny, with an optional reason and edited input; the first answer wins' })
+  @ApiOperation({ summary: 'Answer an approval: approve or deny, with an optional reason; the first answer wins, or the approval that reaches its quorum' })
   @ApiOkResponse({ schema: apiRef('ApprovalAnswer') })
   @Post(':id/approvals/:approvalId')
   @HttpCode(200)
@@ -104,7 +104,10 @@ export class SessionsController {
       { protocol: 'internal', correlationId: req.correlationId ?? randomUUID(), commandId: randomUUID() },
     );
     if (!outcome.ok) throw new DomainError(outcome.code, outcome.message);
-    return { approvalId, decision: parsed.data.decision };
+    // An approval short of its quorum (ADR 0048) leaves the call waiting: the answer says so, and how far it is.
+    const voted = outcome.events.find((e) => e.type === 'ApprovalVoted')?.data as { approvals: number; required: number } | undefined;
+    if (voted) return { approvalId, decision: parsed.data.decision, status: 'pending', approvals: voted.approvals, required: voted.required };
+    return { approvalId, decision: parsed.data.decision, status: parsed.data.decision };
   }
 
   /**

@@ -7,7 +7,15 @@ export type TurnOutcome =
   | { kind: 'completed'; text: string; usage: Usage; events: Recorded<HubEvent>[] }
   | { kind: 'failed'; code: string; message: string; retryable: boolean; usage: Usage; events: Recorded<HubEvent>[] }
   | { kind: 'cancelled'; reason: string; text: string; usage: Usage; events: Recorded<HubEvent>[] }
-  | { kind: 'awaiting_approval'; approvals: ApprovalRequested['data'][]; text: string; usage: Usage; events: Recorded<HubEvent>[] }
+  /** `votes`: distinct approvals so far of each pending approval that needs several (ADR 0048), by approval id. */
+  | {
+      kind: 'awaiting_approval';
+      approvals: ApprovalRequested['data'][];
+      votes: Record<string, number>;
+      text: string;
+      usage: Usage;
+      events: Recorded<HubEvent>[];
+    }
   /** Still queued or running when the wait budget ran out; `queued`: no worker has taken it yet (ADR 0033). */
   | { kind: 'pending'; text: string; usage: Usage; events: Recorded<HubEvent>[]; queued: { reason: string; since: string } | null };
 
@@ -27,7 +35,9 @@ function outcomeOf(turnId: string, events: Recorded<HubEvent>[]): TurnOutcome | 
       .filter((e): e is Recorded<ApprovalRequested> => e.type === 'ApprovalRequested')
       .filter((e) => pending.some((t) => t.approval?.approvalId === e.data.approvalId))
       .map((e) => e.data);
-    return { kind: 'awaiting_approval', approvals, ...base };
+    const votes: Record<string, number> = {};
+    for (const e of mine) if (e.type === 'ApprovalVoted') votes[e.data.approvalId] = e.data.approvals;
+    return { kind: 'awaiting_approval', approvals, votes, ...base };
   }
   return null;
 }

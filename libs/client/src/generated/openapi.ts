@@ -768,7 +768,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer an approval: approve or deny, with an optional reason and edited input; the first answer wins */
+        /** Answer an approval: approve or deny, with an optional reason; the first answer wins, or the approval that reaches its quorum */
         post: operations["SessionsController_resolve"];
         delete?: never;
         options?: never;
@@ -1119,8 +1119,20 @@ export interface components {
         };
         ApprovalAnswer: {
             approvalId: string;
-            /** @enum {string} */
+            /** @description With `pending`: distinct approvals so far, this one included */
+            approvals?: number;
+            /**
+             * @description The answer sent
+             * @enum {string}
+             */
             decision: "approved" | "denied";
+            /** @description With `pending`: how many distinct approvals the call needs */
+            required?: number;
+            /**
+             * @description The approval's status after this answer: `pending` when it was an approval short of the quorum (the call still waits)
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "denied";
         };
         ApprovalList: {
             approvals: components["schemas"]["ApprovalView"][];

@@ -275,6 +275,13 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
           }),
         },
       ];
+    case 'ApprovalVoted': {
+      // One approval of several (ADR 0048): the call still waits. Any ACP client sees it pending,
+      // Harn's extension says how far it is and who approved.
+      const d = event.data;
+      const approval = { approvalId: d.approvalId, status: 'pending', approvals: d.approvals, required: d.required, by: d.by, via: d.via, reason: d.reason };
+      return [{ sessionUpdate: 'tool_call_update', toolCallId: d.toolCallId, status: 'pending', ...harn({ approval }) }];
+    }
     case 'TurnStarted':
     case 'UserMessageInjected':
     case 'ReminderEmitted':
@@ -291,7 +298,6 @@ function updatesOf(event: HubEvent, view: AcpView): SessionUpdate[] {
     case 'EpisodeReset':
     case 'SessionForked':
     case 'SessionRedriven':
-    case 'ApprovalVoted': // one approval of several (ADR 0048): the permission request stays open
       return [];
     default:
       return assertNever(event, 'event');

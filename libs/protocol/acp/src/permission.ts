@@ -71,7 +71,8 @@ export function permissionRequest(sessionId: string, a: ApprovalRequested['data'
     args: a.input,
     principal: 'agent',
     requested_at: requestedAt,
-    approvers_required: 1,
+    // Distinct approvals the call needs (ADR 0048); the hub counts them, this client's is one.
+    approvers_required: a.quorum?.required ?? 1,
     evidence_refs: paths.map((p) => ({ kind: 'workspace_path', ref: p, metadata: { workspace_path: p } })),
     undo_metadata: { session_id: sessionId, run_id: a.turnId, worker_id: null, mutation_scope: mutationScope, policy_decision: policyDecision },
     capabilities_requested: [],
@@ -94,6 +95,15 @@ export function permissionRequest(sessionId: string, a: ApprovalRequested['data'
     // Copies under `_meta.harn` too: ACP clients that parse strictly keep only `_meta`.
     _meta: { harn: { approvalId: a.approvalId, turnId: a.turnId, approvalRequest, policyDecision, mutation, declaredPaths: paths } },
   };
+}
+
+/**
+ * The same request offering only a refusal: for a key that may not approve this call under its
+ * quorum terms (the excluded requester, or one that approved already; ADR 0048) but may refuse it.
+ */
+export function withoutApprove<T>(params: T): T {
+  const p = params as { options?: readonly { kind: string }[] };
+  return { ...params, options: (p.options ?? []).filter((o) => o.kind.startsWith('reject')) };
 }
 
 const AcpAnswer = z.looseObject({

@@ -13,7 +13,8 @@ export type TurnResult =
   | { kind: 'completed'; text: string }
   | { kind: 'failed'; code: string; message: string; retryable: boolean }
   | { kind: 'cancelled'; reason: string; text: string }
-  | { kind: 'awaiting_approval'; text: string; approvals: readonly ApprovalRequested['data'][] }
+  /** `votes`: distinct approvals so far of an approval that needs several (ADR 0048), by approval id. */
+  | { kind: 'awaiting_approval'; text: string; approvals: readonly ApprovalRequested['data'][]; votes?: Readonly<Record<string, number>> }
   /** `queued`: no worker has taken the turn yet (its last event is `TurnQueued`, ADR 0033). */
   | { kind: 'pending'; text: string; queued?: QueuedTurn | null };
 
@@ -73,7 +74,7 @@ export function encodeReply(result: TurnResult, view: ReplyView): WireReply {
       return encodeError(wireError('turn_cancelled', 'The turn was cancelled.', { details: { reason: result.reason, run_id: view.turnId } }), view.echo, view);
     case 'awaiting_approval': {
       const delivered = Math.max(view.delivered, result.text.length);
-      const asks = result.approvals.map((a) => requestApproval(a, view, delivered));
+      const asks = result.approvals.map((a) => requestApproval(a, view, delivered, result.votes?.[a.approvalId] ?? 0));
       return success(view, [...renderRest(result.text, view.delivered), ...asks]);
     }
     case 'pending': {
@@ -132,8 +133,20 @@ function continuation(view: ReplyView, delivered: number, approvalId?: string): 
   return { run_id: view.turnId, continuation_token: token };
 }
 
-function requestApproval(approval: ApprovalRequested['data'], view: ReplyView, delivered: number): ActionDirective {
+/**
+ * What the hub adds to a `request_approval` under its namespace: the policy rule that asked (issue
+ * 23) and, for an approval that needs several approvers, how many it has and needs (ADR 0048).
+ */
+function approvalExtension(approval: ApprovalRequested['data'], votes: number): Record<string, unknown> | null {
+  const ext: Record<string, unknown> = {};
+  if (approval.policy) ext['policy'] = { version: approval.policy.version, rule: approval.policy.rule, rule_index: approval.policy.ruleIndex };
+  if (approval.quorum) ext['quorum'] = { required: approval.quorum.required, approvals: votes, requester_may_approve: approval.quorum.requesterMayApprove };
+  return Object.keys(ext).length > 0 ? ext : null;
+}
+
+function requestApproval(approval: ApprovalRequested['data'], view: ReplyView, delivered: number, votes: number): ActionDirective {
   const deadline = approval.deadlineAt === null ? NaN : Date.parse(approval.deadlineAt) - view.nowMs;
+  const ext = approvalExtension(approval, votes);
   return {
     action_type: 'request_approval',
     priority: 'high',
@@ -149,6 +162,7 @@ function requestApproval(approval: ApprovalRequested['data'], view: ReplyView, d
       fallback_message: `The assistant is waiting for approval to run ${approval.toolName}. Approve or deny it from a client that supports approvals.`,
       continuation: continuation(view, delivered, approval.approvalId),
     },
+    ...(ext ? { extensions: { [HUB_EXTENSION]: ext } } : {}),
   };
 }
 
