@@ -135,4 +135,56 @@ describe('the inbox', () => {
     expect(late[0]).toMatch(aliceWon ? /already approved by alice \(approver\) via HTTP API/ : /already approved by (?!alice).+ via HTTP API/);
     await c.close();
   });
+
+  it('an approval two must give (ADR 0048): the card shows the votes and who may still approve; the run explorer the rule and policy version', async () => {
+    const rule = { tool: 'write_file', args: [{ kind: 'path', arg: 'path', glob: 'quorum/**' }] };
+    const policy = {
+      rules: [
+        {
+          id: 'two-approvers',
+          match: rule,
+          outcome: 'ask',
+          approval: { required: 2, approvers: { roles: ['admin', 'approver'] }, requesterMayApprove: false },
+        },
+      ],
+    };
+    const headers = { authorization: `Bearer ${hub.tenant.apiKey}`, 'content-type': 'application/json' };
+    const set = await fetch(`${hub.stack.url}/v1/admin/policy`, { method: 'PUT', headers, body: JSON.stringify(policy) });
+    expect(set.status).toBe(200);
+    const { version } = (await set.json()) as { version: number };
+    const [bob, carol] = [await hub.newKey('bob', 'approver'), await hub.newKey('carol', 'approver')];
+    const p = await hub.page();
+    await p.signIn(bob);
+    // Raised by the admin key: the requester, whom this rule excludes.
+    const c = await raise('c-quorum', 'write "x" to quorum/a.txt');
+    const card = p.card('quorum/a.txt');
+    await card.waitFor();
+    // The matched rule and the policy version, as the worker recorded them in the reason.
+    await expect(card.locator('.ask-reason').textContent()).resolves.toMatch(new RegExp(`by rule two-approvers: .*\\[policy v${version}\\]`));
+    await expect(card.locator('.quorum').textContent()).resolves.toBe(
+      '0 of 2 approvals · no approval yet · 2 more from role admin or role approver, not the requester',
+    );
+    await card.getByRole('button', { name: /Approve/ }).click();
+    await p.page.locator('.notice-ok', { hasText: 'write_file: your approval counted, 1 of 2; it waits for the rest.' }).waitFor();
+    await card.locator('.quorum', { hasText: '1 of 2 approvals · approved by bob (approver) · 1 more from' }).waitFor();
+    await p.screenshot('inbox-quorum');
+
+    await p.page.goto(`${hub.stack.url}/console/sessions/c-quorum/events`);
+    const shown = p.page.locator('.approval-at');
+    await shown.locator('.policy-rule', { hasText: `rule two-approvers (#0) of policy v${version}` }).waitFor();
+    await expect(shown.locator('.quorum').textContent()).resolves.toBe(
+      '1 of 2 approvals · approved by bob (approver) · 1 more from role admin or role approver, not the requester, not who approved already',
+    );
+    const second = await fetch(`${hub.stack.url}/v1/sessions/c-quorum/approvals/${await shown.getAttribute('data-approval-id')}`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${carol}` },
+      body: JSON.stringify({ decision: 'approved' }),
+    });
+    expect(await second.json()).toEqual(expect.objectContaining({ status: 'approved' }));
+    await turnDone(c);
+    // The explorer follows the log: the second vote decided it.
+    await shown.locator('.quorum', { hasText: '2 of 2 approvals · approved by bob (approver), carol (approver)' }).waitFor();
+    await c.close();
+    expect((await fetch(`${hub.stack.url}/v1/admin/policy`, { method: 'PUT', headers, body: JSON.stringify({ rules: [] }) })).status).toBe(200);
+  });
 });

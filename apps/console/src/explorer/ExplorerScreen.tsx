@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react';
 import { isNotFound, type HubApi } from '../api/client';
 import { NotFound } from '../ui/NotFound';
 import { download, toNdjson } from './ndjson';
+import { ApprovalsAtCursor } from './ApprovalsAtCursor';
 import { StateAtCursor } from './StateAtCursor';
 import { Timeline } from './Timeline';
 import { useEventLog } from './useEventLog';
@@ -97,7 +98,9 @@ export function ExplorerScreen({ api, sessionId }: { api: HubApi; sessionId: str
             onPick={(pos) => moveTo(events.findIndex((e) => e.streamPosition === pos) + 1)}
           />
         </div>
-        <StateAtCursor state={view.state} cursor={last?.globalPosition ?? 0} />
+        <StateAtCursor state={view.state} cursor={last?.globalPosition ?? 0}>
+          <ApprovalsAtCursor events={events.slice(0, count)} />
+        </StateAtCursor>
       </div>
     </section>
   );

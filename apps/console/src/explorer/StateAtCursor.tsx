@@ -1,10 +1,12 @@
 import type { HarnessState } from '@hub/domain';
+import type { ReactNode } from 'react';
 
 /**
  * The transport state at the explorer's cursor: the conversation as it stood, then the exact
  * JSON (what `GET /v1/sessions/ID/state` answers when the cursor is the session's last event).
+ * `children`: more of the session as it stood at the cursor (its approvals), before the JSON.
  */
-export function StateAtCursor({ state, cursor }: { state: HarnessState; cursor: number }) {
+export function StateAtCursor({ state, cursor, children }: { state: HarnessState; cursor: number; children?: ReactNode }) {
   return (
     <section className="state-at" aria-label="State at the cursor">
       <p>
@@ -30,6 +32,7 @@ export function StateAtCursor({ state, cursor }: { state: HarnessState; cursor: 
           ))}
         </ol>
       )}
+      {children}
       <details className="state-raw">
         <summary>State as JSON</summary>
         <pre className="state-json" data-cursor={cursor}>

@@ -1,6 +1,7 @@
 import type { Approval } from '../api/types';
 import { ago, deadline, protocolName } from '../ui/format';
 import { Arguments } from './Arguments';
+import { approvedByText, countText, mayStillApproveText } from './quorum';
 
 export interface CardProps {
   approval: Approval;
@@ -28,6 +29,14 @@ export function ApprovalCard({ approval: a, selected, busy, now, reason, onReaso
         </span>
       </header>
       <Arguments args={a.arguments} />
+      {/* Why it asks: the policy rule that matched (issue 23) names itself in the reason. */}
+      <p className="meta ask-reason">{a.reason}</p>
+      {a.quorum && (
+        <p className="meta quorum">
+          <strong className="quorum-count">{countText(a.quorum)}</strong> · {approvedByText(a.quorum.votes)}
+          {mayStillApproveText(a.quorum) ? ` · ${mayStillApproveText(a.quorum)}` : ''}
+        </p>
+      )}
       <p className="meta muted">
         session{' '}
         <a href={`/console/sessions/${encodeURIComponent(a.sessionId)}`} className="session-link">

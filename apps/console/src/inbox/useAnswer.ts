@@ -36,7 +36,10 @@ export function useAnswer(api: HubApi, onDone: (n: Notice) => void) {
   return useMutation({
     mutationFn: async ({ approval, decision, reason }: { approval: Approval; decision: 'approved' | 'denied'; reason: string }): Promise<Notice> => {
       try {
-        await api.answer(approval, decision, reason);
+        const answered = await api.answer(approval, decision, reason);
+        // An approval short of its quorum (ADR 0048): counted, and the call still waits for the rest.
+        if (answered.status === 'pending')
+          return { kind: 'ok', text: `${approval.toolName}: your approval counted, ${answered.approvals} of ${answered.required}; it waits for the rest.` };
         return { kind: 'ok', text: `${approval.toolName} ${decision}${reason.trim() ? `: ${reason.trim()}` : ''}.` };
       } catch (e) {
         if (e instanceof ApiError && e.code === 'APPROVAL_ALREADY_RESOLVED') return lateNotice(approval, await whoAnswered(api, approval));
