@@ -123,3 +123,34 @@ it('an endpoint failing every attempt for longer than the setting is disabled, s
   expect(after).toEqual(expect.objectContaining({ enabled: false, disabledReason: expect.stringMatching(/^failing since .* without a success$/) }));
   expect(receiver.at('/down').length).toBeGreaterThan(2);
 });
+
+it('writes an escalation as two messages of one event: the expiry of the first approval, the request of the new one (ADR 0050)', async () => {
+  const { endpoint } = await new WebhookEndpoints(pool).create(tenant, {
+    url: receiver.url('/esc'),
+    events: ['approval.expired', 'approval.requested'],
+    description: null,
+  });
+  const request = { turnId: 't', toolCallId: 'c', toolName: 'refund', input: {}, riskTier: 'high', reason: 'asks', deadlineAt: null };
+  await new EventStore(pool).append(
+    tenant,
+    'session-esc',
+    [{ type: 'ApprovalRequested', data: { ...request, approvalId: 'a.escalated', escalatedFrom: 'a' }, metadata: meta }],
+    { expectedVersion: 'any' },
+  );
+  const outbox = new WebhookOutbox(pool, { publicUrl: 'http://hub.example', linkTtlMs: 60_000 });
+  const owner = createPool(db.ownerUrl, { max: 1 });
+  const messages = () =>
+    owner.query<{ event_type: string; event_position: string; approval: string }>(
+      `SELECT event_type, event_position::text, payload->'data'->>'approvalId' AS approval FROM webhook_messages WHERE endpoint_id = $1 ORDER BY event_type`,
+      [endpoint.id],
+    );
+  for (const until = Date.now() + 20_000; (await messages()).rows.length < 2 && Date.now() < until;) await outbox.step();
+  await outbox.step(); // and nothing twice
+  const { rows } = await messages();
+  await owner.end();
+  expect(rows.map((r) => [r.event_type, r.approval])).toEqual([
+    ['approval.expired', 'a'],
+    ['approval.requested', 'a.escalated'],
+  ]);
+  expect(new Set(rows.map((r) => r.event_position)).size).toBe(1);
+});

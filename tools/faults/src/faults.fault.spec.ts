@@ -124,12 +124,47 @@ it('Redis kill -9 with AOF (appendfsync always): the queues come back as they we
   expectNothingLost(l, 6);
 });
 
+/**
+ * A turn waiting on an approval whose deadline (`afterSeconds`, denying) is a delayed job in
+ * Redis: the tenant's policy asks for every write_file, and the offline model writes one.
+ */
+async function pendingApproval(session: string, afterSeconds: number): Promise<{ approvalId: string; deadlineAt: string }> {
+  const policy = {
+    rules: [{ id: 'writes-expire', match: { tool: 'write_file' }, outcome: 'ask', approval: { deadline: { afterSeconds } } }],
+    default: { outcome: 'builtin' },
+  };
+  const put = await fetch(`${hub.url}/v1/admin/policy`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${hub.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(policy),
+  });
+  expect(put.status).toBe(200);
+  const [c] = await hub.submit([session], 'write "x" to notes.txt');
+  await c.waitFor('a pending approval', (x) => x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'pending', 30_000);
+  await c.close();
+  return (await approvalEvents(session, 'ApprovalRequested'))[0];
+}
+
+async function approvalEvents(
+  session: string,
+  type: string,
+): Promise<Array<{ approvalId: string; deadlineAt: string; decision?: string; by?: { id: string } }>> {
+  const { rows } = await hub.pool.query<{ data: { approvalId: string; deadlineAt: string } }>(
+    'SELECT data FROM events WHERE tenant_id = $1 AND stream_id = $2 AND type = $3 ORDER BY stream_position',
+    [hub.tenantId, `session-${session}`, type],
+  );
+  return rows.map((r) => r.data);
+}
+
 it('Redis kill -9 without AOF: every acknowledged turn is recovered by the reconciler within its bound', async () => {
   let waitingAtKill = 0;
+  let deadlinesAtKill = 0;
   await redis.kill9();
   redis.wipe();
   await redis.start({ aof: false });
   await sleep(1500); // the hub's connections find the new server
+  // An approval whose deadline passes after the kill (ADR 0050): its job dies with Redis's data.
+  const approval = await pendingApproval('deadline-noaof', 12);
   // Two turns per session: the second waits behind the first, as later submits did in the report.
   const l = await underFault(
     'redis-noaof',
@@ -148,6 +183,9 @@ it('Redis kill -9 without AOF: every acknowledged turn is recovered by the recon
       // What Redis held but no worker had started: what the kill loses and the reconciler must find.
       const turns = new Queue('turns', { connection: { url: redis.url }, prefix: hub.env().HUB_QUEUE_PREFIX });
       waitingAtKill = await turns.getJobCountByTypes('wait', 'prioritized').finally(() => turns.close());
+      const commands = new Queue('commands', { connection: { url: redis.url }, prefix: hub.env().HUB_QUEUE_PREFIX });
+      deadlinesAtKill = await commands.getJobCountByTypes('delayed').finally(() => commands.close());
+      expect(await approvalEvents('deadline-noaof', 'ApprovalResolved')).toEqual([]); // still pending when Redis dies
       await redis.kill9();
       redis.wipe();
       await redis.start({ aof: false });
@@ -164,6 +202,18 @@ it('Redis kill -9 without AOF: every acknowledged turn is recovered by the recon
   // Bound: a lost turn is found once its stream is quiet for the lock time, at the next scan;
   // then it and the turn queued behind it run (two turns of PROMPT, about 2 s each).
   expect(l.settleMs).toBeLessThan(LOCK_MS + RECONCILE_MS + 2 * 6000 + 8000);
+  // The approval's deadline came back from Postgres and denied it at (or after) its time.
+  expect(deadlinesAtKill).toBe(1);
+  let resolved = await approvalEvents('deadline-noaof', 'ApprovalResolved');
+  for (let i = 0; i < 100 && resolved.length === 0; i++) {
+    await sleep(200);
+    resolved = await approvalEvents('deadline-noaof', 'ApprovalResolved');
+  }
+  expect(resolved).toEqual([
+    expect.objectContaining({ approvalId: approval.approvalId, decision: 'denied', by: expect.objectContaining({ id: 'approval-deadline' }) }),
+  ]);
+  const rescheduled = hub.workers.flatMap((w) => w.stderr.split('\n').filter((x) => x.includes('"approval deadline rescheduled"')));
+  expect(rescheduled.some((x) => x.includes(approval.approvalId))).toBe(true);
 });
 
 it('Postgres stopped mid-turn for 5 s and started again: appends retry, streams resume', async () => {
