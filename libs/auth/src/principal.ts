@@ -12,6 +12,12 @@ export interface PersonCredential {
   sub: string;
   name?: string;
   email?: string;
+  /**
+   * The person's identity groups as the provider gave them (the access token's groups claim, or
+   * the console session's, read at sign-in and at every refresh): what an approval rule's
+   * `approvers.groups` is checked against.
+   */
+  groups: readonly string[];
   /** Epoch milliseconds after which the credential is refused, open sockets included. */
   expiresAt: number;
   sessionId?: string;
@@ -34,8 +40,17 @@ export interface Principal {
 
 export function actorOf(p: Principal): Actor {
   if (p.person) {
-    const { iss, sub, name, email } = p.person;
-    return { type: 'person', id: personActorId(iss, sub), name: name ?? email ?? sub, role: p.role, iss, sub, ...(email === undefined ? {} : { email }) };
+    const { iss, sub, name, email, groups } = p.person;
+    return {
+      type: 'person',
+      id: personActorId(iss, sub),
+      name: name ?? email ?? sub,
+      role: p.role,
+      iss,
+      sub,
+      ...(email === undefined ? {} : { email }),
+      groups: [...groups],
+    };
   }
   return { type: 'api_key', id: p.keyPrefix, name: p.keyName, role: p.role };
 }

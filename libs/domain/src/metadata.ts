@@ -17,6 +17,12 @@ export const Actor = z.object({
   sub: z.string().optional(),
   /** A person's email as the provider gave it. */
   email: z.string().optional(),
+  /**
+   * A person's identity groups as the provider gave them at sign-in (or at the console session's
+   * last refresh): what an approval rule's `approvers.groups` is checked against. Kept on every
+   * event's metadata, so the log shows which groups let a person approve (audit). Keys have none.
+   */
+  groups: z.array(z.string()).optional(),
 });
 export type Actor = z.infer<typeof Actor>;
 

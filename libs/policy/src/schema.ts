@@ -66,7 +66,7 @@ export const Approvers = z
     roles: z.array(z.enum(POLICY_ROLES, { message: `unknown role (known: ${POLICY_ROLES.join(', ')})` })).optional(),
     /** API keys by their visible prefix (`hub_ab12cd34`). */
     keys: z.array(z.string().min(1).max(100)).optional(),
-    /** Identity-provider groups; reserved for OIDC sign-in (no key has a group yet). */
+    /** Identity-provider groups: a person signed in with OIDC whose groups include one (keys have no groups). */
     groups: z.array(z.string().min(1).max(200)).optional(),
   })
   .refine((a) => (a.roles?.length ?? 0) + (a.keys?.length ?? 0) + (a.groups?.length ?? 0) > 0, { message: 'names no approver' });

@@ -241,7 +241,7 @@ export class AcpConnection {
     const terms = s.approvalTerms(approvalId);
     if (!terms?.quorum) return 'any';
     const actor = actorOf(this.principal);
-    const voter = { identity: actorIdentity(actor), keyPrefix: actor.type === 'api_key' ? actor.id : undefined, role: actor.role };
+    const voter = { identity: actorIdentity(actor), keyPrefix: actor.type === 'api_key' ? actor.id : undefined, role: actor.role, groups: actor.groups };
     if (whyNotEligible({ ...terms.quorum, requesterMayApprove: true }, voter) !== null) return 'no';
     if (whyNotEligible(terms.quorum, voter) !== null || terms.approvedBy.includes(voter.identity)) return 'deny_only';
     return 'any';

@@ -15,6 +15,7 @@ export function sessionPrincipal(s: PersonSession): Principal {
     sub: s.sub,
     ...(s.name === null ? {} : { name: s.name }),
     ...(s.email === null ? {} : { email: s.email }),
+    groups: s.groups,
     expiresAt: s.expiresAt.getTime(),
     sessionId: s.id,
   });

@@ -20,6 +20,7 @@ const accounts = [
   { sub: 'ada', name: 'Ada Admin', email: 'ada@example.com', groups: ['admins'] },
   { sub: 'aaron', name: 'Aaron Approver', email: 'aaron@example.com', groups: ['approvers', 'staff'] },
   { sub: 'nora', name: 'Nora Nobody', email: 'nora@example.com', groups: ['staff'] },
+  { sub: 'fiona', name: 'Fiona Finance', email: 'fiona@example.com', groups: ['approvers', 'finance'] },
 ];
 
 function bearer(token: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): RequestInit {
@@ -131,6 +132,7 @@ it("a person's access token drives a turn over the transport WebSocket, and the 
     name: 'Ada Admin',
     email: 'ada@example.com',
     role: 'admin',
+    groups: ['admins'],
   });
 });
 
@@ -206,6 +208,7 @@ describe('console sessions', () => {
       name: 'Aaron Approver',
       email: 'aaron@example.com',
       role: 'approver',
+      groups: ['approvers', 'staff'],
     };
     const resolved = (await stack.events(tenant.tenantId, 'oidc-approval')).find((e) => e.type === 'ApprovalResolved');
     expect((resolved?.data as { by: unknown }).by).toEqual(person);
@@ -273,4 +276,34 @@ describe('console sessions', () => {
     expect(after.status).toBe(401);
     expect(((await after.json()) as { detail: string }).detail).toMatch(/revoked/);
   });
+});
+
+it('a rule naming approvers by identity group: a person in the group approves in the console, one outside it (same role, bearer token) is refused', async () => {
+  const policy = {
+    rules: [{ id: 'finance-writes', match: { tool: 'write_file' }, outcome: 'ask', approval: { approvers: { groups: ['finance'] } } }],
+    default: { outcome: 'builtin' },
+  };
+  expect((await fetch(`${stack.url}/v1/admin/policy`, bearer(tenant.apiKey, policy, 'PUT'))).status).toBe(200);
+  const c = await TransportTestClient.connect(stack.url, tenant.apiKey, { session: 'oidc-groups' });
+  await c.waitFor('snapshot', (x) => x.state !== null);
+  c.send([{ type: 'submit', prompt: 'write "x" to x.txt' }]);
+  await c.waitFor('approval', (x) => x.lastAssistant()?.toolCalls?.[0]?.approval?.status === 'pending');
+  const url = `${stack.url}/v1/sessions/oidc-groups/approvals/${c.lastAssistant()?.toolCalls?.[0]?.approval?.id as string}`;
+  const outside = await fetch(url, bearer(await idp.accessToken('aaron'), { decision: 'approved' }));
+  expect(outside.status).toBe(403);
+  expect(await outside.json()).toEqual(expect.objectContaining({ code: 'APPROVER_NOT_ALLOWED', detail: expect.stringMatching(/only group finance/) }));
+  const fiona = await consoleSignIn('fiona');
+  if (!('cookie' in fiona)) throw new Error(`refused: ${fiona.page}`);
+  const { csrfToken } = (await (await fetch(`${stack.url}/v1/auth/me`, { headers: { cookie: fiona.cookie } })).json()) as { csrfToken: string };
+  const inside = await fetch(url, {
+    method: 'POST',
+    headers: { cookie: fiona.cookie, 'x-hub-csrf': csrfToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ decision: 'approved' }),
+  });
+  expect(inside.status).toBe(200);
+  await c.waitFor('the answer', (x) => x.state?.status === 'idle' && x.lastAssistant()?.status === 'complete');
+  await c.close();
+  // The log records the groups that let her in.
+  const resolved = (await stack.events(tenant.tenantId, 'oidc-groups')).find((e) => e.type === 'ApprovalResolved');
+  expect(resolved?.metadata.actor).toEqual(expect.objectContaining({ sub: 'fiona', groups: ['approvers', 'finance'] }));
 });

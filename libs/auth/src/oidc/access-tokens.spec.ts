@@ -1,5 +1,6 @@
 import { isDomainError } from '@hub/domain';
 import { OidcTestProvider, TEST_AUDIENCE, TEST_CLIENT } from '@hub/testing';
+import { actorOf } from '../principal';
 import { AccessTokens } from './access-tokens';
 import { OidcClients } from './clients';
 import type { IdentityProvider } from './provider';
@@ -53,16 +54,18 @@ beforeAll(async () => {
 afterAll(async () => Promise.all([idp?.stop(), other?.stop()]));
 
 describe('access tokens from the identity provider', () => {
-  it("makes a person's principal: who they are, and the strongest role their groups map to", async () => {
+  it("makes a person's principal: who they are, their groups, and the strongest role their groups map to", async () => {
     const p = await tokens.verify(await idp.accessToken('ada'));
     expect(p).toMatchObject({
       tenantId: TENANT,
       role: 'admin',
       keyPrefix: `${idp.issuer}#ada`,
       keyName: 'Ada Admin',
-      person: { iss: idp.issuer, sub: 'ada', name: 'Ada Admin', email: 'ada@example.com' },
+      person: { iss: idp.issuer, sub: 'ada', name: 'Ada Admin', email: 'ada@example.com', groups: ['hub-admins', 'staff'] },
     });
     expect(p.person?.expiresAt).toBeGreaterThan(Date.now());
+    // The groups travel to the actor, where an approval rule's `approvers.groups` is checked.
+    expect(actorOf(p).groups).toEqual(['hub-admins', 'staff']);
     expect((await tokens.verify(await idp.accessToken('aaron'))).role).toBe('approver');
   });
 

@@ -17,7 +17,8 @@ const CLOCK_TOLERANCE_S = 5;
  * The identity providers' JWT access tokens (RFC 9068), accepted as bearer tokens on the HTTP API
  * and the WebSockets: the issuer names the candidate tenants, the audience picks one, the
  * signature is checked against the provider's published keys, then expiry, and the person's
- * groups (the token's groups claim) give the role, strictly. Every refusal says why.
+ * groups (the token's groups claim) give the role, strictly, and travel with the principal (an
+ * approval rule may name them). Every refusal says why.
  */
 export class AccessTokens {
   constructor(
@@ -77,6 +78,7 @@ export class AccessTokens {
       sub: claims.sub as string,
       ...(name === undefined ? {} : { name }),
       ...(email === undefined ? {} : { email }),
+      groups,
       expiresAt: (claims.exp as number) * 1000,
     });
   }

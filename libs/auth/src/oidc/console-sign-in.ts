@@ -37,8 +37,8 @@ export function safeReturnTo(value: unknown): string {
 
 /**
  * The console's sign-in with the tenant's identity provider (openid-client as the relying party):
- * the authorization code flow with PKCE (S256), `state` and `nonce`; the person's role from their
- * groups, strictly, at every sign-in and every refresh; the session kept by `PersonSessions`.
+ * the authorization code flow with PKCE (S256), `state` and `nonce`; the person's groups, and their
+ * role from them, strictly, at every sign-in and every refresh; the session kept by `PersonSessions`.
  */
 export class ConsoleSignIn {
   private readonly now: () => number;
@@ -117,8 +117,8 @@ export class ConsoleSignIn {
   }
 
   /**
-   * A session whose time is up, refreshed at the provider with its refresh token: the role read
-   * again from the groups the provider gives now. Null (and the session ended) when the provider
+   * A session whose time is up, refreshed at the provider with its refresh token: the groups read
+   * again as the provider gives them now, and the role from them. Null (and the session ended) when the provider
    * refuses or the person lost their role; a session older than `maxSessionSeconds` is not refreshed.
    */
   async refresh(s: PersonSession): Promise<{ session: PersonSession } | { refused: string }> {
@@ -162,7 +162,7 @@ export class ConsoleSignIn {
     config: client.Configuration,
     tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers,
     expectedSub?: string,
-  ): Promise<{ iss: string; sub: string; name?: string; email?: string; role: Role }> {
+  ): Promise<{ iss: string; sub: string; name?: string; email?: string; role: Role; groups: string[] }> {
     const idClaims = (tokens.claims() ?? {}) as Record<string, unknown>;
     const sub = String(idClaims['sub'] ?? expectedSub ?? '');
     if (!sub || (expectedSub !== undefined && sub !== expectedSub))
@@ -180,6 +180,6 @@ export class ConsoleSignIn {
     const role = roleOfGroups(groups, p.groupRoles);
     if (role === null) throw new DomainError('FORBIDDEN', noRoleMessage(groups, p));
     const name = typeof claims['name'] === 'string' ? claims['name'] : undefined;
-    return { iss: p.issuer, sub, role, ...(name === undefined ? {} : { name }), ...(email === undefined ? {} : { email }) };
+    return { iss: p.issuer, sub, role, groups, ...(name === undefined ? {} : { name }), ...(email === undefined ? {} : { email }) };
   }
 }

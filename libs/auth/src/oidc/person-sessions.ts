@@ -13,6 +13,8 @@ export interface PersonSession {
   name: string | null;
   email: string | null;
   role: Role;
+  /** The person's groups as the provider gave them at sign-in or the last refresh. */
+  groups: string[];
   refreshToken: string | null;
   idToken: string | null;
   expiresAt: Date;
@@ -40,6 +42,7 @@ interface SessionRow {
   name: string | null;
   email: string | null;
   role: string;
+  groups: string[];
   refresh_token: string | null;
   id_token: string | null;
   expires_at: Date;
@@ -47,7 +50,7 @@ interface SessionRow {
   created_at: Date;
 }
 
-const COLUMNS = 'id, tenant_id, secret_hash, csrf_token, iss, sub, name, email, role, refresh_token, id_token, expires_at, revoked_at, created_at';
+const COLUMNS = 'id, tenant_id, secret_hash, csrf_token, iss, sub, name, email, role, groups, refresh_token, id_token, expires_at, revoked_at, created_at';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const sha256 = (v: string) => createHash('sha256').update(v).digest();
@@ -63,6 +66,7 @@ function fromRow(r: SessionRow): PersonSession {
     name: r.name,
     email: r.email,
     role: isRole(r.role) ? r.role : 'viewer',
+    groups: r.groups,
     refreshToken: r.refresh_token,
     idToken: r.id_token,
     expiresAt: r.expires_at,
@@ -76,6 +80,7 @@ export interface NewPersonSession {
   name?: string;
   email?: string;
   role: Role;
+  groups: readonly string[];
   refreshToken?: string;
   idToken?: string;
   expiresAt: Date;
@@ -98,8 +103,8 @@ export class PersonSessions {
     const id = randomUUID();
     const secret = token();
     const { rows } = await asTenant(this.pool, tenantId).query<SessionRow>(
-      `INSERT INTO person_sessions (id, tenant_id, secret_hash, csrf_token, iss, sub, name, email, role, refresh_token, id_token, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
+      `INSERT INTO person_sessions (id, tenant_id, secret_hash, csrf_token, iss, sub, name, email, role, refresh_token, id_token, expires_at, groups)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
       [
         id,
         tenantId,
@@ -113,6 +118,7 @@ export class PersonSessions {
         s.refreshToken ?? null,
         s.idToken ?? null,
         s.expiresAt,
+        [...s.groups],
       ],
     );
     return { cookie: `${id}.${secret}`, session: fromRow(rows[0]) };
@@ -131,15 +137,25 @@ export class PersonSessions {
     return { state: row.expires_at > now ? 'live' : 'expired', session: fromRow(row) };
   }
 
-  /** After a refresh at the provider: the role read again, a new end, the provider's new tokens. */
+  /** After a refresh at the provider: the groups and role read again, a new end, the provider's new tokens. */
   async extend(
     s: PersonSession,
-    change: { role: Role; expiresAt: Date; refreshToken?: string; idToken?: string; name?: string; email?: string },
+    change: { role: Role; groups: readonly string[]; expiresAt: Date; refreshToken?: string; idToken?: string; name?: string; email?: string },
   ): Promise<PersonSession> {
     const { rows } = await asTenant(this.pool, s.tenantId).query<SessionRow>(
-      `UPDATE person_sessions SET role = $3, expires_at = $4, refresh_token = COALESCE($5, refresh_token), id_token = COALESCE($6, id_token), name = COALESCE($7, name), email = COALESCE($8, email)
+      `UPDATE person_sessions SET role = $3, expires_at = $4, refresh_token = COALESCE($5, refresh_token), id_token = COALESCE($6, id_token), name = COALESCE($7, name), email = COALESCE($8, email), groups = $9
        WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
-      [s.tenantId, s.id, change.role, change.expiresAt, change.refreshToken ?? null, change.idToken ?? null, change.name ?? null, change.email ?? null],
+      [
+        s.tenantId,
+        s.id,
+        change.role,
+        change.expiresAt,
+        change.refreshToken ?? null,
+        change.idToken ?? null,
+        change.name ?? null,
+        change.email ?? null,
+        [...change.groups],
+      ],
     );
     if (!rows[0]) throw new Error('the session was revoked meanwhile');
     return fromRow(rows[0]);

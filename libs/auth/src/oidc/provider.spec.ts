@@ -78,7 +78,14 @@ describe('settings', () => {
 });
 
 it('a person is the actor: iss and sub, counted apart from keys and from people of another issuer', () => {
-  const p = personPrincipal('t', 'approver', { iss: 'https://a.example', sub: '42', name: 'Aaron', email: 'aaron@example.com', expiresAt: 1 });
+  const p = personPrincipal('t', 'approver', {
+    iss: 'https://a.example',
+    sub: '42',
+    name: 'Aaron',
+    email: 'aaron@example.com',
+    groups: ['finance', 'staff'],
+    expiresAt: 1,
+  });
   const actor = actorOf(p);
   expect(actor).toEqual({
     type: 'person',
@@ -88,10 +95,11 @@ it('a person is the actor: iss and sub, counted apart from keys and from people 
     name: 'Aaron',
     email: 'aaron@example.com',
     role: 'approver',
+    groups: ['finance', 'staff'],
   });
-  const other = actorOf(personPrincipal('t', 'approver', { iss: 'https://b.example', sub: '42', expiresAt: 1 }));
+  const other = actorOf(personPrincipal('t', 'approver', { iss: 'https://b.example', sub: '42', groups: [], expiresAt: 1 }));
   expect(actorIdentity(actor)).not.toBe(actorIdentity(other));
   expect(actorIdentity(actor)).toBe(
-    actorIdentity(actorOf(personPrincipal('t', 'admin', { iss: 'https://a.example', sub: '42', name: 'A. Renamed', expiresAt: 2 }))),
+    actorIdentity(actorOf(personPrincipal('t', 'admin', { iss: 'https://a.example', sub: '42', name: 'A. Renamed', groups: ['other'], expiresAt: 2 }))),
   );
 });

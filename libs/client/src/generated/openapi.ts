@@ -1109,6 +1109,7 @@ export interface components {
     schemas: {
         Actor: {
             email?: string;
+            groups?: string[];
             id: string;
             iss?: string;
             name?: string;

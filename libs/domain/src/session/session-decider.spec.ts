@@ -309,6 +309,21 @@ describe('session decider: an approval with a quorum (ADR 0048)', () => {
     expect(decide(resolve('a1', 'denied'), state(vote), as('k2'))[0]?.type).toBe('ApprovalResolved');
     expect(decide(resolve('a1', 'denied'), state(), { ...meta, actor: { type: 'system', id: 'approval-deadline' } })[0]?.type).toBe('ApprovalResolved');
   });
+
+  it('lets a person approve under a rule that names their identity group, and refuses one outside it', () => {
+    const byGroup: HubEvent = { ...asked, data: { ...asked.data, quorum: { ...quorum, required: 1, approvers: { groups: ['finance'] } } } } as HubEvent;
+    const person = (sub: string, groups: string[]): CommandMetadata => ({
+      ...meta,
+      actor: { type: 'person', id: `https://idp.example#${sub}`, iss: 'https://idp.example', sub, role: 'approver', groups },
+    });
+    const groupState = foldSession([...running('t1'), byGroup]);
+    expect(decide(resolve('a1'), groupState, person('fiona', ['staff', 'finance']))).toEqual([
+      expect.objectContaining({ type: 'ApprovalResolved', data: expect.objectContaining({ decision: 'approved' }) }),
+    ]);
+    expect(refusal(() => decide(resolve('a1'), groupState, person('sam', ['staff'])))).toBe('APPROVER_NOT_ALLOWED');
+    // A key has no groups: its role alone does not make it one of the group.
+    expect(refusal(() => decide(resolve('a1'), groupState, as('k1')))).toBe('APPROVER_NOT_ALLOWED');
+  });
 });
 
 describe('session decider: a passed deadline (ADR 0048)', () => {

@@ -164,7 +164,7 @@ function quorumVote(command: ResolveApproval, pending: PendingApproval, meta: Co
   if (!terms) return null;
   const { approvalId } = command;
   const identity = actorIdentity(meta.actor);
-  const voter = { identity, keyPrefix: meta.actor.type === 'api_key' ? meta.actor.id : undefined, role: meta.actor.role };
+  const voter = { identity, keyPrefix: meta.actor.type === 'api_key' ? meta.actor.id : undefined, role: meta.actor.role, groups: meta.actor.groups };
   // The requester may always refuse their own call; only approving it is theirs to lose.
   const why = whyNotEligible(command.decision === 'denied' ? { ...terms, requesterMayApprove: true } : terms, voter);
   if (why !== null) {
