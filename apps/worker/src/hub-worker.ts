@@ -19,7 +19,7 @@ import {
   type RunTurnOutcome,
   type TurnLog,
 } from '@hub/agent';
-import { redriveOf, sessionStreamId, type CommandMetadata, type HubEvent, type Recorded, type SessionView } from '@hub/domain';
+import { isOwnDeadline, redriveOf, sessionStreamId, type CommandMetadata, type HubEvent, type Recorded, type SessionView } from '@hub/domain';
 import { EventStore, asSystem, createPool, SecretStore, SnapshotStore } from '@hub/event-store';
 import type { Pool } from 'pg';
 import { HUB_PROJECTIONS, ProjectionThread, projectionStatus } from '@hub/projections';
@@ -253,7 +253,14 @@ export class HubWorker {
         traced(p.trace, 'runTurn', { [ATTR.TENANT_ID]: p.tenantId, [ATTR.SESSION_ID]: p.sessionId, [ATTR.TURN_ID]: p.turnId }, () =>
           this.runTurn({ ...p, trace: p.trace, causationId: String(job.id), finalAttempt: isFinalAttempt(job) }),
         ),
-      expireApproval: (p) => {
+      expireApproval: async (p) => {
+        // A job for a deadline the log does not hold (its request was never appended: the turn
+        // was re-driven with a later deadline) expires nothing.
+        const { events } = await this.store.readStream<HubEvent>(p.tenantId, sessionStreamId(p.sessionId));
+        if (!isOwnDeadline(events, p.approvalId, p.deadlineAt)) {
+          this.log.log(`approval deadline ${p.deadlineAt} of ${p.approvalId} is not the one the log holds: nothing expired`);
+          return;
+        }
         const meta: CommandMetadata = {
           commandId: `expire:${p.sessionId}:${p.approvalId}`,
           tenantId: p.tenantId,

@@ -1,4 +1,4 @@
-import { foldSession, sessionStreamId, type HubEvent } from '@hub/domain';
+import { foldSession, recordedDeadline, sessionStreamId, type HubEvent } from '@hub/domain';
 import type { HubQueues } from './queues';
 import type { TraceCarrier } from './catalog';
 
@@ -99,10 +99,7 @@ export class ApprovalDeadlines {
     const { events } = await this.opts.log.readStream(tenantId, sessionStreamId(sessionId));
     const state = foldSession(events);
     if (state.status !== 'active' || !state.pendingApprovals.has(approvalId)) return null;
-    const request = events.findLast(
-      (e): e is Extract<HubEvent, { type: 'ApprovalRequested' }> => e.type === 'ApprovalRequested' && e.data.approvalId === approvalId,
-    );
-    return request?.data.deadlineAt ?? null;
+    return recordedDeadline(events, approvalId) ?? null;
   }
 
   private trace(): TraceCarrier {

@@ -3,3 +3,4 @@ export * from './session-decider';
 export * from './session-view';
 export * from './fork-plan';
 export * from './quorum';
+export * from './approval-deadline';
