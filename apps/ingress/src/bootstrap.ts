@@ -12,6 +12,7 @@ import { PG_POOL } from './hub.providers';
 import { serveOpenApi } from './http/openapi';
 import { accessLog } from './observability/access-log';
 import { registerIngressGauges } from './observability/ingress-gauges';
+import { LaggingReads } from './read-models/lagging-reads';
 import { deferBodyErrors } from './http/body-errors';
 import { AuthenticatedWsAdapter } from './transport/authenticated-ws.adapter';
 import { OpenSockets } from './transport/open-sockets';
@@ -37,6 +38,7 @@ export async function startIngress(settings: IngressSettings): Promise<NestExpre
     new AuthenticatedWsAdapter(app, app.get(Credentials), settings.maxFrameBytes, sockets, app.get(TenantSockets), app.get(SessionCookieAuth)),
   );
   registerIngressGauges(sockets, app.get(PG_POOL), app.get(HubQueues));
+  app.get(LaggingReads).registerGauge();
   serveOpenApi(app);
   app.enableShutdownHooks();
   limitSlowClients(app.getHttpServer() as Server, settings);

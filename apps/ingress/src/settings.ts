@@ -5,6 +5,8 @@ import { IngressConfig, parseConfig, serviceSettings, type ServiceSettings } fro
 export interface IngressSettings extends ServiceSettings {
   port: number;
   host: string;
+  /** `HUB_READ_DATABASE_URL`: the standby the lag-tolerant read-model lists read from; unset, the main pool. */
+  readDatabaseUrl?: string;
   maxFrameBytes: number;
   maxBodyBytes: number;
   /** Node's `headersTimeout` / `requestTimeout` for the HTTP server (`HUB_HTTP_*_TIMEOUT_MS`). */
@@ -37,6 +39,7 @@ export function loadIngressSettings(env?: NodeJS.ProcessEnv): IngressSettings {
     ...serviceSettings(c),
     port: c.PORT,
     host: c.HOST,
+    readDatabaseUrl: c.HUB_READ_DATABASE_URL,
     maxFrameBytes: c.HUB_MAX_FRAME_BYTES,
     maxBodyBytes: c.HUB_MAX_BODY_BYTES,
     httpHeadersTimeoutMs: c.HUB_HTTP_HEADERS_TIMEOUT_MS,

@@ -106,6 +106,11 @@ function sharedShape(serviceName: string) {
 /** The NestJS HTTP + WebSocket edge. */
 export const IngressConfig = z.object({
   ...sharedShape('hub-ingress'),
+  /**
+   * A standby for the read-model lists that tolerate replication lag (the session list, usage):
+   * e.g. HAProxy on Patroni's `GET /replica`. Unset: they read from DATABASE_URL (docs/high-availability.md).
+   */
+  HUB_READ_DATABASE_URL: envOptionalUrl(['postgresql', 'postgres']),
   /** 0 picks a free port (tests); the chosen URL is logged as `ingress listening`. */
   PORT: envInt({ min: 0, max: PORT_MAX, default: 8080 }),
   HOST: envString({ default: '0.0.0.0', pattern: /^\S+$/, expected: 'a host name or address' }),

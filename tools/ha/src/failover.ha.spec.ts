@@ -91,7 +91,12 @@ beforeAll(async () => {
     bouncer = await step('PgBouncer (session pooling) in front of HAProxy', 60_000, () => HaPgBouncer.start(pg, 'session', ['postgres', APP_LOGIN]));
   const hubPg = bouncer ? { url: bouncer.url('postgres') } : pg;
   hub = await step('hub: migrations, one ingress, two workers, a tenant', 180_000, () =>
-    FaultHub.start(hubPg, redis, 2, { HUB_REDIS_SENTINELS: redis.sentinelSetting, HUB_REDIS_SENTINEL_NAME: REDIS_PRIMARY_NAME }),
+    FaultHub.start(hubPg, redis, 2, {
+      HUB_REDIS_SENTINELS: redis.sentinelSetting,
+      HUB_REDIS_SENTINEL_NAME: REDIS_PRIMARY_NAME,
+      // The session list and usage read the standby (HAProxy on GET /replica), as the app's login.
+      ...(bouncer ? {} : { HUB_READ_DATABASE_URL: devAppUrl(pg.replicaUrl) }),
+    }),
   );
   // The hub's processes really are PgBouncer's clients (their login, several connections each).
   if (bouncer) expect((await within('PgBouncer SHOW CLIENTS', 10_000, bouncer.clientUsers())).filter((u) => u === APP_LOGIN).length).toBeGreaterThan(3);
@@ -246,6 +251,90 @@ function expectNothingLost(row: Row): void {
   // Liveness answers through the outage (no pod would be restarted); readiness may not.
   expect(row.healthDuring.startsWith('200,')).toBe(true);
 }
+
+/** The ingress's /metrics gauge of its lagging reads' replay lag (HUB_READ_DATABASE_URL on a standby). */
+async function readLagSeconds(): Promise<number | undefined> {
+  const text = await (await fetch(`${hub.url}/metrics`, { signal: AbortSignal.timeout(3000) })).text();
+  const m = /^hub_db_read_replay_lag_seconds\{[^}]*standby="true"[^}]*\} (\S+)/m.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+(VIA_PGBOUNCER ? it.skip : it)(
+  'Read-model lists (the session list, usage) read from the synchronous standby through HAProxy on GET /replica (HUB_READ_DATABASE_URL); /metrics shows its replay lag',
+  async () => {
+    const standby = await pg.untilSynchronous();
+    const headers = { authorization: `Bearer ${hub.apiKey}` };
+    const get = async (path: string) => {
+      const res = await fetch(`${hub.url}${path}`, { headers, signal: AbortSignal.timeout(5000) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    // Lag while turns stream: the gauge sampled every 250 ms for 4 s under the load's writes.
+    const load = ['standby-reads-0', 'standby-reads-1', 'standby-reads-2', 'standby-reads-3'];
+    const clients = await submit(load);
+    await clients[0].waitFor('streaming', (x) => (x.lastAssistant()?.content.length ?? 0) > 60, 60_000);
+    const lags: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      const lag = await within('scraping /metrics', 5000, readLagSeconds());
+      if (lag !== undefined) lags.push(lag);
+      await sleep(250);
+    }
+    await Promise.all(clients.map((c) => c.waitForIdle(90_000)));
+    // Each finished session shows in the standby's list (how long after its turn ended: the lag a person sees).
+    const ended = Date.now();
+    let listed: { sessionId: string; status: string }[] = [];
+    await until(
+      'the finished sessions in the list read from the standby',
+      async () => {
+        const { status, body } = await get('/v1/sessions?limit=100');
+        listed = status === 200 ? (body.sessions as typeof listed) : [];
+        return load.every((id) => listed.some((x) => x.sessionId === id && x.status === 'idle'));
+      },
+      30_000,
+    );
+    const visibleAfterMs = Date.now() - ended;
+    const usage = await get('/v1/usage');
+    // The ingress's lagging pool really is on the standby: the app's login has connections there.
+    const onStandby = await pg.queryNode<{ n: number }>(
+      standby,
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND backend_type = 'client backend'`,
+      [APP_LOGIN],
+    );
+    await Promise.all(clients.map((c) => within('closing a socket', 35_000, c.close())));
+    // A standby that falls behind: its replay paused (as a long query on it can hold replay; under
+    // Patroni's maintenance mode, else Patroni resumes it at once), a turn is written; the gauge
+    // shows the lag and the list lacks the session until replay resumes.
+    await pg.maintenance(true);
+    await pg.queryNode(standby, 'SELECT pg_wal_replay_pause()');
+    let paused: { lag?: number; listed: boolean; listedAfterResumeMs: number } = { listed: true, listedAfterResumeMs: -1 };
+    try {
+      const [late] = await submit(['standby-reads-late']);
+      await late.waitForIdle(60_000);
+      await within('closing a socket', 35_000, late.close());
+      await sleep(1500);
+      const lag = await within('scraping /metrics', 5000, readLagSeconds());
+      const { body } = await get('/v1/sessions?limit=100');
+      paused = { lag, listed: (body.sessions as typeof listed).some((x) => x.sessionId === 'standby-reads-late'), listedAfterResumeMs: -1 };
+    } finally {
+      await pg.queryNode(standby, 'SELECT pg_wal_replay_resume()');
+      await pg.maintenance(false);
+    }
+    const resumed = Date.now();
+    await until("the late session in the standby's list once replay resumed", async () => {
+      const { body } = await get('/v1/sessions?limit=100');
+      return (body.sessions as typeof listed).some((x) => x.sessionId === 'standby-reads-late');
+    });
+    paused.listedAfterResumeMs = Date.now() - resumed;
+    process.stdout.write(
+      `standby reads: replay lag on /metrics while 4 turns streamed ${lags.map((l) => (l * 1000).toFixed(0)).join(', ')} ms (max ${(Math.max(...lags) * 1000).toFixed(0)} ms); finished sessions listed from the standby ${visibleAfterMs} ms after the last ended; the app's connections on the standby ${onStandby[0].n}; with replay paused: lag ${paused.lag?.toFixed(1)} s, late session listed ${paused.listed}, listed ${paused.listedAfterResumeMs} ms after resuming\n`,
+    );
+    expect({ listedWhilePaused: paused.listed, lagShown: (paused.lag ?? 0) > 1 }).toEqual({ listedWhilePaused: false, lagShown: true });
+    expect(await pg.inRecovery(standby)).toBe(true);
+    expect(onStandby[0].n).toBeGreaterThan(0);
+    expect(usage.status).toBe(200);
+    expect(lags.length).toBeGreaterThan(0);
+    expect(lags.every((l) => l >= 0 && l < 10)).toBe(true);
+  },
+);
 
 it('Postgres switchover (patronictl switchover): the leader stops cleanly, the synchronous standby takes over, nothing acknowledged is lost', async () => {
   let switched = { from: '', to: '' };

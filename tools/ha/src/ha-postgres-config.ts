@@ -59,7 +59,7 @@ postgresql:
 `;
 }
 
-export function haproxyConfig(port: number, nodes: { name: string; host: string; pgPort: number; restPort: number }[]): string {
+export function haproxyConfig(port: number, nodes: { name: string; host: string; pgPort: number; restPort: number }[], replicaPort: number): string {
   // Patroni's documented HAProxy setup: a TCP listener whose servers are health-checked on
   // Patroni's REST API; only the leader answers GET /primary with 200. A server marked down has
   // its sessions cut, so clients reconnect to the new primary instead of hanging on the old.
@@ -74,6 +74,14 @@ defaults
 listen postgres_primary
   bind 127.0.0.1:${port}
   option httpchk GET /primary
+  http-check expect status 200
+  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
+${nodes.map((n) => `  server ${n.name} ${n.host}:${n.pgPort} check port ${n.restPort}`).join('\n')}
+# The standbys, for the reads that may lag (HUB_READ_DATABASE_URL): Patroni answers GET /replica
+# with 200 on a running replica only.
+listen postgres_replicas
+  bind 127.0.0.1:${replicaPort}
+  option httpchk GET /replica
   http-check expect status 200
   default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
 ${nodes.map((n) => `  server ${n.name} ${n.host}:${n.pgPort} check port ${n.restPort}`).join('\n')}

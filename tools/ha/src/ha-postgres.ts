@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
+import { Client, type QueryResultRow } from 'pg';
 import { freeListenPort } from '@hub/testing';
 import { haproxyConfig, patroniConfig } from './ha-postgres-config';
 import { NodeNet } from './node-net';
@@ -34,6 +34,7 @@ export class HaPostgres {
   net?: NodeNet;
   readonly nodes: PatroniNode[] = [];
   port = 0;
+  replicaPort = 0;
   private constructor(readonly dir: string) {}
 
   static async start(): Promise<HaPostgres> {
@@ -95,7 +96,8 @@ export class HaPostgres {
     }
     await this.untilSynchronous();
     this.port = await freeListenPort();
-    writeFileSync(join(this.dir, 'haproxy.cfg'), haproxyConfig(this.port, this.nodes));
+    this.replicaPort = await freeListenPort();
+    writeFileSync(join(this.dir, 'haproxy.cfg'), haproxyConfig(this.port, this.nodes, this.replicaPort));
     this.haproxy = new Proc('haproxy', ['-f', join(this.dir, 'haproxy.cfg'), '-db'], { label: 'haproxy' });
     // HAProxy counts a server up until its checks say otherwise: wait until several connections
     // in a row land on the primary (the standby has been marked down).
@@ -107,6 +109,17 @@ export class HaPostgres {
       onPrimary = rows[0].recovery ? 0 : onPrimary + 1;
       return onPrimary >= 5;
     });
+    await until('HAProxy to route its replica port to the standby', async () => {
+      const c = new Client({ connectionString: this.replicaUrl, connectionTimeoutMillis: 2000, query_timeout: 2000 });
+      await c.connect();
+      const { rows } = await c.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery').finally(() => c.end());
+      return rows[0].recovery;
+    });
+  }
+
+  /** HAProxy's listener on Patroni's `GET /replica`: the standby, for reads that may lag. */
+  get replicaUrl(): string {
+    return `postgresql://postgres:postgres@127.0.0.1:${this.replicaPort}/postgres`;
   }
 
   /** Through HAProxy, as the superuser (the suite migrates and checks as the owner). */
@@ -128,6 +141,11 @@ export class HaPostgres {
 
   /** Whether `node`'s Postgres answers as a standby (read only), asked directly, not through HAProxy. */
   async inRecovery(node: PatroniNode): Promise<boolean> {
+    return (await this.queryNode<{ recovery: boolean }>(node, 'SELECT pg_is_in_recovery() AS recovery'))[0].recovery;
+  }
+
+  /** `sql` on `node`'s Postgres directly (not through HAProxy), as the superuser. */
+  async queryNode<R extends QueryResultRow>(node: PatroniNode, sql: string, params: unknown[] = []): Promise<R[]> {
     const c = new Client({
       host: node.host,
       port: node.pgPort,
@@ -138,8 +156,7 @@ export class HaPostgres {
       query_timeout: 2000,
     });
     await c.connect();
-    const { rows } = await c.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery').finally(() => c.end());
-    return rows[0].recovery;
+    return (await c.query<R>(sql, params).finally(() => c.end())).rows;
   }
 
   /** Waits until some live node is the synchronous standby (Patroni's `GET /sync` answers 200). */
@@ -181,6 +198,15 @@ export class HaPostgres {
       { timeout: 60_000 },
     );
     return { from: leader.name, to: sync.name };
+  }
+
+  /**
+   * Patroni's maintenance mode (`patronictl pause`/`resume`): Patroni then leaves Postgres alone
+   * (no failover, and it no longer resumes a standby's paused WAL replay, which it otherwise does
+   * at its next loop).
+   */
+  async maintenance(on: boolean): Promise<void> {
+    await execFileAsync('patronictl', ['-c', join(this.dir, `${this.nodes[0].name}.yml`), on ? 'pause' : 'resume', 'hub-ha', '--wait'], { timeout: 60_000 });
   }
 
   /**

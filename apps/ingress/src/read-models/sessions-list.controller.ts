@@ -9,6 +9,7 @@ import { apiRef } from '../http/api-schemas';
 import { SessionAccess } from '../auth/session-access';
 import { SESSION_FEED_QUERY, SESSION_LIST_QUERY, TURN_LIST_QUERY, limitOf, oneOf, onlyKnown, positionOf, single } from './query';
 import { EventStreams } from '../http/event-streams';
+import { LaggingReads } from './lagging-reads';
 
 /**
  * The tenant's sessions and their turns, from the read models (one projection lag behind the
@@ -23,6 +24,7 @@ export class SessionListController {
     private readonly access: SessionAccess,
     private readonly feed: ReadModelFeed,
     private readonly streams: EventStreams,
+    private readonly lagging: LaggingReads,
   ) {}
 
   /** Most recently active first; filters `status` and `protocol` (the one that opened it). */
@@ -33,7 +35,8 @@ export class SessionListController {
   async list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>) {
     onlyKnown(q, SESSION_LIST_QUERY.names);
     requireGrant(p.role, 'read');
-    const page = await this.reads.sessions(p.tenantId, {
+    // May read a standby (HUB_READ_DATABASE_URL): a list a person looks at, never read before a write.
+    const page = await this.lagging.models.sessions(p.tenantId, {
       limit: limitOf(q),
       cursor: single(q, 'cursor'),
       status: oneOf(q, 'status', SESSION_STATUSES),

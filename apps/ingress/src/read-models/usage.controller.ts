@@ -1,13 +1,11 @@
-import { Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Controller, Get, Query } from '@nestjs/common';
 import { OWN_SESSIONS_ONLY, type Principal, requireGrant } from '@hub/auth';
 import { DomainError } from '@hub/domain';
 import { readUsage } from '@hub/projections';
-import type { Pool } from 'pg';
 import { CurrentPrincipal } from '../auth/api-key.guard';
 import { apiRef } from '../http/api-schemas';
-import { PG_POOL } from '../hub.providers';
+import { LaggingReads } from './lagging-reads';
 import { onlyKnown, single } from './query';
 import { USAGE_QUERY, usageRange } from './usage.query';
 
@@ -19,7 +17,8 @@ import { USAGE_QUERY, usageRange } from './usage.query';
 @ApiTags('usage')
 @Controller('v1/usage')
 export class UsageController {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  /** May read a standby (HUB_READ_DATABASE_URL): usage is summed after the fact. */
+  constructor(private readonly lagging: LaggingReads) {}
 
   /** Every role reads; a client key only its own turns. */
   @ApiOperation({ summary: "The tenant's usage per key and day (read model): ?from=&to=&key=" })
@@ -36,6 +35,6 @@ export class UsageController {
       key = p.keyPrefix;
     }
     if (key !== undefined && !/^[A-Za-z0-9_]{1,64}$/.test(key)) throw new DomainError('INVALID_COMMAND', 'key: a key prefix', { field: 'key' });
-    return readUsage(this.pool, p.tenantId, { ...range, key });
+    return readUsage(this.lagging.pool, p.tenantId, { ...range, key });
   }
 }
