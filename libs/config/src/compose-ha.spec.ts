@@ -30,7 +30,7 @@ const patroni = parse(readFileSync(join(ROOT, 'deploy/ha/patroni/patroni.yml'), 
   scope: string;
   restapi: { listen: string };
   etcd3: { hosts: string };
-  bootstrap: { dcs: { synchronous_mode: boolean }; post_bootstrap: string };
+  bootstrap: { dcs: { synchronous_mode: boolean; retry_timeout: number; postgresql: { parameters: Record<string, unknown> } }; post_bootstrap: string };
   postgresql: { listen: string };
 };
 
@@ -99,6 +99,10 @@ describe('docker-compose.ha.yml', () => {
 
   it('Patroni keeps a synchronous standby, its store is the etcd members, and it creates the database the hub names', () => {
     expect(patroni.bootstrap.dcs.synchronous_mode).toBe(true);
+    // A partitioned primary's WAL sender is gone before Patroni's demotion (the HA suite's partition case).
+    const walSenderTimeout = String(patroni.bootstrap.dcs.postgresql.parameters['wal_sender_timeout'] ?? '60s');
+    expect(walSenderTimeout).toMatch(/^\d+s$/);
+    expect(parseInt(walSenderTimeout, 10)).toBeLessThanOrEqual(patroni.bootstrap.dcs.retry_timeout);
     expect(patroni.etcd3.hosts.split(',')).toEqual(etcds.map((e) => `${e}:2379`));
     const cluster = environmentOf('etcd-1')['ETCD_INITIAL_CLUSTER'] ?? '';
     expect(cluster.split(',').map((m) => m.split('=')[0])).toEqual(etcds);
