@@ -1158,6 +1158,7 @@ export interface components {
                         /** @default deny */
                         onExpiry: "deny" | "allow" | {
                             escalate: {
+                                afterSeconds?: number;
                                 approvers: {
                                     groups?: string[];
                                     keys?: string[];
@@ -1189,6 +1190,7 @@ export interface components {
                         /** @default deny */
                         onExpiry: "deny" | "allow" | {
                             escalate: {
+                                afterSeconds?: number;
                                 approvers: {
                                     groups?: string[];
                                     keys?: string[];
@@ -1726,6 +1728,7 @@ export interface components {
                 input: unknown;
                 onExpiry?: "allow" | {
                     escalate: {
+                        afterSeconds?: number;
                         approvers: {
                             groups?: string[];
                             keys?: string[];
