@@ -81,8 +81,6 @@ describe('an approval policy over the admin API', () => {
         '$.rules[1]',
       ],
       [{ rules: [{ match: { args: [{ kind: 'regex', arg: 'content', pattern: '(' }] }, outcome: 'deny' }] }, '$.rules[0].match.args[0].pattern'],
-      // Named by identity group: no actor carries groups yet, so the hub refuses rather than ignores it.
-      [{ rules: [{ match: { tool: 'x' }, outcome: 'ask', approval: { approvers: { groups: ['finance'] } } }] }, '$.rules[0].approval.approvers.groups'],
     ] as const;
     for (const [policy, path] of bad) {
       const res = await call('PUT', '/v1/admin/policy', tenant.apiKey, policy);
@@ -313,6 +311,21 @@ describe('quorum: distinct approvers, named by role, never the requester (ADR 00
       ]);
       expect(log.find((e) => e.type === 'ToolCallCompleted')?.data.status).toBe('denied');
       expect(toolUpdates(c).map((u) => u.status)).toEqual(expect.arrayContaining(['pending', 'failed']));
+    });
+
+    it('an approver’s edited arguments that a deny rule catches are refused; neither call runs', async () => {
+      const { c, sessionId } = await opened(tenant.apiKey);
+      // Harn's grant with rewritten args: the worker decides the edited call by the policy again.
+      c.policy = async () => ({ granted: true, args: { path: 'notes.txt', content: 'rm -rf /' } }) as never;
+      const r = await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write "hi" to notes.txt' }] });
+      expect(r.stopReason).toBe('end_turn');
+      const log = await logOf(sessionId);
+      expect(log.find((e) => e.type === 'ApprovalRequested')?.data.policy).toEqual(expect.objectContaining({ rule: 'writes-ask' }));
+      expect(log.find((e) => e.type === 'ApprovalResolved')?.data).toEqual(
+        expect.objectContaining({ decision: 'approved', via: 'acp', input: { path: 'notes.txt', content: 'rm -rf /' } }),
+      );
+      const done = log.find((e) => e.type === 'ToolCallCompleted');
+      expect([done?.data.status, done?.data.output]).toEqual(['denied', expect.stringContaining('by rule no-rm-rf')]);
     });
   });
 
