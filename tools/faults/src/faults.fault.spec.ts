@@ -125,12 +125,14 @@ it('Redis kill -9 with AOF (appendfsync always): the queues come back as they we
 });
 
 /**
- * A turn waiting on an approval whose deadline (`afterSeconds`, denying) is a delayed job in
- * Redis: the tenant's policy asks for every write_file, and the offline model writes one.
+ * A turn waiting on an approval whose deadline (`afterSeconds`) is a delayed job in Redis and
+ * escalates to the tenant's admins, whose own deadline (`escalatedAfterSeconds`) denies: the
+ * tenant's policy asks for every write_file, and the offline model writes one.
  */
-async function pendingApproval(session: string, afterSeconds: number): Promise<{ approvalId: string; deadlineAt: string }> {
+async function pendingApproval(session: string, afterSeconds: number, escalatedAfterSeconds: number): Promise<{ approvalId: string; deadlineAt: string }> {
+  const escalate = { approvers: { roles: ['admin'] }, afterSeconds: escalatedAfterSeconds };
   const policy = {
-    rules: [{ id: 'writes-expire', match: { tool: 'write_file' }, outcome: 'ask', approval: { deadline: { afterSeconds } } }],
+    rules: [{ id: 'writes-expire', match: { tool: 'write_file' }, outcome: 'ask', approval: { deadline: { afterSeconds, onExpiry: { escalate } } } }],
     default: { outcome: 'builtin' },
   };
   const put = await fetch(`${hub.url}/v1/admin/policy`, {
@@ -148,7 +150,7 @@ async function pendingApproval(session: string, afterSeconds: number): Promise<{
 async function approvalEvents(
   session: string,
   type: string,
-): Promise<Array<{ approvalId: string; deadlineAt: string; decision?: string; by?: { id: string } }>> {
+): Promise<Array<{ approvalId: string; deadlineAt: string; decision?: string; by?: { id: string }; escalatedFrom?: string }>> {
   const { rows } = await hub.pool.query<{ data: { approvalId: string; deadlineAt: string } }>(
     'SELECT data FROM events WHERE tenant_id = $1 AND stream_id = $2 AND type = $3 ORDER BY stream_position',
     [hub.tenantId, `session-${session}`, type],
@@ -163,8 +165,8 @@ it('Redis kill -9 without AOF: every acknowledged turn is recovered by the recon
   redis.wipe();
   await redis.start({ aof: false });
   await sleep(1500); // the hub's connections find the new server
-  // An approval whose deadline passes after the kill (ADR 0050): its job dies with Redis's data.
-  const approval = await pendingApproval('deadline-noaof', 12);
+  // An approval whose escalating deadline passes after the kill (ADR 0050): its job dies with Redis's data.
+  const approval = await pendingApproval('deadline-noaof', 12, 3);
   // Two turns per session: the second waits behind the first, as later submits did in the report.
   const l = await underFault(
     'redis-noaof',
@@ -202,16 +204,20 @@ it('Redis kill -9 without AOF: every acknowledged turn is recovered by the recon
   // Bound: a lost turn is found once its stream is quiet for the lock time, at the next scan;
   // then it and the turn queued behind it run (two turns of PROMPT, about 2 s each).
   expect(l.settleMs).toBeLessThan(LOCK_MS + RECONCILE_MS + 2 * 6000 + 8000);
-  // The approval's deadline came back from Postgres and denied it at (or after) its time.
+  // The approval's deadline came back from Postgres and escalated it at (or after) its time; the
+  // escalation's own deadline then denied the call.
   expect(deadlinesAtKill).toBe(1);
   let resolved = await approvalEvents('deadline-noaof', 'ApprovalResolved');
-  for (let i = 0; i < 100 && resolved.length === 0; i++) {
+  for (let i = 0; i < 150 && resolved.length === 0; i++) {
     await sleep(200);
     resolved = await approvalEvents('deadline-noaof', 'ApprovalResolved');
   }
-  expect(resolved).toEqual([
-    expect.objectContaining({ approvalId: approval.approvalId, decision: 'denied', by: expect.objectContaining({ id: 'approval-deadline' }) }),
+  const escalation = `${approval.approvalId}.escalated`;
+  expect(await approvalEvents('deadline-noaof', 'ApprovalRequested')).toEqual([
+    expect.objectContaining({ approvalId: approval.approvalId }),
+    expect.objectContaining({ approvalId: escalation, escalatedFrom: approval.approvalId }),
   ]);
+  expect(resolved).toEqual([expect.objectContaining({ approvalId: escalation, decision: 'denied', by: expect.objectContaining({ id: 'approval-deadline' }) })]);
   const rescheduled = hub.workers.flatMap((w) => w.stderr.split('\n').filter((x) => x.includes('"approval deadline rescheduled"')));
   expect(rescheduled.some((x) => x.includes(approval.approvalId))).toBe(true);
 });
