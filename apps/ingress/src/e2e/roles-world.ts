@@ -109,15 +109,33 @@ export class RolesWorld {
     return (await this.lastAssistant(session))?.toolCalls?.[0]?.approval?.status;
   }
 
-  /** Waits until nothing is appended for a while: what an allowed action set going elsewhere (a re-drive's turns) has ended. */
+  /**
+   * Waits until what an allowed action set going elsewhere (a re-drive's turns) has ended: no
+   * turn is left without its end (completed, failed, cancelled) and nothing was appended for
+   * 100 ms. Should some turn never end, 400 ms with nothing appended will do, as before; either
+   * way at most about 30 s. (A fixed 400 ms after every allowed row was most of the matrix's time.)
+   */
   async quiet(): Promise<void> {
     let last = await this.stack.countAllEvents();
-    for (let stable = 0, i = 0; stable < 4 && i < 300; i++) {
-      await new Promise((r) => setTimeout(r, 100));
+    for (let stable = 0, i = 0; stable < 8 && i < 600; i++) {
+      await new Promise((r) => setTimeout(r, 50));
       const now = await this.stack.countAllEvents();
       stable = now === last ? stable + 1 : 0;
       last = now;
+      if (stable >= 2 && (await this.turnsInFlight()) === 0) return;
     }
+  }
+
+  /** Turns of the tenant requested and not yet ended, straight from the log. */
+  private async turnsInFlight(): Promise<number> {
+    const [row] = await this.stack.query<{ n: string }>(
+      `SELECT count(*) AS n FROM events r
+        WHERE r.tenant_id = $1 AND r.type = 'TurnRequested'
+          AND NOT EXISTS (SELECT 1 FROM events e WHERE e.tenant_id = r.tenant_id AND e.stream_id = r.stream_id
+                          AND e.type IN ('TurnCompleted', 'TurnFailed', 'TurnCancelled') AND e.data->>'turnId' = r.data->>'turnId')`,
+      [this.tenantId],
+    );
+    return Number(row.n);
   }
 
   /**
