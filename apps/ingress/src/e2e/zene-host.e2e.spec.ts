@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -26,6 +27,16 @@ afterAll(() => stack?.stop());
 
 const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
 const host = (input: HostOptions['input'], extra: Partial<HostOptions> = {}) => runHost({ hubUrl: stack.url, apiKey: tenant.apiKey, baseEnv, input, ...extra });
+/**
+ * A host started now whose one line is written later: it starts and preflights while an earlier
+ * run still goes, and its request reaches the hub the moment the test writes it (a host takes
+ * about a second to start, which a test waited out run by run, and a turn had to outlast).
+ */
+const hostLater = (extra: Partial<HostOptions> = {}) => {
+  let child: ChildProcess | undefined;
+  const done = host('interactive', { ...extra, onSpawn: (c) => (child = c) });
+  return { send: (line: string) => (child?.stdin?.end(line), done) };
+};
 const events = (session: string) => stack.events(tenant.tenantId, session);
 const turnsOf = async (session: string) => (await events(session)).filter((e) => e.type === 'TurnRequested');
 
@@ -62,8 +73,9 @@ describe('a run, as clawbridge sends it', () => {
   });
 
   it('one session_id is one conversation across invocations', async () => {
+    const next = hostLater();
     const first = await host(runLine({ request_id: 'c-1', session_id: 'conv', prompt: 'my name is Ada', idempotency_key: 'c-1' }));
-    const second = await host(runLine({ request_id: 'c-2', session_id: 'conv', prompt: 'what is my name', idempotency_key: 'c-2' }));
+    const second = await next.send(runLine({ request_id: 'c-2', session_id: 'conv', prompt: 'what is my name', idempotency_key: 'c-2' }));
     expect([first.first.ok, second.first.ok]).toEqual([true, true]);
     const log = await events('conv');
     expect(log.filter((e) => e.type === 'TurnRequested')).toHaveLength(2);
@@ -74,8 +86,9 @@ describe('a run, as clawbridge sends it', () => {
   it('every upstream bridge-compat request fixture is accepted; replies have the fixture shape', async () => {
     const files = ['request-run.json', 'request-run-zh.json', 'request-run-snapshot.json'];
     // One after the other: they share a session, and a second run in a busy session is BUSY.
+    const hosts = files.map(() => hostLater());
     const runs = [];
-    for (const f of files) runs.push(await host(fixture(`bridge-compat/${f}`)));
+    for (const [i, f] of files.entries()) runs.push(await hosts[i].send(fixture(`bridge-compat/${f}`)));
     for (const [i, r] of runs.entries()) {
       const sent = JSON.parse(fixture(`bridge-compat/${files[i]}`)) as { request_id: string };
       expect(r.code).toBe(0);
@@ -88,15 +101,17 @@ describe('a run, as clawbridge sends it', () => {
 describe('exit 3: preflight, before the request runs', () => {
   it('hub unreachable, key refused, key revoked, key missing: one JSON line, exit 3, nothing appended', async () => {
     const before = await stack.countAllEvents();
-    const revoked = await stack.createTenant('revoked');
-    await stack.revokeKey(revoked.keyPrefix);
     const line = runLine({ request_id: 'r3', session_id: 'pre', prompt: 'hello' });
-    const [down, refused, gone, missing] = await Promise.all([
+    // The three that need no revoked key run while it is made and revoked.
+    const others = Promise.all([
       host(line, { hubUrl: `http://127.0.0.1:${await closedPort()}` }),
       host(line, { apiKey: 'hub_not_a_real_key_000000000000' }),
-      host(line, { apiKey: revoked.apiKey }),
       host(line, { apiKey: null }),
     ]);
+    const revoked = await stack.createTenant('revoked');
+    await stack.revokeKey(revoked.keyPrefix);
+    const gone = await host(line, { apiKey: revoked.apiKey });
+    const [down, refused, missing] = await others;
     expect([down, refused, gone, missing].map((r) => [r.code, r.lines.length, r.first.error_code])).toEqual([
       [3, 1, 'PROVIDER_DOWN'],
       [3, 1, 'PROVIDER_AUTH'],
@@ -188,13 +203,13 @@ describe('timeouts', () => {
 
 describe('one turn per session', () => {
   it('a second run while one runs is BUSY (retryable); --busy-policy enqueue waits its turn instead', async () => {
-    const first = host(runLine({ request_id: 'b-1', session_id: 'busy', prompt: 'slow long answer 150', idempotency_key: 'b-1' }));
+    // The later runs' hosts start beside the first, so their requests land within its turn at once.
+    const [secondHost, queuedHost, retryHost] = [hostLater(), hostLater({ args: [...BRIDGE_ARGS, '--busy-policy', 'enqueue'] }), hostLater()];
+    const first = host(runLine({ request_id: 'b-1', session_id: 'busy', prompt: 'slow long answer 80', idempotency_key: 'b-1' }));
     await waitFor(async () => (await events('busy')).some((e) => e.type === 'TurnStarted'));
     const [second, queued] = await Promise.all([
-      host(runLine({ request_id: 'b-2', session_id: 'busy', prompt: 'hello', idempotency_key: 'b-2' })),
-      host(runLine({ request_id: 'b-3', session_id: 'busy', prompt: 'hello again', idempotency_key: 'b-3' }), {
-        args: [...BRIDGE_ARGS, '--busy-policy', 'enqueue'],
-      }),
+      secondHost.send(runLine({ request_id: 'b-2', session_id: 'busy', prompt: 'hello', idempotency_key: 'b-2' })),
+      queuedHost.send(runLine({ request_id: 'b-3', session_id: 'busy', prompt: 'hello again', idempotency_key: 'b-3' })),
     ]);
     expect([second.code, second.first.ok, second.first.error_code]).toEqual([0, false, 'BUSY']);
     expect(shapeOf(second.first)).toEqual(ERROR_SHAPE);
@@ -202,18 +217,19 @@ describe('one turn per session', () => {
     expect((await first).first.ok).toBe(true);
     // The rejected run appended nothing; a retry with the same key is a fresh attempt and runs.
     expect((await turnsOf('busy')).map((e) => e.type === 'TurnRequested' && e.data.turnId)).toEqual(['zene:k:b-1', 'zene:k:b-3']);
-    const retry = await host(runLine({ request_id: 'b-2-retry', session_id: 'busy', prompt: 'hello', idempotency_key: 'b-2' }));
+    const retry = await retryHost.send(runLine({ request_id: 'b-2-retry', session_id: 'busy', prompt: 'hello', idempotency_key: 'b-2' }));
     expect(retry.first.ok).toBe(true);
   });
 });
 
 describe('idempotency_key', () => {
   it('a repeat while the first runs waits for it; a repeat after returns it; one turn in all', async () => {
-    const line = (id: string) => runLine({ request_id: id, session_id: 'idem', prompt: 'slow long answer 100', idempotency_key: 'same-key' });
+    const line = (id: string) => runLine({ request_id: id, session_id: 'idem', prompt: 'slow long answer 80', idempotency_key: 'same-key' });
+    const [repeatHost, afterHost] = [hostLater(), hostLater()];
     const first = host(line('i-1'));
     await waitFor(async () => (await turnsOf('idem')).length > 0);
-    const whileRunning = await host(line('i-2'));
-    const after = await host(line('i-3'));
+    const whileRunning = await repeatHost.send(line('i-2'));
+    const after = await afterHost.send(line('i-3'));
     const results = [await first, whileRunning, after];
     expect(results.map((r) => [r.code, r.first.ok, r.first.request_id])).toEqual([
       [0, true, 'i-1'],
