@@ -18,7 +18,9 @@ let a: Tenant;
 beforeAll(async () => {
   receiver = await WebhookReceiver.start();
   stack = await HubStack.start({ label: 'webhooks', workers: 0, ingressEnv: LOOPBACK });
-  // Links point at this stack's ingress, whose port is known only now.
+  // Links point at this stack's ingress, whose port is known only now. The tenant is made (a CLI
+  // run) while the worker starts.
+  const tenant = stack.createTenant('a');
   await stack.addWorker({
     ...LOOPBACK,
     HUB_PUBLIC_URL: stack.url,
@@ -27,7 +29,7 @@ beforeAll(async () => {
     HUB_WEBHOOK_TIMEOUT_MS: '2000',
     HUB_OFFLINE_DELAY_MS: '2',
   });
-  a = await stack.createTenant('a');
+  a = await tenant;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -244,6 +246,8 @@ describe('deliveries', () => {
 
 describe('administration', () => {
   it('refuses a URL the guard refuses, bad input, and roles that may not; records changes in the admin log', async () => {
+    // Another tenant (a CLI run, about a second) is made while the first checks run.
+    const other = stack.createTenant('b');
     for (const url of ['http://10.1.2.3/x', 'http://169.254.169.254/latest/meta-data', 'ftp://example.com/x']) {
       const r = await call('POST', '/v1/webhooks', a.apiKey, { url, events: ['turn.completed'] });
       expect([url, r.status, r.body.code]).toEqual([url, 400, 'INVALID_COMMAND']);
@@ -257,7 +261,7 @@ describe('administration', () => {
     expect((await call('GET', '/v1/webhooks', vk)).status).toBe(200);
     expect((await call('POST', '/v1/webhooks', vk, { url: receiver.url('/v'), events: ['*'] })).status).toBe(403);
 
-    const b = await stack.createTenant('b');
+    const b = await other;
     const mine = await endpoint('/mine', ['*']);
     expect((await call('GET', `/v1/webhooks/${mine.id}`, b.apiKey)).status).toBe(404);
     expect((await call('DELETE', `/v1/webhooks/${mine.id}`, b.apiKey)).status).toBe(404);
@@ -267,7 +271,11 @@ describe('administration', () => {
     expect((await call('DELETE', `/v1/webhooks/${mine.id}`, a.apiKey)).status).toBe(200);
     // The CLI is a client of the same API.
     const env = { HUB_URL: stack.url, HUB_API_KEY: a.apiKey };
-    const made = await stack.cli(['webhooks', 'create', '--url', receiver.url('/cli'), '--events', 'turn.completed,turn.failed'], env);
+    // An id nobody has is looked up while the endpoint is made.
+    const [made, missing] = await Promise.all([
+      stack.cli(['webhooks', 'create', '--url', receiver.url('/cli'), '--events', 'turn.completed,turn.failed'], env),
+      stack.cli(['webhooks', 'get', 'nope'], env),
+    ]);
     expect([made.code, made.stderr]).toEqual([0, '']);
     const cliId = (JSON.parse(made.stdout) as { id: string; secret: string }).id;
     const listed = await stack.cli(['webhooks', 'list'], env);
@@ -277,7 +285,7 @@ describe('administration', () => {
         .split('\n')
         .map((l) => (JSON.parse(l) as { id: string }).id),
     ).toContain(cliId);
-    expect((await stack.cli(['webhooks', 'get', 'nope'], env)).code).toBe(1);
+    expect(missing.code).toBe(1);
     expect((await stack.cli(['webhooks', 'delete', cliId], env)).code).toBe(0);
 
     const admin = await stack.streamEvents(a.tenantId, 'tenant-admin');
