@@ -18,10 +18,13 @@ const ERROR_SHAPE = shapeOf(JSON.parse(fixture('bridge-compat/response-error-tim
 
 let stack: HubStack;
 let tenant: { tenantId: string; apiKey: string; keyPrefix: string };
+/** A tenant whose key is revoked (preflight's refusal), made beside the first (CLI runs, about a second each). */
+let revoked: { apiKey: string };
 
 beforeAll(async () => {
   stack = await HubStack.start({ label: 'zene', workers: 1, workerEnv: { HUB_OFFLINE_DELAY_MS: '5' } });
-  tenant = await stack.createTenant('bridge');
+  const revoking = stack.createTenant('revoked').then(async (t) => (await stack.revokeKey(t.keyPrefix), t));
+  [tenant, revoked] = await Promise.all([stack.createTenant('bridge'), revoking]);
 });
 afterAll(() => stack?.stop());
 
@@ -102,16 +105,12 @@ describe('exit 3: preflight, before the request runs', () => {
   it('hub unreachable, key refused, key revoked, key missing: one JSON line, exit 3, nothing appended', async () => {
     const before = await stack.countAllEvents();
     const line = runLine({ request_id: 'r3', session_id: 'pre', prompt: 'hello' });
-    // The three that need no revoked key run while it is made and revoked.
-    const others = Promise.all([
+    const [down, refused, gone, missing] = await Promise.all([
       host(line, { hubUrl: `http://127.0.0.1:${await closedPort()}` }),
       host(line, { apiKey: 'hub_not_a_real_key_000000000000' }),
+      host(line, { apiKey: revoked.apiKey }),
       host(line, { apiKey: null }),
     ]);
-    const revoked = await stack.createTenant('revoked');
-    await stack.revokeKey(revoked.keyPrefix);
-    const gone = await host(line, { apiKey: revoked.apiKey });
-    const [down, refused, missing] = await others;
     expect([down, refused, gone, missing].map((r) => [r.code, r.lines.length, r.first.error_code])).toEqual([
       [3, 1, 'PROVIDER_DOWN'],
       [3, 1, 'PROVIDER_AUTH'],
