@@ -36,13 +36,18 @@ export function consoleSuite(label: string, env: { ingressEnv?: Record<string, s
 
   beforeAll(async () => {
     buildConsole();
-    browser = await launch();
-    stack = await HubStack.start({ label, workers: 1, ingressEnv: env.ingressEnv, workerEnv: { HUB_OFFLINE_DELAY_MS: '2', ...env.workerEnv } });
-    tenant = await stack.createTenant('acme');
+    // The browser starts while the hub does (each is mostly a process starting); both are kept
+    // before a failure of either is thrown, so afterAll ends whichever did start.
+    const up = await Promise.allSettled([
+      launch().then((b) => (browser = b)),
+      HubStack.start({ label, workers: 1, ingressEnv: env.ingressEnv, workerEnv: { HUB_OFFLINE_DELAY_MS: '2', ...env.workerEnv } }).then((s) => (stack = s)),
+    ]);
+    const failed = up.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    tenant = await started(stack).createTenant('acme');
   });
   afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
+    await Promise.all([browser?.close(), stack?.stop()]);
   });
   afterEach(async () => {
     const errors = pages.flatMap((p) => p.errors);
