@@ -32,7 +32,7 @@ export const AG_UI_ROWS: Record<string, Record<string, Row>> = {
         });
         if (outcome !== 'ok') return outcome;
         // Accepted: the answer is in the log, not just "no refusal".
-        for (let i = 0; i < 100 && !(await moved(w, c)()); i++) await new Promise((r) => setTimeout(r, 100));
+        for (let i = 0; i < 400 && !(await moved(w, c)()); i++) await new Promise((r) => setTimeout(r, 25));
         return (await moved(w, c)()) ? 'ok' : 'accepted but the approval did not move';
       },
     },

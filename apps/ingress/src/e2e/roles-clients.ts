@@ -56,7 +56,7 @@ export async function transportCommand(
   try {
     await c.waitFor('snapshot or refusal', (x) => x.state !== null || x.errors().length > 0);
     if (c.errors().length === 0) c.send([command]);
-    for (let i = 0; i < 100 && c.errors().length === 0 && !(await done()); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 400 && c.errors().length === 0 && !(await done()); i++) await new Promise((r) => setTimeout(r, 25));
     if (c.errors().length === 0 && !(await done())) return 'neither refused nor done';
     return frameOutcome(c.errors()[0]?.code);
   } finally {

@@ -270,7 +270,7 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
         const session = w.fresh('zc');
         const requestId = w.fresh('zr');
         const run = zene(w, w.ownerOf(who), { request_id: requestId, session_id: session, prompt: 'write "x" to a.txt', timeout_ms: 60_000 }, '?mode=protocol');
-        for (let i = 0; i < 200 && (await w.approvalStatus(session)) !== 'pending'; i++) await new Promise((r) => setTimeout(r, 100));
+        for (let i = 0; i < 800 && (await w.approvalStatus(session)) !== 'pending'; i++) await new Promise((r) => setTimeout(r, 25));
         return { session, approvalId: requestId, pending: run };
       },
       act: async (w, who, c) =>
@@ -308,7 +308,7 @@ export const ACTIONS: Record<string, Record<string, Row>> = {
           if (c.refused) return c.refused;
           for (let i = 0; i < 30 && (c.acp?.permissionRequests.length ?? 0) === 0; i++) await new Promise((r) => setTimeout(r, 100));
           if (!c.acp?.permissionRequests.length) return 'forbidden'; // not asked: this key may not answer
-          for (let i = 0; i < 100 && (await w.approvalStatus(c.session)) === 'pending'; i++) await new Promise((r) => setTimeout(r, 100));
+          for (let i = 0; i < 400 && (await w.approvalStatus(c.session)) === 'pending'; i++) await new Promise((r) => setTimeout(r, 25));
           return (await w.approvalStatus(c.session)) === 'approved' ? 'ok' : 'asked, and the answer was refused';
         } finally {
           await c.acp?.close();

@@ -143,7 +143,7 @@ export class RolesWorld {
    * what a row appends must not land in the next row's count. A turn still waiting is cancelled.
    */
   async settle(session: string): Promise<void> {
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 800; i++) {
       const s = await this.state(session);
       const last = [...(s?.messages ?? [])].reverse().find((m) => m.role === 'assistant');
       if (s === null || (s.status !== 'running' && last?.status !== 'streaming' && last?.status !== 'pending')) return;
@@ -152,7 +152,7 @@ export class RolesWorld {
         c.send([{ type: 'cancel' }]);
         await c.close();
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error(`session ${session} did not come to rest`);
   }
