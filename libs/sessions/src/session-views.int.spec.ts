@@ -53,6 +53,13 @@ describe('command decisions read a snapshot and the events after it', () => {
         if (r) reads.snapshotRows++;
         return r;
       },
+      // As the worker and ingress wire it: the snapshot and its tail in one read.
+      readWithTail: async (t: string, s: string, v: number, part?: 'all' | 'decision') => {
+        const r = await snapshots.readWithTail<HubEvent>(t, s, v, part);
+        if (r.snapshot) reads.snapshotRows++;
+        reads.eventRows += r.events.length;
+        return r;
+      },
       write: snapshots.write.bind(snapshots),
     };
     let n = 0;
@@ -154,6 +161,38 @@ describe('command decisions read a snapshot and the events after it', () => {
     expect(loaded.view.session.status).toBe('idle');
     const { rows } = await owner.query('SELECT version, fold_version FROM session_snapshots WHERE tenant_id = $1 AND stream_id = $2', [tenant, streamId]);
     expect(rows).toEqual([{ version: total, fold_version: SESSION_VIEW_VERSION }]);
+  });
+
+  it('reads the snapshot and its tail in one statement exactly as the two reads give them', async () => {
+    const tenant = randomUUID();
+    const streamId = sessionStreamId('fused');
+    const twoReads = async (part: 'all' | 'decision', t = tenant) => {
+      const snapshot = await snapshots.read(t, streamId, SESSION_VIEW_VERSION, part);
+      return { snapshot, ...(await store.readStream<HubEvent>(t, streamId, { fromVersion: snapshot?.version ?? 0 })) };
+    };
+    const both = async (part: 'all' | 'decision', t = tenant) => {
+      const fused = await snapshots.readWithTail<HubEvent>(t, streamId, SESSION_VIEW_VERSION, part);
+      expect(fused).toEqual(await twoReads(part, t));
+      return fused;
+    };
+    // No stream, no snapshot.
+    expect(await both('all')).toEqual({ snapshot: null, version: 0, events: [] });
+    // A stream without a snapshot (one turn: fewer than EVERY events, so a load writes none): every event.
+    const total = await longSession(tenant, 'fused', 1);
+    const { view } = await handler(tenant).views.load(tenant, streamId);
+    expect(await both('all')).toMatchObject({ snapshot: null, version: total });
+    expect((await both('all')).events).toHaveLength(total);
+    // A snapshot and a tail after it, whole and as its decision part.
+    await handler(tenant).views.save(tenant, streamId, total - 5, view);
+    const withTail = await both('all');
+    expect(withTail.snapshot?.version).toBe(total - 5);
+    expect(withTail.events.map((e) => e.streamPosition)).toEqual([total - 4, total - 3, total - 2, total - 1, total]);
+    expect((await both('decision')).snapshot?.state).not.toBe(withTail.snapshot?.state);
+    // A snapshot at the stream's end: no events, the state still there.
+    await handler(tenant).views.save(tenant, streamId, total, view);
+    expect(await both('all')).toMatchObject({ snapshot: { version: total }, version: total, events: [] });
+    // Another tenant's read of the same id sees neither.
+    expect(await both('all', randomUUID())).toEqual({ snapshot: null, version: 0, events: [] });
   });
 
   it("never reads another tenant's snapshot of the same session id", async () => {

@@ -21,6 +21,13 @@ export interface StreamReader {
  */
 export interface ViewSnapshots {
   read(tenantId: string, streamId: string, foldVersion: number, part?: 'all' | 'decision'): Promise<{ version: number; state: string } | null>;
+  /** `read`, and the stream's events after the snapshot with its version, as one read (when the store can). */
+  readWithTail?(
+    tenantId: string,
+    streamId: string,
+    foldVersion: number,
+    part?: 'all' | 'decision',
+  ): Promise<{ snapshot: { version: number; state: string } | null; version: number; events: Recorded<HubEvent>[] }>;
   write(tenantId: string, streamId: string, snapshot: { version: number; foldVersion: number; state: string }): Promise<void>;
 }
 
@@ -107,10 +114,18 @@ export class SessionViews {
     return this.loadStored(tenantId, streamId, part);
   }
 
+  /** The stored snapshot and the events after it: one read where the store can, else two. */
+  private async readStored(tenantId: string, streamId: string, part: 'all' | 'decision') {
+    if (this.snapshots?.readWithTail) return this.snapshots.readWithTail(tenantId, streamId, SESSION_VIEW_VERSION, part);
+    const snapshot = this.snapshots ? await this.snapshots.read(tenantId, streamId, SESSION_VIEW_VERSION, part) : null;
+    return { snapshot, ...(await this.log.readStream(tenantId, streamId, { fromVersion: snapshot?.version ?? 0 })) };
+  }
+
   private async loadStored(tenantId: string, streamId: string, part: 'all' | 'decision'): Promise<LoadedView> {
-    let snap = this.snapshots ? await this.snapshots.read(tenantId, streamId, SESSION_VIEW_VERSION, part) : null;
+    const stored = await this.readStored(tenantId, streamId, part);
+    let snap = stored.snapshot;
     const from = snap?.version ?? 0;
-    const { version, events } = await this.log.readStream(tenantId, streamId, { fromVersion: from });
+    const { version, events } = stored;
     const tail = events.filter((e) => e.streamPosition > from);
     let whole = part === 'all' || !snap;
     // A decision never needs the conversation, but a due snapshot does: read it whole then.
