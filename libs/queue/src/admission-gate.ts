@@ -1,13 +1,17 @@
-import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, type ELDHistogram } from 'node:perf_hooks';
 
 /** What the gate reads each tick. */
 export interface LoadSignals {
   /** The event loop's p99 delay over the last tick, in ms. */
   loopDelayMs: number;
+  /** CPU this process used over the last tick, in cores (1: one core busy the whole tick). */
+  cpuCores: number;
   /** Appends waiting for their group commit (Postgres behind this process). */
   appendBacklog: number;
   /** Turns this process runs now. */
   running: number;
+  /** Ticks in a row, this one included, that found the process overloaded (see {@link isOverloaded}). */
+  overloadedTicks: number;
 }
 
 export interface GateLimits {
@@ -15,20 +19,40 @@ export interface GateLimits {
   max: number;
   /** The fewest it ever closes to (a process that runs nothing learns nothing). */
   min: number;
-  /** Event-loop delay above which the process is overloaded (its streams would stutter). */
+  /** Event-loop delay above which the process is overloaded (its streams would stutter)... */
   loopDelayMs: number;
+  /**
+   * ...when it also used at least this much CPU, in cores (default 0.75). A loop that lags while
+   * the process itself is mostly idle waits for a core that others hold (a shared box, a noisy
+   * neighbour): taking fewer turns would not shorten its delay, only queue turns it could run.
+   */
+  cpuCores?: number;
   /** Append backlog above which Postgres is behind. */
   appendBacklog: number;
+  /**
+   * Overloaded ticks in a row before the gate closes (default 2). One tick alone is what a burst
+   * of arrivals does to the loop as the turns start (their session loads, their first appends),
+   * not a crowd the process cannot carry: closing then only queued turns it could run.
+   */
+  sustainTicks?: number;
 }
 
 /**
- * The next limit on turns taken at once, AIMD: overloaded (the event loop lags or appends back
- * up), it closes to 80 % of what runs now; otherwise it opens by a tenth of the maximum per
- * tick. Turns already running are never stopped: the limit only holds back new ones.
+ * Whether one tick's signals say the process is overloaded: its event loop lags while it is busy
+ * itself, or appends back up behind Postgres.
+ */
+export function isOverloaded(s: Pick<LoadSignals, 'loopDelayMs' | 'cpuCores' | 'appendBacklog'>, l: GateLimits): boolean {
+  return (s.loopDelayMs > l.loopDelayMs && s.cpuCores >= (l.cpuCores ?? 0.75)) || s.appendBacklog > l.appendBacklog;
+}
+
+/**
+ * The next limit on turns taken at once, AIMD: overloaded for `sustainTicks` ticks in a row, it
+ * closes to 80 % of what runs now; overloaded for fewer, it holds; calm, it opens by a tenth of
+ * the maximum per tick. Turns already running are never stopped: the limit only holds back new ones.
  */
 export function nextLimit(limit: number, s: LoadSignals, l: GateLimits): number {
-  const overloaded = s.loopDelayMs > l.loopDelayMs || s.appendBacklog > l.appendBacklog;
-  if (overloaded) return Math.max(l.min, Math.min(limit, Math.floor(s.running * 0.8)));
+  if (s.overloadedTicks >= (l.sustainTicks ?? 2)) return Math.max(l.min, Math.min(limit, Math.floor(s.running * 0.8)));
+  if (s.overloadedTicks > 0) return limit;
   return Math.min(l.max, limit + Math.max(1, Math.ceil(l.max / 10)));
 }
 
@@ -47,12 +71,14 @@ export interface Intake {
  */
 export class AdmissionGate {
   private limit: number;
+  private overloadedTicks = 0;
+  private cpuAt = { usage: process.cpuUsage(), at: performance.now() };
   private readonly delay: ELDHistogram;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly intakes: readonly Intake[],
-    private readonly signals: () => Omit<LoadSignals, 'loopDelayMs'>,
+    private readonly signals: () => Omit<LoadSignals, 'loopDelayMs' | 'cpuCores' | 'overloadedTicks'>,
     private readonly limits: GateLimits,
     private readonly tickMs = 1000,
   ) {
@@ -70,15 +96,27 @@ export class AdmissionGate {
     return this.delay.percentile(99) / 1e6;
   }
 
+  /** The CPU this process used since the last call, in cores. */
+  private cpuCores(): number {
+    const now = { usage: process.cpuUsage(), at: performance.now() };
+    const used = process.cpuUsage(this.cpuAt.usage);
+    const cores = (used.user + used.system) / 1000 / Math.max(1, now.at - this.cpuAt.at);
+    this.cpuAt = now;
+    return cores;
+  }
+
   start(): void {
+    this.cpuAt = { usage: process.cpuUsage(), at: performance.now() };
     this.delay.enable();
     this.timer = setInterval(() => this.tick(), this.tickMs);
     this.timer.unref();
   }
 
   private tick(): void {
-    const signals = { ...this.signals(), loopDelayMs: this.loopDelayMs() };
+    const read = { ...this.signals(), loopDelayMs: this.loopDelayMs(), cpuCores: this.cpuCores() };
     this.delay.reset();
+    this.overloadedTicks = isOverloaded(read, this.limits) ? this.overloadedTicks + 1 : 0;
+    const signals = { ...read, overloadedTicks: this.overloadedTicks };
     const next = nextLimit(this.limit, signals, this.limits);
     if (next === this.limit) return;
     this.limit = next;
