@@ -21,6 +21,7 @@ import { HubStack, testServerUrl, type HubProcess } from '@hub/testing';
 import { cpuBetween, cpuByPid, cpuMs, postgresPidsOf, rssKb, withDescendants } from './lib/cpu';
 import { startPrivateRedis } from './lib/private-redis';
 import { PHASES, streamingLoad, type StreamingResult } from './lib/streaming-load';
+import { freePort, quantileBetween, readWorkers, type WorkerSnapshot } from './lib/worker-metrics';
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +45,8 @@ const PER_LEVEL = Number(values['turns-per-level']);
 class Peaks {
   connections = 0;
   rssMb = 0;
+  /** The admission gate's lowest intake over the workers (ADR 0028). */
+  intakeMin = Infinity;
   private readonly timer: NodeJS.Timeout;
   private polling = Promise.resolve();
 
@@ -51,6 +54,7 @@ class Peaks {
     private readonly admin: Client,
     private readonly database: string,
     private readonly pids: () => number[],
+    private readonly healthPorts: readonly number[],
   ) {
     this.timer = setInterval(() => void (this.polling = this.polling.then(() => this.sample())), 250);
   }
@@ -63,6 +67,8 @@ class Peaks {
     let kb = 0;
     for (const pid of withDescendants(this.pids())) kb += rssKb(pid);
     this.rssMb = Math.max(this.rssMb, kb / 1024);
+    const workers = await readWorkers(this.healthPorts).catch(() => undefined);
+    if (workers) this.intakeMin = Math.min(this.intakeMin, workers.intake);
   }
 
   async stop(): Promise<void> {
@@ -72,7 +78,6 @@ class Peaks {
   }
 }
 
-/** `K=V,K=V` as an environment. */
 /** CPU ms used so far by each part of what a level runs on (Postgres apart: see postgresPidsOf). */
 function cpuNow(stack: HubStack, redisPid: number): Record<Exclude<CpuPart, 'postgres'>, number> {
   const sum = (pids: number[]) => pids.reduce((n, pid) => n + (cpuMs(pid) ?? 0), 0);
@@ -94,9 +99,51 @@ async function tableWrites(db: Client): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.n)]));
 }
 
+/** The log's highest position: where a level's events start. */
+async function logHead(db: Client): Promise<number> {
+  const { rows } = await db.query<{ p: string }>('SELECT COALESCE(max(global_position), 0)::text AS p FROM events');
+  return Number(rows[0].p);
+}
+
+/**
+ * The same turns seen from the log (each event's commit-time `created_at`), p50 in ms: from the
+ * submit's `TurnStarted` (ingress starts the turn with the request) to the worker's first event,
+ * `ModelCallStarted` (the queue and the session load), then to the first `TextDelta` (the model's
+ * first words and the first window), then to the last `TextDelta`. Beside the client's phases it
+ * tells the hub's own time from the fan-out's.
+ */
+const LOG_PHASES = ['toWorker', 'firstText', 'lastText'] as const;
+async function logPhases(db: Client, after: number): Promise<Record<(typeof LOG_PHASES)[number], number>> {
+  const { rows } = await db.query<Record<(typeof LOG_PHASES)[number], number>>(
+    `WITH t AS (
+       SELECT stream_id, data->>'turnId' AS turn,
+              min(created_at) FILTER (WHERE type = 'TurnStarted') AS started,
+              min(created_at) FILTER (WHERE type = 'ModelCallStarted') AS called,
+              min(created_at) FILTER (WHERE type = 'TextDelta') AS first_text,
+              max(created_at) FILTER (WHERE type = 'TextDelta') AS last_text
+         FROM events WHERE global_position > $1 AND data->>'turnId' IS NOT NULL GROUP BY 1, 2)
+     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM called - started) * 1000) AS "toWorker",
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM first_text - called) * 1000) AS "firstText",
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM last_text - first_text) * 1000) AS "lastText"
+       FROM t WHERE last_text IS NOT NULL`,
+    [after],
+  );
+  return rows[0];
+}
+
+/** A level's queue waits and appends, from two readings of the workers' /metrics. */
+function workerLine(before: WorkerSnapshot, after: WorkerSnapshot, intakeMin: number): string {
+  const ms = (buckets: 'queueWait' | 'append', q: number) => {
+    const s = quantileBetween(before[buckets], after[buckets], q);
+    return Number.isFinite(s) ? `≤ ${Math.round(s * 1000)}` : Number.isNaN(s) ? '-' : '> largest bucket';
+  };
+  return `${ms('queueWait', 0.5)} / ${ms('queueWait', 0.99)} ms, ${ms('append', 0.5)} / ${ms('append', 0.99)} ms, ${intakeMin}`;
+}
+
 const CPU_PARTS = ['ingress', 'worker', 'postgres', 'redis', 'load'] as const;
 type CpuPart = (typeof CPU_PARTS)[number];
 
+/** `K=V,K=V` as an environment. */
 function envOf(spec: string): Record<string, string> {
   return Object.fromEntries(
     spec
@@ -112,11 +159,13 @@ async function main(): Promise<void> {
   const profiled: Record<string, string> = values.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values.profile}` } : {};
   const stack = await HubStack.start({
     label: 'streaming',
-    workers: Number(values.workers),
+    // Added below, each with a health port of its own: its /metrics says what the queue and the appends did.
+    workers: 0,
     workerEnv: { HUB_OFFLINE_DELAY_MS: String(WorkerConfig.parse({}).HUB_OFFLINE_DELAY_MS), ...profiled, ...envOf(values['worker-env']) },
     ingressEnv: { ...profiled, ...envOf(values['ingress-env']) },
     redisUrl: redis.url,
   });
+  const healthPorts: number[] = [];
   const admin = new Client({ connectionString: testServerUrl() });
   await admin.connect();
   const hubDb = new URL(testServerUrl());
@@ -124,6 +173,11 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: hubDb.toString() });
   await db.connect();
   try {
+    for (let i = 0; i < Number(values.workers); i++) {
+      const port = await freePort();
+      healthPorts.push(port);
+      await stack.addWorker({ HUB_WORKER_HEALTH_PORT: String(port) });
+    }
     const urls = [stack.url];
     for (let i = 1; i < Number(values.ingresses); i++) urls.push((await stack.addIngress()).url);
     const { apiKey } = await stack.createTenant('streaming');
@@ -133,12 +187,22 @@ async function main(): Promise<void> {
     const pids = () => processes().map((p) => p.child.pid as number);
     process.stderr.write(`stack up: ${urls.length} ingress(es), ${stack.workers.length} worker(s); a turn alone first\n`);
     const alone = await streamingLoad(targets, { inFlight: 1, turns: Number(values.alone), prompt: values.prompt });
-    const rows: { r: StreamingResult; connections: number; rssMb: number; cpu: Record<CpuPart, number>; writes: string }[] = [];
+    const rows: {
+      r: StreamingResult;
+      connections: number;
+      rssMb: number;
+      cpu: Record<CpuPart, number>;
+      writes: string;
+      log: Record<(typeof LOG_PHASES)[number], number>;
+      inWorkers: string;
+    }[] = [];
     for (const level of LEVELS) {
-      const peaks = new Peaks(admin, database, pids);
+      const peaks = new Peaks(admin, database, pids, healthPorts);
+      const workers0 = await readWorkers(healthPorts);
       const cpu0 = cpuNow(stack, redis.pid);
       const pg0 = cpuByPid(await postgresPidsOf(admin, database));
       const writes0 = await tableWrites(db);
+      const head0 = await logHead(db);
       process.stderr.write(`level ${level}: ${level * PER_LEVEL} turns\n`);
       const r = await streamingLoad(targets, {
         inFlight: level,
@@ -162,7 +226,8 @@ async function main(): Promise<void> {
         .sort((a, b) => b[1] - a[1])
         .map(([k, v]) => `${k} ${v.toFixed(1)}`)
         .join(', ');
-      rows.push({ r, connections: peaks.connections, rssMb: peaks.rssMb, cpu, writes });
+      const inWorkers = workerLine(workers0, await readWorkers(healthPorts), peaks.intakeMin);
+      rows.push({ r, connections: peaks.connections, rssMb: peaks.rssMb, cpu, writes, log: await logPhases(db, head0), inWorkers });
     }
     const lines = [
       `streaming: "${values.prompt}", ${urls.length} ingress(es), ${stack.workers.length} worker(s), defaults; a turn alone: p50 ${(alone.p50Ms / 1000).toFixed(2)} s`,
@@ -180,6 +245,10 @@ async function main(): Promise<void> {
       `  alone: ${PHASES.map((p) => alone.phases[p].toFixed(0)).join(' / ')}`,
     );
     for (const { r } of rows) lines.push(`  ${r.inFlight} in flight: ${PHASES.map((p) => r.phases[p].toFixed(0)).join(' / ')}`);
+    lines.push('', `the same turns in the log (p50, ms, commit times): ${LOG_PHASES.join(' / ')}`);
+    for (const { r, log } of rows) lines.push(`  ${r.inFlight} in flight: ${LOG_PHASES.map((p) => log[p].toFixed(0)).join(' / ')}`);
+    lines.push('', "in the workers (their /metrics; a bucket's upper bound): queue wait p50 / p99, append p50 / p99, the gate's lowest intake");
+    for (const { r, inWorkers } of rows) lines.push(`  ${r.inFlight} in flight: ${inWorkers}`);
     lines.push('', `CPU per turn (ms): ${CPU_PARTS.join(' / ')} (Postgres: the hub database's backends and the server's own processes)`);
     for (const { r, cpu } of rows) lines.push(`  ${r.inFlight} in flight: ${CPU_PARTS.map((k) => cpu[k].toFixed(1)).join(' / ')}`);
     lines.push('', 'Postgres per turn (rows written by table, transactions committed):');
