@@ -25,8 +25,10 @@ const SessionViewSchema = z.object({
   pendingApprovals: z.number().int(),
   usage: Usage,
   createdAt: at,
-  lastActivityAt: at,
-  position: z.number().int().describe("Global position of the session's last event"),
+  lastActivityAt: at.describe(
+    'ISO 8601 time of its last event; one that changes nothing else here (a text delta, a tool call in progress) moves it at most once every 5 s',
+  ),
+  position: z.number().int().describe('Global position of the event that last moved `lastActivityAt`'),
 });
 
 const TurnViewSchema = z.object({

@@ -2332,14 +2332,14 @@ export interface components {
             activeTurnId: string | null;
             /** @description ISO 8601 time */
             createdAt: string;
-            /** @description ISO 8601 time */
+            /** @description ISO 8601 time of its last event; one that changes nothing else here (a text delta, a tool call in progress) moves it at most once every 5 s */
             lastActivityAt: string;
             /** @description Key prefix of the API key that opened it */
             openedBy: string | null;
             /** @enum {string|null} */
             openedVia: "transport" | "openharness" | "zene" | "openenv" | "acp" | "a2a" | "ag-ui" | "internal" | "cli" | null;
             pendingApprovals: number;
-            /** @description Global position of the session's last event */
+            /** @description Global position of the event that last moved `lastActivityAt` */
             position: number;
             sessionId: string;
             /** @enum {string} */

@@ -2,7 +2,7 @@ import { foldBatch } from '../apply-batch';
 import type { ProjectionDef, Row } from '../projection';
 import { SessionScript } from '../testing/events';
 import { approvalsProjection, type ApprovalRow } from './approvals';
-import { sessionsProjection, titleOf, type SessionRow } from './sessions';
+import { ACTIVITY_GRANULARITY_MS, sessionsProjection, titleOf, type SessionRow } from './sessions';
 import { turnsProjection, type TurnRow } from './turns';
 
 const T = '11111111-1111-4111-8111-111111111111';
@@ -38,6 +38,40 @@ describe('sessions fold', () => {
     const upToRequest = s.events.slice(0, s.events.findIndex((e) => e.type === 'ApprovalRequested') + 1);
     const [row] = foldBatch(sessionsProjection, upToRequest, []).changed;
     expect(row).toEqual(expect.objectContaining({ status: 'awaiting_approval', pending_approvals: 1, active_turn_id: 't1' }));
+  });
+
+  it('moves last activity for a text delta at most once per ACTIVITY_GRANULARITY_MS, so a streaming turn rewrites its row twice, not per window', () => {
+    const s = new SessionScript(T, 's1');
+    s.add({ type: 'SessionOpened', data: { sessionId: 's1', openedVia: 'transport' } });
+    s.add({ type: 'TurnRequested', data: { turnId: 't1', userMessageId: 't1:u', prompt: 'go', context: {}, busyPolicy: 'enqueue' } });
+    const started = s.add({ type: 'TurnStarted', data: { turnId: 't1' } });
+    // SessionScript's events are 100 ms apart: the deltas span ACTIVITY_GRANULARITY_MS and a bit.
+    const deltas = Array.from({ length: ACTIVITY_GRANULARITY_MS / 100 + 2 }, (_, i) =>
+      s.add({ type: 'TextDelta', data: { turnId: 't1', messageId: 't1:m', callId: 't1:c0', offset: i, text: 'x' } }),
+    );
+    const before = foldBatch(sessionsProjection, s.events.slice(0, 3), []).changed as SessionRow[];
+    // Each delta folded as its own batch onto what was written, as a live runner does.
+    let row = before[0];
+    const written: string[] = [];
+    for (const d of deltas) {
+      const { changed } = foldBatch(sessionsProjection, [d], [row]);
+      if (changed.length > 0) {
+        row = changed[0] as SessionRow;
+        written.push(d.createdAt);
+      }
+    }
+    // Only the delta ACTIVITY_GRANULARITY_MS after the turn's start moved the row.
+    expect(written).toEqual([deltas[ACTIVITY_GRANULARITY_MS / 100 - 1].createdAt]);
+    expect(Date.parse(written[0]) - Date.parse(started.createdAt)).toBe(ACTIVITY_GRANULARITY_MS);
+    expect(row.last_position).toBe(deltas[ACTIVITY_GRANULARITY_MS / 100 - 1].globalPosition);
+    // A turn's end moves it at once, and one batch of everything gives the same row (a rebuild).
+    const ended = s.add({
+      type: 'TurnCompleted',
+      data: { turnId: 't1', text: 'x', stopReason: 'end_turn', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } },
+    });
+    const [last] = foldBatch(sessionsProjection, [ended], [row]).changed as SessionRow[];
+    expect(last).toEqual(expect.objectContaining({ status: 'idle', last_position: ended.globalPosition, last_activity_at: ended.createdAt }));
+    expect(foldBatch(sessionsProjection, s.events, []).changed).toEqual([last]);
   });
 
   it('shortens long titles at a word', () => {
