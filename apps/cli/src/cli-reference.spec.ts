@@ -27,7 +27,7 @@ const commands = [
 ];
 const flags = [
   ...options(main),
-  ...matches(source('apps/cli/src/commands/limits.ts').split('LIMIT_FLAGS = {')[1]?.split('}')[0] ?? '', /'?([a-z][a-z-]*)'?:/g),
+  ...matches(source('apps/cli/src/commands/limit-flags.ts').split('LIMIT_FLAGS = {')[1]?.split('}')[0] ?? '', /'?([a-z][a-z-]*)'?:/g),
   ...Object.values(SUB_CLIS).flatMap((file) => options(source(file))),
 ];
 

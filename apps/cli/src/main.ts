@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
-import { CliConfig, ConfigError, parseConfig, queuePrefix, redisSentinel } from '@hub/config';
-import { MigrationError } from '@hub/event-store';
-// Static: Nx's boundary rule forbids loading a library lazily here that the commands import statically.
-import { useRedisSentinel } from '@hub/queue';
-import { LIMIT_OPTIONS, limitFlagsOf, tenantLimits } from './commands/limits';
+import { LIMIT_OPTIONS, limitFlagsOf } from './commands/limit-flags';
 import { STATE_DIR } from './paths';
 
-// Each command's module (and what it pulls in: the client, the protocol libraries) is
-// loaded when that command runs, so a call pays for its own command only: the suite and scripts
-// run `hub tenant create` and `hub replay` hundreds of times.
+// Nothing heavy is loaded before the arguments parse: `hub --help` and a usage error load no
+// library. Then the settings (zod), then the one command's module and what it pulls in (pg,
+// Prisma, BullMQ, the client, the protocol libraries), so a call pays for its own command only:
+// the suite and scripts run `hub tenant create` and `hub replay` hundreds of times. Only local
+// modules are imported lazily here, so no library is both a static and a lazy import of this app
+// (Nx's boundary rule forbids it).
+const settings = () => import('./settings');
 const commands = {
   acp: () => import('./commands/acp'),
   admin: () => import('./commands/admin'),
@@ -17,6 +17,7 @@ const commands = {
   host: () => import('./commands/host'),
   idp: () => import('./commands/idp'),
   keys: () => import('./commands/keys'),
+  limits: () => import('./commands/limits'),
   policy: () => import('./commands/policy'),
   projections: () => import('./commands/projections'),
   replay: () => import('./commands/replay'),
@@ -95,18 +96,22 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'host') return (await commands.host()).host(argv.slice(1));
   if (argv[0] === 'acp') return (await commands.acp()).acp();
   if (argv[0] === 'idp') {
+    const { CliConfig, parseConfig } = await settings();
     const c = parseConfig(CliConfig);
     return (await commands.idp()).idp(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
   }
   if (argv[0] === 'webhooks') {
+    const { CliConfig, parseConfig } = await settings();
     const c = parseConfig(CliConfig);
     return (await commands.webhooks()).webhooks(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
   }
   if (argv[0] === 'policy') {
+    const { CliConfig, parseConfig } = await settings();
     const c = parseConfig(CliConfig);
     return (await commands.policy()).policy(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
   }
   if (argv[0] === 'schedules') {
+    const { CliConfig, parseConfig } = await settings();
     const c = parseConfig(CliConfig);
     return (await commands.schedules()).schedules(argv.slice(1), { hubUrl: c.HUB_URL, apiKey: c.HUB_API_KEY });
   }
@@ -138,10 +143,12 @@ async function main(argv: string[]): Promise<number> {
   });
   const [cmd, sub, arg] = positionals;
   if (!cmd || values.help || cmd === 'help') return (void process.stdout.write(USAGE), 0);
+  const { CliConfig, parseConfig, queuePrefix, redisSentinel } = await settings();
   const config = parseConfig(CliConfig);
   // Redis through Sentinel (HUB_REDIS_SENTINELS) as ingress and worker do, before `status` or
   // `retention run` opens a connection: REDIS_URL's host may be a primary that failed over.
-  useRedisSentinel(redisSentinel(config));
+  const sentinel = redisSentinel(config);
+  if (sentinel) (await import('./redis-sentinel')).useRedisSentinel(sentinel);
   switch (`${cmd}${sub && ['tenant', 'key', 'projections', 'audit', 'retention'].includes(cmd) ? ` ${sub}` : ''}`) {
     case 'up':
       return (await commands.up()).up(
@@ -168,7 +175,7 @@ async function main(argv: string[]): Promise<number> {
       return (await commands.admin()).withKeys(config.DATABASE_URL, async (k) => ((await k.listTenants()).forEach((t) => out(t)), 0));
     case 'tenant limits':
       if (!arg) throw new UsageError('tenant limits needs a TENANT_ID');
-      return (out(await tenantLimits(config.DATABASE_URL, arg, limitFlagsOf(values))), 0);
+      return (out(await (await commands.limits()).tenantLimits(config.DATABASE_URL, arg, limitFlagsOf(values))), 0);
     case 'key create':
       if (!arg) throw new UsageError('key create needs a TENANT_ID');
       {
@@ -261,12 +268,15 @@ async function main(argv: string[]): Promise<number> {
 
 class UsageError extends Error {}
 
+/** A ConfigError of the settings: only a failure that says so loads them (to compare classes). */
+const isConfigError = async (e: unknown) => e instanceof Error && e.name === 'ConfigError' && e instanceof (await settings()).ConfigError;
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  (e: unknown) => {
+  async (e: unknown) => {
+    // A MigrationError or ConfigError prints as any other error: its message (exit 1, 2 for settings).
     if (e instanceof UsageError) process.stderr.write(`hub: ${e.message}\n\n${USAGE}`);
-    else if (e instanceof ConfigError || e instanceof MigrationError) process.stderr.write(`hub: ${e.message}\n`);
     else process.stderr.write(`hub: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(e instanceof UsageError || e instanceof ConfigError ? 2 : 1);
+    process.exit(e instanceof UsageError || (await isConfigError(e)) ? 2 : 1);
   },
 );
