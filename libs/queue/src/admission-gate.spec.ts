@@ -78,15 +78,16 @@ describe('AdmissionGate', () => {
 
   it('closes the intake while the event loop lags, and opens it again once it is calm', async () => {
     const intake = recording(100);
-    const gate = new AdmissionGate([intake], () => ({ appendBacklog: 0, running: 50 }), GATE, 50);
+    const gate = new AdmissionGate([intake], () => ({ appendBacklog: 0, running: 50 }), GATE, 200);
     gate.start();
     try {
-      await tick(60);
-      // Two ticks in a row find the loop held: the second closes it to 80 % of the turns running.
-      busy(300);
-      await tick(10);
-      busy(300);
-      await tick(120);
+      await tick(210);
+      // The loop held through several ticks (yielding a moment between holds, so the delay
+      // monitor samples each): the second lagging tick in a row closes it to 80 % of the running.
+      for (let i = 0; i < 8; i++) {
+        busy(150);
+        await tick(1);
+      }
       expect(intake.seen[0]).toBe(40);
       // Calm again: a tenth of the maximum more per tick, up to the maximum (8 ticks; a loaded
       // machine may make a tick late, or lag again for one).
