@@ -323,7 +323,8 @@ export class HubWorker {
   /** The turns queue's intake follows the process's load, up to its slots and their burst. */
   private startGate(started: StartedWorkers): void {
     const turns = started.workers.filter((w) => w.name === JOBS.runTurn.queue);
-    const max = turns[0]?.concurrency ?? this.settings.concurrency;
+    // Every fetcher of the turns queue (TURN_FETCHERS) takes its share of the slots.
+    const max = turns.length > 0 ? turns.reduce((n, w) => n + w.concurrency, 0) : this.settings.concurrency;
     this.gate = new AdmissionGate(turns, () => ({ appendBacklog: this.store.appendBacklog, running: this.running.size }), {
       max,
       min: Math.min(max, GATE_MIN_TURNS),
@@ -383,7 +384,9 @@ export class HubWorker {
   async health(): Promise<{ ok: boolean; checks: Record<string, { ok: boolean; error?: string }> }> {
     const checks: Record<string, { ok: boolean; error?: string }> = {};
     checks.postgres = await check(() => this.store.headPosition(PROBE_TENANT));
+    // A queue with several consumers (the turns queue's fetchers) is healthy when every one runs.
     for (const w of this.workers?.workers ?? []) {
+      if (checks[`queue:${w.name}`]?.ok === false) continue;
       checks[`queue:${w.name}`] = await check(async () => {
         if (!w.isRunning() || w.isPaused()) throw new Error('consumer is not running');
       });

@@ -56,7 +56,7 @@ export function nextLimit(limit: number, s: LoadSignals, l: GateLimits): number 
   return Math.min(l.max, limit + Math.max(1, Math.ceil(l.max / 10)));
 }
 
-/** Something whose intake the gate sets (a BullMQ worker's `concurrency`). */
+/** Something whose intake the gate sets (a BullMQ worker's `concurrency`; several share the limit). */
 export interface Intake {
   concurrency: number;
 }
@@ -120,7 +120,8 @@ export class AdmissionGate {
     const next = nextLimit(this.limit, signals, this.limits);
     if (next === this.limit) return;
     this.limit = next;
-    for (const intake of this.intakes) intake.concurrency = next;
+    // Several fetchers on one queue (TURN_FETCHERS) share the limit.
+    for (const intake of this.intakes) intake.concurrency = Math.max(1, Math.ceil(next / this.intakes.length));
   }
 
   stop(): void {

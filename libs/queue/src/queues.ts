@@ -158,7 +158,7 @@ export function startWorkers(conn: QueueConnection, processors: ProcessorMap, op
   assertProcessorsCover(Object.keys(processors));
   const fair = conn.fair === false ? undefined : new FairShare(conn.redisUrl, conn.prefix);
   const admins: Queue[] = [];
-  const workers = QUEUE_NAMES.map((queue) => {
+  const workers = QUEUE_NAMES.flatMap((queue) => {
     const process = jobProcessor(queue, processors, opts, fair);
     const sharing = queue === 'turns' && (opts.burstSlots ?? 0) > 0;
     // One handle (one connection) on the queue for what looks at it besides fetching: the shared
@@ -166,21 +166,27 @@ export function startWorkers(conn: QueueConnection, processors: ProcessorMap, op
     const admin = sharing || fair ? watchRedis(new Queue(queue, { connection: connectionOf(conn), prefix: conn.prefix })) : undefined;
     if (admin) admins.push(admin);
     const slots = sharing && admin ? slotShare(admin, opts) : undefined;
-    const worker: Worker = watchRedis(
-      new Worker(queue, (job: Job, token?: string) => (slots ? slots.run(job, token, () => process(job)) : process(job)), {
-        connection: connectionOf(conn),
-        prefix: conn.prefix,
-        concurrency: slots?.fetchSlots ?? opts.concurrency,
-        lockDuration: opts.lockDurationMs,
-        stalledInterval: Math.max(1000, Math.floor(opts.lockDurationMs / 2)),
-        maxStalledCount: 5,
-        ...telemetryOf(conn),
-      }),
-    );
-    // Held jobs go back to the queue: closing must not wait for jobs that never started.
-    if (slots) worker.on('closing', () => slots.close());
-    if (fair && admin) worker.on('drained', () => void fair.resetIfIdle(admin).catch(() => undefined));
-    return worker;
+    const concurrency = slots?.fetchSlots ?? opts.concurrency;
+    const fetchers = fetchersFor(queue, concurrency);
+    return Array.from({ length: fetchers }, (_, i) => {
+      const worker: Worker = watchRedis(
+        new Worker(queue, (job: Job, token?: string) => (slots ? slots.run(job, token, () => process(job)) : process(job)), {
+          connection: connectionOf(conn),
+          prefix: conn.prefix,
+          concurrency: Math.ceil(concurrency / fetchers),
+          lockDuration: opts.lockDurationMs,
+          stalledInterval: Math.max(1000, Math.floor(opts.lockDurationMs / 2)),
+          maxStalledCount: 5,
+          // One stalled-job check per queue and process is enough: the others would repeat it.
+          skipStalledCheck: i > 0,
+          ...telemetryOf(conn),
+        }),
+      );
+      // Held jobs go back to the queue: closing must not wait for jobs that never started.
+      if (slots && i === 0) worker.on('closing', () => slots.close());
+      if (fair && admin && i === 0) worker.on('drained', () => void fair.resetIfIdle(admin).catch(() => undefined));
+      return worker;
+    });
   });
   return {
     workers,
@@ -191,6 +197,20 @@ export function startWorkers(conn: QueueConnection, processors: ProcessorMap, op
       await fair?.close();
     },
   };
+}
+
+/**
+ * BullMQ workers on the turns queue per process. One BullMQ worker fetches its jobs one
+ * `moveToActive` round trip after another, and starts none of a burst until it has fetched it all
+ * (its main loop): with a crowd streaming, each round trip waits a turn of a busy event loop, and
+ * a wave of 300 submits sat 250-500 ms in the queue (p50) with the admission gate wide open.
+ * Several fetch side by side, each taking its share of the concurrency; a small concurrency (a
+ * test's, a deployment's of a few slots) keeps one.
+ */
+export const TURN_FETCHERS = 4;
+
+function fetchersFor(queue: string, concurrency: number): number {
+  return queue === 'turns' && concurrency >= TURN_FETCHERS * 16 ? TURN_FETCHERS : 1;
 }
 
 /** One job of `queue`, once it runs: checked against the catalog and handed to its processor. */
