@@ -39,7 +39,8 @@ const READ_WITH_TAIL = Object.fromEntries(
                  SELECT ${EVENT_COLUMNS}, row_number() OVER (ORDER BY stream_position) AS n FROM events
                   WHERE tenant_id = $1 AND stream_id = $2 AND stream_position > COALESCE(snap.version, 0)
                   ORDER BY stream_position
-               ) e ON true`,
+               ) e ON true
+              ORDER BY e.stream_position`,
     },
   ]),
 ) as Record<'all' | 'decision', { name: string; text: string }>;
@@ -85,7 +86,8 @@ export class SnapshotStore {
     type Row = Partial<EventRow> & { version: number; snapshot_version: number | null; snapshot_state: string | null };
     const { rows } = await asTenant(this.pool, tenantId).query<Row>(READ_WITH_TAIL[part], [tenantId, streamId, foldVersion]);
     const first = rows[0];
-    const snapshot = first && first.snapshot_version !== null ? { version: first.snapshot_version, state: first.snapshot_state as string } : null;
+    const state = rows.find((r) => r.snapshot_state !== null)?.snapshot_state;
+    const snapshot = first && first.snapshot_version !== null && state !== undefined ? { version: first.snapshot_version, state } : null;
     const events = rows.filter((r) => r.global_position !== null).map((r) => toRecorded<E>(r as EventRow));
     return { snapshot, version: first?.version ?? 0, events };
   }
