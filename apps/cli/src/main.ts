@@ -18,6 +18,7 @@ const commands = {
   idp: () => import('./commands/idp'),
   keys: () => import('./commands/keys'),
   limits: () => import('./commands/limits'),
+  migrate: () => import('./commands/migrate'),
   policy: () => import('./commands/policy'),
   projections: () => import('./commands/projections'),
   replay: () => import('./commands/replay'),
@@ -165,7 +166,7 @@ async function main(argv: string[]): Promise<number> {
     case 'migrate':
       // Without an owner URL, DATABASE_URL owns the tables and migrates them (one role).
       await (
-        await commands.admin()
+        await commands.migrate()
       ).runMigrate(config.HUB_OWNER_DATABASE_URL ? { owner: config.HUB_OWNER_DATABASE_URL, app: config.DATABASE_URL } : { owner: config.DATABASE_URL }, say);
       return 0;
     case 'tenant create':

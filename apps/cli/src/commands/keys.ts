@@ -1,17 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { userInfo } from 'node:os';
 import { isRole, type Role } from '@hub/auth';
 import { ADMIN_STREAM_ID, type AdminEvent } from '@hub/domain';
 import { EventStore, createPool } from '@hub/event-store';
 import { withKeys } from './admin';
-
-/** What the CLI writes on a tenant's admin stream: the operator at the console, over `cli`. */
-const CLI_ACTOR = { type: 'system' as const, id: 'cli', name: userInfo().username };
-
-/** The metadata of one admin event the CLI records. */
-export function cliAdminMetadata() {
-  return { correlationId: randomUUID(), actor: CLI_ACTOR, protocol: 'cli' as const };
-}
+import { cliAdminMetadata } from './admin-metadata';
 
 async function recordAdmin(databaseUrl: string, tenantId: string, events: AdminEvent[]): Promise<void> {
   const pool = createPool(databaseUrl, { max: 1 });

@@ -1,6 +1,6 @@
 import { ADMIN_STREAM_ID, TenantLimits, limitsOf } from '@hub/domain';
 import { EventStore, createPool } from '@hub/event-store';
-import { cliAdminMetadata } from './keys';
+import { cliAdminMetadata } from './admin-metadata';
 import { LIMIT_FLAGS, type LimitFlag } from './limit-flags';
 
 /**

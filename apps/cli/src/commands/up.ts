@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { devAppUrl } from '@hub/event-store';
 import { HUB_BIN } from '../paths';
 import { resolvePostgres, resolveRedis, startedChildren, type Say } from '../dev-stack/services';
-import { runMigrate, withKeys } from './admin';
+import { withKeys } from './admin';
+import { runMigrate } from './migrate';
 import { tenantCreate } from './keys';
 
 export interface UpOptions {
