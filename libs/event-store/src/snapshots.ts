@@ -86,8 +86,8 @@ export class SnapshotStore {
     type Row = Partial<EventRow> & { version: number; snapshot_version: number | null; snapshot_state: string | null };
     const { rows } = await asTenant(this.pool, tenantId).query<Row>(READ_WITH_TAIL[part], [tenantId, streamId, foldVersion]);
     const first = rows[0];
-    const state = rows.find((r) => r.snapshot_state !== null)?.snapshot_state;
-    const snapshot = first && first.snapshot_version !== null && state !== undefined ? { version: first.snapshot_version, state } : null;
+    const state = rows.find((r) => r.snapshot_state !== null)?.snapshot_state ?? null;
+    const snapshot = first && first.snapshot_version !== null && state !== null ? { version: first.snapshot_version, state } : null;
     const events = rows.filter((r) => r.global_position !== null).map((r) => toRecorded<E>(r as EventRow));
     return { snapshot, version: first?.version ?? 0, events };
   }

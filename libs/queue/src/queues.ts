@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { EventEmitter } from 'node:events';
 import { watchRedis } from './redis-watch';
 import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
@@ -173,6 +174,9 @@ export function startWorkers(conn: QueueConnection, processors: ProcessorMap, op
         new Worker(queue, (job: Job, token?: string) => (slots ? slots.run(job, token, () => process(job)) : process(job)), {
           connection: connectionOf(conn),
           prefix: conn.prefix,
+          // The process's name on every consumer it holds (its Redis client name): `hub status`
+          // counts processes, not fetchers.
+          name: CONSUMER_NAME,
           concurrency: Math.ceil(concurrency / fetchers),
           lockDuration: opts.lockDurationMs,
           stalledInterval: Math.max(1000, Math.floor(opts.lockDurationMs / 2)),
@@ -208,6 +212,9 @@ export function startWorkers(conn: QueueConnection, processors: ProcessorMap, op
  * test's, a deployment's of a few slots) keeps one.
  */
 export const TURN_FETCHERS = 4;
+
+/** What every consumer of this process is called in Redis (`CLIENT LIST`, a job's `processedBy`). */
+const CONSUMER_NAME = `${hostname()}:${process.pid}`;
 
 function fetchersFor(queue: string, concurrency: number): number {
   return queue === 'turns' && concurrency >= TURN_FETCHERS * 16 ? TURN_FETCHERS : 1;

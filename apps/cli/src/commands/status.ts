@@ -47,7 +47,9 @@ export async function status(o: StatusOptions, out: (line: string) => void): Pro
   try {
     const [counts, workers, jobs, turns, approvals, projections, waitingForPeople] = await Promise.all([
       queues.counts(),
-      Promise.all(raw.map(async (q) => ({ queue: q.name, workers: (await q.getWorkers()).length }))),
+      // One process may hold several consumers of a queue (the turns queue's fetchers, ADR 0051),
+      // all under its name (BullMQ's `rawname`): workers are the names, not the connections.
+      Promise.all(raw.map(async (q) => ({ queue: q.name, workers: new Set((await q.getWorkers()).map((w) => w.rawname)).size }))),
       queues.jobsByHolder('runTurn'),
       db.query<{ tenant_id: string; session_id: string; turn_id: string; started_at: Date }>(
         `SELECT tenant_id, session_id, turn_id, started_at FROM read_turns WHERE status = 'running' ORDER BY started_at LIMIT 1000`,
