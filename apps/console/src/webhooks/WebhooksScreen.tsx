@@ -58,6 +58,9 @@ export function WebhooksScreen({ api }: { api: HubApi }) {
 function LinkSettings({ api, manage }: { api: HubApi; manage: boolean }) {
   const q = useLinkSettings(api);
   const set = useSetLinks(api);
+  // What was clicked, held in React state from the click itself: the mutation's own pending state
+  // arrives a tick later, and the controlled box re-rendered in between showed the old value.
+  const [wanted, setWanted] = useState<boolean | null>(null);
   if (q.isPending) return null;
   if (q.isError) return <p className="state error">{q.error.message}</p>;
   return (
@@ -65,9 +68,12 @@ function LinkSettings({ api, manage }: { api: HubApi; manage: boolean }) {
       <label>
         <input
           type="checkbox"
-          checked={set.isPending ? set.variables : q.data.approvalLinks}
-          disabled={!manage || set.isPending}
-          onChange={(e) => set.mutate(e.target.checked)}
+          checked={wanted ?? q.data.approvalLinks}
+          disabled={!manage || wanted !== null}
+          onChange={(e) => {
+            setWanted(e.target.checked);
+            set.mutate(e.target.checked, { onSettled: () => setWanted(null) });
+          }}
         />{' '}
         Approval links in approval.requested (decide without an API key)
       </label>
