@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { asTenant, createPool, devAppUrl, verifyChains } from '@hub/event-store';
-import { HubProcess, TransportTestClient } from '@hub/testing';
-import { FaultHub, type Ledger } from '../../faults/src/fault-hub';
+import { TransportTestClient } from '@hub/testing';
+import { FaultHub } from '../../faults/src/fault-hub';
+import { cli, failoverTable, type FailoverRow } from './failover-report';
 import { HaPgBouncer } from './ha-pgbouncer';
 import { HaPostgres } from './ha-postgres';
 import { HaRedis, REDIS_PRIMARY_NAME } from './ha-redis';
@@ -31,17 +32,7 @@ if (VIA_PGBOUNCER !== undefined && VIA_PGBOUNCER !== 'session')
 let bouncer: HaPgBouncer | undefined;
 let hub: FaultHub;
 let expected = '';
-interface Row extends Ledger {
-  serveAgainMs: number;
-  chainsBroken: number;
-  replayExit: number | null;
-  watchersIntact: string;
-  healthDuring: string;
-  /** Probes whose client saw its turn accepted (state running, or text) with no completed turn in the log afterwards. */
-  lostSeenByClients: number;
-  crashed?: number;
-}
-const report: Record<string, Row> = {};
+const report: Record<string, FailoverRow> = {};
 
 // Every wait below has a deadline (`within`, `until`, waitFor's): a run that cannot go on fails
 // naming what it waited for, instead of hanging until Jest's timeout (one run in four once did,
@@ -64,17 +55,6 @@ function submit(sessions: string[]): Promise<TransportTestClient[]> {
       return c;
     }),
   );
-}
-
-/** A `hub` CLI command against the suite's hub, killed (and failed) when it has not exited within `ms`. */
-async function cli(args: string[], env: Record<string, string>, ms = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = new HubProcess(args, env);
-  p.child.stdin?.end();
-  const code = await within(`hub ${args.join(' ')}`, ms, p.exited).catch(async (e: Error) => {
-    await p.kill('SIGKILL');
-    throw new Error(`${e.message}\n${p.stderr.slice(-2000)}`);
-  });
-  return { code, stdout: p.stdout, stderr: p.stderr };
 }
 
 beforeAll(async () => {
@@ -108,13 +88,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  const rows = Object.entries(report).map(
-    ([fault, r]) =>
-      `| ${fault} | ${(r.serveAgainMs / 1000).toFixed(1)} s | ${r.acknowledged} | ${r.lost} (seen by clients ${r.lostSeenByClients}) | ${r.duplicated} | ${r.chainsBroken === 0 ? 'yes' : `no (${r.chainsBroken})`} | ${r.replayExit === 0 ? 'yes' : 'no'} | ${r.watchersIntact} | ${r.healthDuring} | ${r.crashed} |`,
-  );
-  process.stdout.write(
-    `\nHA suite results\n| fault | serve again | acknowledged | lost | duplicated | chains verify | read models = replay | watchers intact | /health/live, /health during | processes crashed |\n|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`,
-  );
+  process.stdout.write(failoverTable(report));
   // How often a projection's start failed after its lock was gained (a failover cut the
   // connection) and was tried again: before the runner retried, such a read model stopped.
   if (hub) process.stdout.write(`projection starts retried: ${hub.workers.map((w) => w.stderr.split('failed to start, retrying').length - 1).join(', ')}\n`);
@@ -176,7 +150,7 @@ async function watcherEndsIntact(c: TransportTestClient, session: string): Promi
   return ok;
 }
 
-async function underFailover(name: string, fault: () => Promise<void>): Promise<Row> {
+async function underFailover(name: string, fault: () => Promise<void>): Promise<FailoverRow> {
   const load = Array.from({ length: LOAD_SESSIONS }, (_, i) => `${name}-${i}`);
   const clients = await submit(load);
   await clients[0].waitFor('streaming', (x) => (x.lastAssistant()?.content.length ?? 0) > 60, 60_000);
@@ -203,7 +177,7 @@ async function underFailover(name: string, fault: () => Promise<void>): Promise<
   const replayExit = replay.code;
   if (replayExit !== 0) process.stdout.write(`\n${name} replay:\n${replay.stdout.slice(-3000)}\n${replay.stderr.slice(-2000)}\n${await projectionState()}\n`);
   const { settledAt: _, ...counts } = ledger;
-  const row: Row = {
+  const row: FailoverRow = {
     ...counts,
     serveAgainMs,
     chainsBroken: chains.broken.length,
@@ -235,7 +209,7 @@ function processLogs(): string {
   return [hub.ingress, ...hub.workers].map((p) => `--- ${p.child.spawnargs.slice(-1)[0]} alive=${p.alive}\n${p.stderr.slice(-2500)}`).join('\n');
 }
 
-function expectNothingLost(row: Row): void {
+function expectNothingLost(row: FailoverRow): void {
   expect(row).toEqual(
     expect.objectContaining({
       crashed: 0,
