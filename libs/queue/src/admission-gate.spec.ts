@@ -76,56 +76,67 @@ describe('AdmissionGate', () => {
     };
   };
 
-  it('closes the intake while the event loop lags, and opens it again once it is calm', async () => {
+  /** Runs `body` with a started gate over one recording intake (at 100), stopping the gate after. */
+  async function withGate(
+    signals: () => { appendBacklog: number; running: number },
+    tickMs: number,
+    body: (intake: ReturnType<typeof recording>) => Promise<void>,
+  ): Promise<void> {
     const intake = recording(100);
-    const gate = new AdmissionGate([intake], () => ({ appendBacklog: 0, running: 50 }), GATE, 200);
+    const gate = new AdmissionGate([intake], signals, GATE, tickMs);
     gate.start();
     try {
-      await tick(210);
-      // The loop held through several ticks (yielding a moment between holds, so the delay
-      // monitor samples each): the second lagging tick in a row closes it to 80 % of the running.
-      for (let i = 0; i < 8; i++) {
-        busy(150);
-        await tick(1);
-      }
-      expect(intake.seen[0]).toBe(40);
-      // Calm again: a tenth of the maximum more per tick, up to the maximum (8 ticks; a loaded
-      // machine may make a tick late, or lag again for one).
-      await until(() => intake.concurrency === 100);
-      expect(intake.seen.filter((v) => v > 40)).toEqual(expect.arrayContaining([50, 60, 100]));
+      await body(intake);
     } finally {
       gate.stop();
     }
-  });
+  }
 
-  it('does not close for one lagging tick: a burst of arrivals starting their turns', async () => {
-    const intake = recording(100);
-    const gate = new AdmissionGate([intake], () => ({ appendBacklog: 0, running: 50 }), GATE, 50);
-    gate.start();
-    try {
-      await tick(60);
-      busy(300);
-      await tick(200);
-      expect(intake.seen).toEqual([]);
-      expect(intake.concurrency).toBe(100);
-    } finally {
-      gate.stop();
-    }
-  });
+  it('closes the intake while the event loop lags, and opens it again once it is calm', () =>
+    withGate(
+      () => ({ appendBacklog: 0, running: 50 }),
+      200,
+      async (intake) => {
+        await tick(210);
+        // The loop held through several ticks (yielding a moment between holds, so the delay
+        // monitor samples each): the second lagging tick in a row closes it to 80 % of the running.
+        for (let i = 0; i < 8; i++) {
+          busy(150);
+          await tick(1);
+        }
+        expect(intake.seen[0]).toBe(40);
+        // Calm again: a tenth of the maximum more per tick, up to the maximum (8 ticks; a loaded
+        // machine may make a tick late, or lag again for one).
+        await until(() => intake.concurrency === 100);
+        expect(intake.seen.filter((v) => v > 40)).toEqual(expect.arrayContaining([50, 60, 100]));
+      },
+    ));
 
-  it('closes while appends wait for Postgres, whatever the event loop', async () => {
-    const intake = recording(100);
+  it('does not close for one lagging tick: a burst of arrivals starting their turns', () =>
+    withGate(
+      () => ({ appendBacklog: 0, running: 50 }),
+      50,
+      async (intake) => {
+        await tick(60);
+        busy(300);
+        await tick(200);
+        expect(intake.seen).toEqual([]);
+        expect(intake.concurrency).toBe(100);
+      },
+    ));
+
+  it('closes while appends wait for Postgres, whatever the event loop', () => {
     let backlog = 5000;
-    const gate = new AdmissionGate([intake], () => ({ appendBacklog: backlog, running: 30 }), GATE, 50);
-    gate.start();
-    try {
-      await tick(120);
-      expect(intake.seen[0]).toBe(24);
-      expect(intake.concurrency).toBe(24);
-      backlog = 0;
-      await until(() => intake.concurrency === 100);
-    } finally {
-      gate.stop();
-    }
+    return withGate(
+      () => ({ appendBacklog: backlog, running: 30 }),
+      50,
+      async (intake) => {
+        await tick(120);
+        expect(intake.seen[0]).toBe(24);
+        expect(intake.concurrency).toBe(24);
+        backlog = 0;
+        await until(() => intake.concurrency === 100);
+      },
+    );
   });
 });
